@@ -1,0 +1,7 @@
+//! `toolbridge example-server`.
+
+use std::process::ExitCode;
+
+pub fn run() -> ExitCode {
+    ExitCode::SUCCESS
+}

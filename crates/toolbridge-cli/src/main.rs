@@ -1,0 +1,10 @@
+//! The `toolbridge` command-line program: a thin layer over the library.
+
+mod cli;
+mod commands;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
+}

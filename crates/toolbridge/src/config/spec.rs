@@ -1,0 +1,156 @@
+//! [`ServerSpec`]: one server, validated and expanded, ready to connect.
+
+use std::{collections::BTreeMap, fmt, path::PathBuf, time::Duration};
+
+/// The default time one tool call may take: 120 s, as the spec says.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One MCP server, validated, with every `${VAR}` expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// The server's name in the config (`mcpServers` key).
+    pub name: String,
+    /// How to reach it.
+    pub transport: TransportSpec,
+    /// Time one tool call may take; `None` means [`DEFAULT_CALL_TIMEOUT`].
+    pub timeout: Option<Duration>,
+    /// A disabled server keeps its record but is never started.
+    pub disabled: bool,
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportSpec {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio(StdioSpec),
+    /// Streamable HTTP (protocol 2025-03-26 and later).
+    Http(RemoteSpec),
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05).
+    Sse(RemoteSpec),
+    /// JSON-RPC over a WebSocket, subprotocol `mcp`.
+    WebSocket(RemoteSpec),
+}
+
+/// The transport names, as the config's `type` field spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportKind {
+    /// `stdio`
+    Stdio,
+    /// `http` (`streamable-http`, `streamableHttp`)
+    Http,
+    /// `sse`
+    Sse,
+    /// `websocket` (`ws`)
+    WebSocket,
+}
+
+impl TransportKind {
+    /// The canonical name, as written in the config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+            TransportKind::Sse => "sse",
+            TransportKind::WebSocket => "websocket",
+        }
+    }
+
+    /// Parses a `type`/`transport` value, accepting the aliases DESIGN.md lists.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "stdio" => TransportKind::Stdio,
+            "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {
+                TransportKind::Http
+            }
+            "sse" => TransportKind::Sse,
+            "websocket" | "ws" => TransportKind::WebSocket,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A server started as a child process.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StdioSpec {
+    /// The program, looked up on `PATH` when it has no `/`.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables set on top of the minimal environment the child gets.
+    pub env: BTreeMap<String, String>,
+    /// Working directory; toolbridge's own when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A server reached over the network.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteSpec {
+    /// The endpoint (for SSE, the event-stream URL).
+    pub url: String,
+    /// Headers sent with every request (and the WebSocket handshake).
+    /// Values are secrets: never log them.
+    pub headers: BTreeMap<String, String>,
+    /// True when the config gave a URL but no `type`: streamable HTTP is tried
+    /// first and legacy SSE is the fallback.
+    pub auto_detect: bool,
+}
+
+impl ServerSpec {
+    /// A stdio server running `command args...`, with defaults for the rest.
+    pub fn stdio(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        ServerSpec {
+            name: name.into(),
+            transport: TransportSpec::Stdio(StdioSpec {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                ..StdioSpec::default()
+            }),
+            timeout: None,
+            disabled: false,
+        }
+    }
+
+    /// A network server of `kind` (not stdio) at `url`, with defaults for the rest.
+    pub fn remote(name: impl Into<String>, kind: TransportKind, url: impl Into<String>) -> Self {
+        let remote = RemoteSpec {
+            url: url.into(),
+            ..RemoteSpec::default()
+        };
+        let transport = match kind {
+            TransportKind::Sse => TransportSpec::Sse(remote),
+            TransportKind::WebSocket => TransportSpec::WebSocket(remote),
+            TransportKind::Http | TransportKind::Stdio => TransportSpec::Http(remote),
+        };
+        ServerSpec {
+            name: name.into(),
+            transport,
+            timeout: None,
+            disabled: false,
+        }
+    }
+
+    /// Which transport this server uses.
+    pub fn kind(&self) -> TransportKind {
+        match &self.transport {
+            TransportSpec::Stdio(_) => TransportKind::Stdio,
+            TransportSpec::Http(_) => TransportKind::Http,
+            TransportSpec::Sse(_) => TransportKind::Sse,
+            TransportSpec::WebSocket(_) => TransportKind::WebSocket,
+        }
+    }
+
+    /// The time one tool call may take.
+    pub fn call_timeout(&self) -> Duration {
+        self.timeout.unwrap_or(DEFAULT_CALL_TIMEOUT)
+    }
+}

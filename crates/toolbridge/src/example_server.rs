@@ -1,0 +1,1 @@
+//! The built-in example MCP server (in progress).

@@ -1,0 +1,1 @@
+//! The connection pool (in progress).

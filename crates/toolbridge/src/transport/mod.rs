@@ -1,0 +1,176 @@
+//! Transports: how bytes reach an MCP server.
+//!
+//! Each transport is its own module and implements rmcp's
+//! [`Transport`](rmcp::transport::Transport) for the client role. [`create_transport`]
+//! picks one from a [`ServerSpec`]; above this module nothing knows which one
+//! it has: the pool sees an [`AnyTransport`].
+
+pub mod http;
+pub mod sse;
+pub mod stdio;
+pub mod websocket;
+
+use std::{borrow::Cow, sync::Arc};
+
+use futures::{FutureExt, future::BoxFuture};
+use rmcp::{
+    RoleClient,
+    service::{RxJsonRpcMessage, TxJsonRpcMessage},
+    transport::Transport,
+};
+
+use crate::{
+    config::{ServerSpec, TransportKind, TransportSpec},
+    process::ProcessTracker,
+};
+
+pub use stdio::StderrTail;
+
+/// Why a transport could not be created or failed while running.
+///
+/// Messages never contain header values or other secrets.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The config cannot work with this transport (a missing url, say).
+    #[error("server \"{server}\": {message}")]
+    Config {
+        /// The server's config name.
+        server: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// A stdio server's command is not installed.
+    #[error("server \"{server}\": command \"{command}\" not found on PATH; {hint}")]
+    CommandNotFound {
+        /// The server's config name.
+        server: String,
+        /// The command as configured.
+        command: String,
+        /// How to install it.
+        hint: String,
+    },
+    /// Starting the process or opening the connection failed.
+    #[error("server \"{server}\": {message}")]
+    Connect {
+        /// The server's config name.
+        server: String,
+        /// What failed (with the URL, without secrets, for network servers).
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// An I/O error on an open connection.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Any other error of an open connection.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// What [`create_transport`] needs besides the spec.
+#[derive(Clone)]
+pub struct TransportContext {
+    /// Tracks stdio servers' process groups so they die with toolbridge.
+    pub tracker: Arc<ProcessTracker>,
+}
+
+/// A transport of any kind, chosen at run time.
+pub enum AnyTransport {
+    /// A child process over stdin/stdout.
+    Stdio(stdio::StdioTransport),
+    /// Streamable HTTP.
+    Http(http::HttpTransport),
+    /// Legacy HTTP+SSE.
+    Sse(sse::SseTransport),
+    /// WebSocket.
+    WebSocket(websocket::WebSocketTransport),
+}
+
+impl AnyTransport {
+    /// Which kind of transport this is (after auto-detection).
+    pub fn kind(&self) -> TransportKind {
+        match self {
+            AnyTransport::Stdio(_) => TransportKind::Stdio,
+            AnyTransport::Http(_) => TransportKind::Http,
+            AnyTransport::Sse(_) => TransportKind::Sse,
+            AnyTransport::WebSocket(_) => TransportKind::WebSocket,
+        }
+    }
+
+    /// The server's recent stderr lines, for stdio servers.
+    pub fn stderr_tail(&self) -> Option<StderrTail> {
+        match self {
+            AnyTransport::Stdio(t) => Some(t.stderr_tail()),
+            _ => None,
+        }
+    }
+}
+
+/// Creates the transport `spec` asks for and opens it (spawns the process, or
+/// connects; for a URL without `type`, tries streamable HTTP and falls back to
+/// legacy SSE).
+pub async fn create_transport(
+    spec: &ServerSpec,
+    ctx: &TransportContext,
+) -> Result<AnyTransport, TransportError> {
+    match &spec.transport {
+        TransportSpec::Stdio(stdio) => {
+            stdio::StdioTransport::spawn(&spec.name, stdio, &ctx.tracker).map(AnyTransport::Stdio)
+        }
+        TransportSpec::Http(remote) => http::connect(&spec.name, remote).await,
+        TransportSpec::Sse(remote) => sse::SseTransport::connect(&spec.name, remote)
+            .await
+            .map(AnyTransport::Sse),
+        TransportSpec::WebSocket(remote) => {
+            websocket::WebSocketTransport::connect(&spec.name, remote)
+                .await
+                .map(AnyTransport::WebSocket)
+        }
+    }
+}
+
+fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> TransportError {
+    TransportError::Other(Box::new(e))
+}
+
+impl Transport<RoleClient> for AnyTransport {
+    type Error = TransportError;
+
+    fn name() -> Cow<'static, str> {
+        "toolbridge".into()
+    }
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // One boxed future per message: the four transports' futures differ
+        // in type, and an allocation is noise next to a JSON-RPC round trip.
+        let fut: BoxFuture<'static, Result<(), TransportError>> = match self {
+            AnyTransport::Stdio(t) => t.send(item).map(|r| r.map_err(TransportError::Io)).boxed(),
+            AnyTransport::Http(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
+            AnyTransport::Sse(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
+            AnyTransport::WebSocket(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
+        };
+        fut
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        match self {
+            AnyTransport::Stdio(t) => t.receive().await,
+            AnyTransport::Http(t) => t.receive().await,
+            AnyTransport::Sse(t) => t.receive().await,
+            AnyTransport::WebSocket(t) => t.receive().await,
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        match self {
+            AnyTransport::Stdio(t) => t.close().await.map_err(TransportError::Io),
+            AnyTransport::Http(t) => t.close().await.map_err(other),
+            AnyTransport::Sse(t) => t.close().await.map_err(other),
+            AnyTransport::WebSocket(t) => t.close().await.map_err(other),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the pinned third-party MCP servers the tests run against into .deps/
+# (ignored by git). Idempotent: each part is skipped when its pinned spec is
+# already installed. Tests find everything through .deps/, never through $PATH.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+deps="$root/.deps"
+mkdir -p "$deps"
+
+log() { printf 'setup-test-deps: %s\n' "$*" >&2; }
+
+# npm packages, pinned exactly.
+NPM_PACKAGES=(
+  "@modelcontextprotocol/server-everything@2026.8.31"
+)
+# Python environments: name and pinned requirements.
+#   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
+#   py1: the Python MCP SDK 1.x, the last with a WebSocket server
+PY2_REQS=("mcp==2.3.0")
+PY1_REQS=("mcp[ws]==1.30.0")
+
+stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+
+install_npm() {
+  local want="${NPM_PACKAGES[*]}"
+  if stamp_ok "$deps/node/.stamp" "$want"; then return; fi
+  log "installing npm packages: $want"
+  mkdir -p "$deps/node"
+  (cd "$deps/node" && [ -f package.json ] || echo '{"private":true}' > package.json)
+  npm install --prefix "$deps/node" --no-audit --no-fund --loglevel=error "${NPM_PACKAGES[@]}" >&2
+  echo "$want" > "$deps/node/.stamp"
+}
+
+install_venv() {
+  local name="$1"; shift
+  local want="$*"
+  if stamp_ok "$deps/$name/.stamp" "$want"; then return; fi
+  log "creating Python venv $name: $want"
+  rm -rf "$deps/$name"
+  python3 -m venv "$deps/$name"
+  "$deps/$name/bin/pip" install --quiet --disable-pip-version-check "$@" >&2
+  echo "$want" > "$deps/$name/.stamp"
+}
+
+install_npm &
+npm_pid=$!
+install_venv py2 "${PY2_REQS[@]}"
+install_venv py1 "${PY1_REQS[@]}"
+wait "$npm_pid"
+log "all test dependencies are in $deps"
