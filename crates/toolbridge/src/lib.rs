@@ -46,3 +46,6 @@ pub mod pool;
 pub mod process;
 pub mod tools;
 pub mod transport;
+
+/// The rmcp protocol model types toolbridge exposes (results, content).
+pub use rmcp::model as rmcp_model;

@@ -32,7 +32,8 @@ pub enum TransportSpec {
 }
 
 /// The transport names, as the config's `type` field spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TransportKind {
     /// `stdio`
     Stdio,

@@ -11,7 +11,11 @@ use std::{
     collections::VecDeque,
     ffi::OsString,
     path::Path,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
 };
 
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
@@ -20,7 +24,10 @@ use rmcp::{
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::{TokioChildProcess, Transport},
 };
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    sync::Notify,
+};
 
 use super::TransportError;
 use crate::{
@@ -41,7 +48,16 @@ const TAIL_LINE_BYTES: usize = 2000;
 
 /// The last lines a server wrote to stderr (at most 50).
 #[derive(Debug, Clone, Default)]
-pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub struct StderrTail(Arc<TailInner>);
+
+#[derive(Debug, Default)]
+struct TailInner {
+    lines: Mutex<VecDeque<String>>,
+    /// Set when the server closed its stderr.
+    closed: AtomicBool,
+    /// Woken when `closed` is set.
+    closed_notify: Notify,
+}
 
 impl StderrTail {
     fn push(&self, mut line: String) {
@@ -53,7 +69,7 @@ impl StderrTail {
             line.truncate(cut);
             line.push('…');
         }
-        let mut lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
@@ -62,13 +78,13 @@ impl StderrTail {
 
     /// The kept lines, oldest first.
     pub fn lines(&self) -> Vec<String> {
-        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
         lines.iter().cloned().collect()
     }
 
     /// The last `n` lines joined with newlines, or `None` when there are none.
     pub fn last(&self, n: usize) -> Option<String> {
-        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
         if lines.is_empty() {
             return None;
         }
@@ -81,6 +97,22 @@ impl StderrTail {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )
+    }
+
+    /// Like [`last`](Self::last), but first gives a server that is exiting a
+    /// moment (at most 500 ms) to finish writing, so an error shows the
+    /// server's last words rather than a partial tail.
+    pub async fn settled_last(&self, n: usize) -> Option<String> {
+        let notified = self.0.closed_notify.notified();
+        if !self.0.closed.load(Ordering::Acquire) {
+            let _ = tokio::time::timeout(Duration::from_millis(500), notified).await;
+        }
+        self.last(n)
+    }
+
+    fn close(&self) {
+        self.0.closed.store(true, Ordering::Release);
+        self.0.closed_notify.notify_waiters();
     }
 }
 
@@ -242,4 +274,5 @@ async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail:
             }
         }
     }
+    tail.close();
 }

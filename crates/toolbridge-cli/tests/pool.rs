@@ -1,0 +1,349 @@
+//! The connection pool against real processes: the example server, servers
+//! written with the Python SDK and server-everything, and misbehaving ones.
+
+mod common;
+
+use std::{sync::Arc, time::Duration};
+
+use common::*;
+use futures::future::join_all;
+use serde_json::json;
+use toolbridge::{
+    pool::{CallOptions, Pool, PoolError, PoolOptions},
+    process::{ProcessTracker, group_alive},
+    rmcp_model::{CallToolResult, ContentBlock},
+};
+
+fn pool(servers: Vec<toolbridge::config::ServerSpec>) -> Pool {
+    Pool::with_tracker(
+        servers,
+        PoolOptions::default(),
+        Arc::new(ProcessTracker::new()),
+    )
+}
+
+fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
+    v.as_object().cloned()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            ContentBlock::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn timeout(d: Duration) -> CallOptions {
+    CallOptions {
+        timeout: Some(d),
+        call_id: None,
+    }
+}
+
+#[tokio::test]
+async fn sixty_four_concurrent_calls_each_get_their_own_result() {
+    let pool = pool(vec![example("example")]);
+    let calls = (0..64).map(|i| {
+        let pool = pool.clone();
+        async move {
+            let sent = format!("message number {i} {}", "x".repeat(100));
+            let result = pool
+                .call_tool(
+                    "example",
+                    "echo",
+                    args(json!({ "text": sent })),
+                    CallOptions::default(),
+                )
+                .await
+                .expect("echo call");
+            (sent, text(&result))
+        }
+    });
+    for (sent, got) in join_all(calls).await {
+        assert_eq!(sent, got);
+    }
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn a_hanging_call_times_out_and_the_server_is_told_to_cancel() {
+    let dir = tempdir();
+    let log = dir.path().join("cancelled.log");
+    let log_str = log.to_string_lossy().into_owned();
+    let pool = pool(vec![misbehave("hang", "hang", &[("CANCEL_LOG", &log_str)])]);
+    let err = pool
+        .call_tool(
+            "hang",
+            "echo",
+            args(json!({"text": "hi"})),
+            timeout(Duration::from_millis(300)),
+        )
+        .await
+        .expect_err("the call must time out");
+    assert!(matches!(err, PoolError::Timeout { .. }), "{err}");
+    assert!(err.to_string().contains("\"hang\""), "{err}");
+    assert!(
+        wait_until(Duration::from_secs(5), || std::fs::read_to_string(&log)
+            .is_ok_and(|s| !s.is_empty())),
+        "the server never received notifications/cancelled"
+    );
+    let cancelled: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(cancelled.get("requestId").is_some(), "{cancelled}");
+    // The connection is still usable after the timeout.
+    let before = pool.connection_info("hang").expect("still connected");
+    let tools = pool
+        .list_server_tools("hang")
+        .await
+        .expect("list after timeout");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(pool.connection_info("hang"), Some(before));
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_call_fails_the_call_at_once_with_its_stderr() {
+    let pool = pool(vec![misbehave("crashy", "crash", &[])]);
+    // The call's own timeout is two minutes; the crash must be reported long before.
+    let call = pool.call_tool(
+        "crashy",
+        "echo",
+        args(json!({"text": "hi"})),
+        timeout(Duration::from_secs(120)),
+    );
+    let err = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("a crash must not wait for the call timeout")
+        .expect_err("the call must fail");
+    assert!(matches!(err, PoolError::Closed { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("server \"crashy\""), "{message}");
+    assert!(message.contains("boom: crashing on purpose"), "{message}");
+    // The next use starts the server again.
+    let info = pool
+        .connect("crashy")
+        .await
+        .expect("restart after the crash");
+    assert_eq!(info.server_name, "misbehave-crash");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn a_server_that_exits_at_start_shows_what_it_said() {
+    let pool = pool(vec![misbehave("nokey", "die-at-start", &[])]);
+    let err = pool.connect("nokey").await.expect_err("must fail to start");
+    let message = err.to_string();
+    assert!(message.contains("server \"nokey\""), "{message}");
+    assert!(message.contains("EXAMPLE_API_KEY is not set"), "{message}");
+}
+
+#[tokio::test]
+async fn non_json_lines_on_stdout_are_skipped() {
+    let pool = pool(vec![misbehave("noisy", "garbage", &[])]);
+    let tools = pool
+        .list_server_tools("noisy")
+        .await
+        .expect("list despite noise");
+    assert_eq!(tools[0].name, "echo");
+    let result = pool
+        .call_tool(
+            "noisy",
+            "echo",
+            args(json!({"text": "clean"})),
+            CallOptions::default(),
+        )
+        .await
+        .expect("call despite noise");
+    assert_eq!(text(&result), "clean");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn close_all_leaves_no_process_of_the_tree() {
+    let dir = tempdir();
+    let pid_file = dir.path().join("pids");
+    let script = format!("{} {} grandchild", python(), test_server("misbehave.py"));
+    // sh -c → python → sleep: three generations in one process group.
+    let mut spec = toolbridge::config::ServerSpec::stdio("tree", "sh", ["-c".to_owned(), script]);
+    if let toolbridge::config::TransportSpec::Stdio(s) = &mut spec.transport {
+        s.env
+            .insert("PID_FILE".into(), pid_file.to_string_lossy().into_owned());
+    }
+    let pool = pool(vec![spec]);
+    pool.connect("tree").await.expect("start");
+    let pids = std::fs::read_to_string(&pid_file).expect("pid file");
+    let pids: Vec<u32> = pids
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let (pgid, python_pid, sleep_pid) = (pids[0], pids[1], pids[2]);
+    assert!(alive(sleep_pid));
+    pool.close_all().await;
+    assert!(
+        wait_until(Duration::from_secs(2), || !group_alive(pgid)
+            && !alive(python_pid)
+            && !alive(sleep_pid)),
+        "processes of the server tree survived close_all"
+    );
+}
+
+#[tokio::test]
+async fn a_hanging_server_does_not_slow_another() {
+    let pool = pool(vec![misbehave("stuck", "hang", &[]), example("quick")]);
+    let hanging = pool.call_tool(
+        "stuck",
+        "echo",
+        args(json!({"text": "x"})),
+        timeout(Duration::from_secs(60)),
+    );
+    let quick = async {
+        for i in 0..20 {
+            let result = pool
+                .call_tool(
+                    "quick",
+                    "hello",
+                    args(json!({"name": i.to_string()})),
+                    CallOptions::default(),
+                )
+                .await
+                .expect("quick call");
+            assert_eq!(text(&result), format!("Hello, {i}!"));
+        }
+    };
+    tokio::select! {
+        _ = quick => {}
+        r = hanging => panic!("the hanging call finished first: {r:?}"),
+    }
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn progress_restarts_the_call_timer() {
+    let pool = pool(vec![example("example")]);
+    // 600 ms of work with a 300 ms timeout: progress every 100 ms keeps it alive.
+    let result = pool
+        .call_tool(
+            "example",
+            "slow",
+            args(json!({"ms": 600})),
+            timeout(Duration::from_millis(300)),
+        )
+        .await
+        .expect("progress must restart the timer");
+    assert_eq!(text(&result), "slept 600 ms");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn unknown_and_disabled_servers_are_named() {
+    let mut off = example("off");
+    off.disabled = true;
+    let pool = pool(vec![example("example"), off]);
+    let err = pool.list_server_tools("nope").await.unwrap_err();
+    assert!(err.is_usage());
+    assert!(err.to_string().contains("unknown server \"nope\""), "{err}");
+    assert!(err.to_string().contains("example, off"), "{err}");
+    let err = pool.connect("off").await.unwrap_err();
+    assert!(
+        err.to_string().contains("server \"off\" is disabled"),
+        "{err}"
+    );
+    assert_eq!(pool.active_server_names(), vec!["example".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_missing_command_says_what_to_install() {
+    let pool = pool(vec![toolbridge::config::ServerSpec::stdio(
+        "time",
+        "uvx-not-installed-here",
+        ["x"],
+    )]);
+    let err = pool.connect("time").await.unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("server \"time\": command \"uvx-not-installed-here\" not found on PATH"),
+        "{message}"
+    );
+    assert!(message.contains("toolbridge doctor"), "{message}");
+}
+
+#[tokio::test]
+async fn protocol_versions_are_negotiated_with_modern_and_legacy_servers() {
+    let pool = pool(vec![example("modern"), misbehave("legacy", "garbage", &[])]);
+    let modern = pool.connect("modern").await.unwrap();
+    assert_eq!(modern.protocol_version, "2026-07-28");
+    assert_eq!(modern.server_name, "toolbridge-example");
+    let legacy = pool.connect("legacy").await.unwrap();
+    assert_eq!(legacy.protocol_version, "2025-11-25");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn the_python_sdk_server_lists_and_calls_over_stdio() {
+    let pool = pool(vec![python_sdk("py")]);
+    let tools = pool.list_server_tools("py").await.expect("list");
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["add", "echo", "fail", "image"]);
+    assert_eq!(tools[0].id, format!("mcp__py__{}", tools[0].name));
+    let result = pool
+        .call_tool(
+            "py",
+            "echo",
+            args(json!({"text": "from rust"})),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "from rust");
+    let result = pool
+        .call_tool("py", "image", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert!(matches!(&result.content[0], ContentBlock::Image(i) if i.mime_type == "image/png"));
+    let result = pool
+        .call_tool(
+            "py",
+            "fail",
+            args(json!({"message": "nope"})),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(text(&result).contains("nope"), "{result:?}");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn server_everything_lists_and_calls_over_stdio() {
+    let pool = pool(vec![everything("everything")]);
+    let tools = pool.list_server_tools("everything").await.expect("list");
+    assert!(
+        tools.iter().any(|t| t.name == "echo"),
+        "{:?}",
+        tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
+    let result = pool
+        .call_tool(
+            "everything",
+            "echo",
+            args(json!({"message": "hi"})),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Echo: hi");
+    pool.close_all().await;
+}

@@ -1,0 +1,389 @@
+//! [`Pool`]: the spec's McpService.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use futures::future::join_all;
+use rmcp::{
+    model::{
+        CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
+        ServerResult,
+    },
+    service::{PeerRequestOptions, ServiceError},
+};
+use tokio::sync::Semaphore;
+
+use super::{ConnectionInfo, PoolError, connection::Connection, slot::Slot};
+use crate::{
+    config::ServerSpec, process::ProcessTracker, tools::McpTool, transport::TransportContext,
+};
+
+/// Pool-wide settings.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// How many servers may be starting at once (default 8).
+    pub max_parallel_starts: usize,
+    /// How long one server may take to start (default 60 s: cold `npx` and
+    /// `uvx` caches are slow).
+    pub start_timeout: Duration,
+    /// The longest a call may run even while the server reports progress
+    /// (default 10 min). Progress restarts the per-call timeout up to this.
+    pub max_total_call_time: Duration,
+    /// The bound on [`Pool::close_all`] (default 10 s); after it, whatever is
+    /// left is killed.
+    pub close_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            max_parallel_starts: 8,
+            start_timeout: Duration::from_secs(60),
+            max_total_call_time: Duration::from_secs(600),
+            close_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Per-call settings.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// Overrides the server's `timeout` for this call.
+    pub timeout: Option<Duration>,
+    /// An id for logs (the provider's tool call id, say).
+    pub call_id: Option<String>,
+}
+
+/// How starting one server went, from [`Pool::connect_all`].
+#[derive(Debug)]
+pub struct StartReport {
+    /// The server's config name.
+    pub server: String,
+    /// What the server said about itself, or why it did not start.
+    pub result: Result<ConnectionInfo, PoolError>,
+}
+
+/// A pool of connections to MCP servers. Cheap to clone; clones share the
+/// connections.
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// Config order, for listings.
+    order: Vec<String>,
+    slots: HashMap<String, Arc<Slot>>,
+    ctx: TransportContext,
+    start_limit: Semaphore,
+    options: PoolOptions,
+}
+
+impl Pool {
+    /// A pool over `servers` (nothing is started yet), using the process-wide
+    /// [`ProcessTracker`].
+    pub fn new(servers: impl IntoIterator<Item = ServerSpec>, options: PoolOptions) -> Self {
+        Self::with_tracker(servers, options, ProcessTracker::global())
+    }
+
+    /// Like [`Pool::new`] with a given process tracker.
+    pub fn with_tracker(
+        servers: impl IntoIterator<Item = ServerSpec>,
+        options: PoolOptions,
+        tracker: Arc<ProcessTracker>,
+    ) -> Self {
+        let mut order = Vec::new();
+        let mut slots = HashMap::new();
+        for spec in servers {
+            if slots.contains_key(&spec.name) {
+                continue;
+            }
+            order.push(spec.name.clone());
+            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec)));
+        }
+        Pool {
+            inner: Arc::new(Inner {
+                order,
+                slots,
+                ctx: TransportContext { tracker },
+                start_limit: Semaphore::new(options.max_parallel_starts.max(1)),
+                options,
+            }),
+        }
+    }
+
+    /// The configured servers' names, in config order.
+    pub fn server_names(&self) -> &[String] {
+        &self.inner.order
+    }
+
+    /// The spec of server `name`.
+    pub fn spec(&self, name: &str) -> Option<&ServerSpec> {
+        self.inner.slots.get(name).map(|s| &s.spec)
+    }
+
+    /// The names of the servers that are not disabled, in config order.
+    pub fn active_server_names(&self) -> Vec<String> {
+        self.inner
+            .order
+            .iter()
+            .filter(|n| self.inner.slots.get(*n).is_some_and(|s| !s.spec.disabled))
+            .cloned()
+            .collect()
+    }
+
+    fn slot(&self, server: &str) -> Result<&Arc<Slot>, PoolError> {
+        let slot = self
+            .inner
+            .slots
+            .get(server)
+            .ok_or_else(|| PoolError::UnknownServer {
+                server: server.to_owned(),
+                known: self.inner.order.clone(),
+            })?;
+        if slot.spec.disabled {
+            return Err(PoolError::Disabled {
+                server: server.to_owned(),
+            });
+        }
+        Ok(slot)
+    }
+
+    async fn connection(&self, slot: &Arc<Slot>) -> Result<Arc<Connection>, PoolError> {
+        slot.connection(
+            &self.inner.ctx,
+            &self.inner.start_limit,
+            self.inner.options.start_timeout,
+        )
+        .await
+    }
+
+    /// Starts `server` if it is not running and returns what it said about itself.
+    pub async fn connect(&self, server: &str) -> Result<ConnectionInfo, PoolError> {
+        let slot = self.slot(server)?;
+        Ok(self.connection(slot).await?.info.clone())
+    }
+
+    /// Starts every active server in parallel (at most
+    /// `max_parallel_starts` at once). One server failing never stops the
+    /// others. `on_done` is told about each server as it finishes.
+    pub async fn connect_all(&self, on_done: impl Fn(&StartReport)) -> Vec<StartReport> {
+        let names = self.active_server_names();
+        let on_done = &on_done;
+        let starts = names.iter().map(|name| async move {
+            let report = StartReport {
+                server: name.clone(),
+                result: self.connect(name).await,
+            };
+            on_done(&report);
+            report
+        });
+        join_all(starts).await
+    }
+
+    /// The tools of `server` (all pages), from the cache when it is fresh.
+    pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
+        let slot = self.slot(server)?;
+        if let Some(tools) = slot
+            .cache
+            .tools
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Ok(tools);
+        }
+        let conn = self.connection(slot).await?;
+        let generation = slot
+            .cache
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let timeout = slot.spec.call_timeout();
+        let listed = match tokio::time::timeout(timeout, conn.peer.list_all_tools()).await {
+            Ok(result) => result.map_err(|e| self.service_error(slot, &conn, None, e))?,
+            Err(_) => {
+                return Err(PoolError::Timeout {
+                    server: server.to_owned(),
+                    tool: None,
+                    after: timeout,
+                });
+            }
+        };
+        let server_name = if conn.info.server_name.is_empty() {
+            server
+        } else {
+            &conn.info.server_name
+        };
+        let tools: Arc<Vec<McpTool>> = Arc::new(
+            listed
+                .iter()
+                .map(|t| McpTool::from_rmcp(server, server_name, t))
+                .collect(),
+        );
+        tracing::debug!(server, count = tools.len(), "listed tools");
+        if slot
+            .cache
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst)
+            == generation
+        {
+            *slot.cache.tools.lock().unwrap_or_else(|e| e.into_inner()) = Some(tools.clone());
+        }
+        Ok(tools)
+    }
+
+    /// The tools of every active server, listed in parallel. Servers that
+    /// fail are reported separately; their failure never hides the others'
+    /// tools.
+    pub async fn list_all_active_server_tools(&self) -> (Vec<McpTool>, Vec<(String, PoolError)>) {
+        self.list_tools_of(&self.active_server_names()).await
+    }
+
+    /// The tools of the named servers, listed in parallel, in the order given.
+    pub async fn list_tools_of(
+        &self,
+        servers: &[String],
+    ) -> (Vec<McpTool>, Vec<(String, PoolError)>) {
+        let results = join_all(servers.iter().map(|s| self.list_server_tools(s))).await;
+        let mut tools = Vec::new();
+        let mut failures = Vec::new();
+        for (server, result) in servers.iter().zip(results) {
+            match result {
+                Ok(list) => tools.extend(list.iter().cloned()),
+                Err(e) => failures.push((server.clone(), e)),
+            }
+        }
+        (tools, failures)
+    }
+
+    /// Calls `tool` on `server` with `arguments`.
+    ///
+    /// The call times out after the per-call override, else the server's
+    /// `timeout`, else 120 s; progress from the server restarts the timer, up
+    /// to `max_total_call_time`. On timeout the server is sent
+    /// `notifications/cancelled` and the connection stays usable. If the
+    /// server dies mid-call, the call fails at once with its stderr tail, and
+    /// the next call restarts it.
+    pub async fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        options: CallOptions,
+    ) -> Result<CallToolResult, PoolError> {
+        let slot = self.slot(server)?;
+        let conn = self.connection(slot).await?;
+        let timeout = options.timeout.unwrap_or_else(|| slot.spec.call_timeout());
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Some(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let request_options = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(self.inner.options.max_total_call_time.max(timeout));
+        if let Some(call_id) = &options.call_id {
+            tracing::debug!(server, tool, call_id = %call_id, "calling tool");
+        }
+        let response = match conn
+            .peer
+            .send_request_with_option(request, request_options)
+            .await
+        {
+            Ok(handle) => handle.await_response().await,
+            Err(e) => Err(e),
+        };
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(other) => Err(PoolError::Protocol {
+                server: server.to_owned(),
+                message: format!("expected a tools/call result, got {}", result_kind(&other)),
+            }),
+            Err(e) => Err(self.service_error(slot, &conn, Some(tool), e)),
+        }
+    }
+
+    /// Turns an rmcp error into a [`PoolError`], forgetting the connection
+    /// when it is gone.
+    fn service_error(
+        &self,
+        slot: &Slot,
+        conn: &Arc<Connection>,
+        tool: Option<&str>,
+        error: ServiceError,
+    ) -> PoolError {
+        let server = slot.spec.name.clone();
+        let tool = tool.map(str::to_owned);
+        match error {
+            ServiceError::Timeout { timeout } => PoolError::Timeout {
+                server,
+                tool,
+                after: timeout,
+            },
+            ServiceError::McpError(e) => PoolError::Server {
+                server,
+                tool,
+                code: e.code.0,
+                message: e.message.to_string(),
+            },
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                slot.forget(conn);
+                PoolError::Closed {
+                    server,
+                    tool,
+                    stderr: conn.stderr_tail(),
+                }
+            }
+            other => PoolError::Protocol {
+                server,
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// What `server` said about itself when it started, if it is running.
+    pub fn connection_info(&self, server: &str) -> Option<ConnectionInfo> {
+        let slot = self.inner.slots.get(server)?;
+        slot.current().map(|c| c.info.clone())
+    }
+
+    /// The last lines `server` wrote to stderr (stdio servers that ran).
+    pub fn stderr_tail(&self, server: &str) -> Option<String> {
+        let slot = self.inner.slots.get(server)?;
+        slot.current().and_then(|c| c.stderr_tail())
+    }
+
+    /// Closes `server` gracefully (stdin closed, then SIGTERM, then SIGKILL
+    /// of its process group). The next use starts it again.
+    pub async fn close(&self, server: &str) {
+        if let Some(conn) = self.inner.slots.get(server).and_then(|s| s.take()) {
+            conn.close().await;
+        }
+    }
+
+    /// Closes every server concurrently, within `close_timeout` overall;
+    /// whatever is still running then is killed.
+    pub async fn close_all(&self) {
+        let conns: Vec<Arc<Connection>> =
+            self.inner.slots.values().filter_map(|s| s.take()).collect();
+        if conns.is_empty() {
+            return;
+        }
+        let closing = join_all(conns.iter().map(|c| c.close()));
+        if tokio::time::timeout(self.inner.options.close_timeout, closing)
+            .await
+            .is_err()
+        {
+            tracing::warn!("servers did not close in time; killing them");
+        }
+        // Dropping the last handles kills any process group still alive.
+        drop(conns);
+    }
+}
+
+fn result_kind(result: &ServerResult) -> &'static str {
+    match result {
+        ServerResult::EmptyResult(_) => "an empty result",
+        ServerResult::ListToolsResult(_) => "a tools/list result",
+        _ => "another kind of result",
+    }
+}

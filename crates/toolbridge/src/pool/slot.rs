@@ -1,0 +1,158 @@
+//! One configured server's place in the pool: its spec, its current
+//! connection (if any), its tool cache, and its crash history.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use super::{
+    PoolError,
+    connection::{self, Connection, ToolCache},
+};
+use crate::{config::ServerSpec, transport::TransportContext};
+
+/// A connection that lived less than this before ending counts towards a
+/// crash loop, and delays the next restart.
+const CRASH_LOOP_WINDOW: Duration = Duration::from_secs(30);
+/// The first restart delay of a crash loop; doubles per crash.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// The longest restart delay.
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// One server in the pool.
+pub(super) struct Slot {
+    /// What to start.
+    pub(super) spec: ServerSpec,
+    /// The live connection. A std mutex: held only to clone or swap the Arc.
+    current: Mutex<Option<Arc<Connection>>>,
+    /// Serializes starts, so concurrent first calls start the server once.
+    starting: tokio::sync::Mutex<()>,
+    /// The tool list, cleared on `tools/list_changed` and on reconnect.
+    pub(super) cache: Arc<ToolCache>,
+    /// Consecutive short-lived connections, and the stderr of the last crash.
+    crashes: Arc<Mutex<CrashHistory>>,
+}
+
+#[derive(Debug, Default)]
+struct CrashHistory {
+    /// Connections in a row that ended by themselves within the window.
+    in_a_row: u32,
+}
+
+impl Slot {
+    pub(super) fn new(spec: ServerSpec) -> Self {
+        Slot {
+            spec,
+            current: Mutex::new(None),
+            starting: tokio::sync::Mutex::new(()),
+            cache: Arc::new(ToolCache::default()),
+            crashes: Arc::new(Mutex::new(CrashHistory::default())),
+        }
+    }
+
+    /// The live connection, if there is one.
+    pub(super) fn current(&self) -> Option<Arc<Connection>> {
+        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        current
+            .as_ref()
+            .filter(|c| !c.ended.is_cancelled())
+            .cloned()
+    }
+
+    /// The live connection, starting the server if needed.
+    pub(super) async fn connection(
+        self: &Arc<Self>,
+        ctx: &TransportContext,
+        start_limit: &tokio::sync::Semaphore,
+        start_timeout: Duration,
+    ) -> Result<Arc<Connection>, PoolError> {
+        if let Some(conn) = self.current() {
+            return Ok(conn);
+        }
+        let _starting = self.starting.lock().await;
+        if let Some(conn) = self.current() {
+            return Ok(conn);
+        }
+        let delay = self.restart_delay();
+        if !delay.is_zero() {
+            tracing::info!(server = %self.spec.name, ms = delay.as_millis() as u64, "server keeps crashing; waiting before restarting it");
+            tokio::time::sleep(delay).await;
+        }
+        let _permit = start_limit
+            .acquire()
+            .await
+            .map_err(|_| PoolError::Protocol {
+                server: self.spec.name.clone(),
+                message: "the pool is closed".to_owned(),
+            })?;
+        self.cache.invalidate();
+        let weak = Arc::downgrade(self);
+        let on_end = move |stderr: Option<String>| {
+            if let Some(slot) = weak.upgrade() {
+                slot.ended_by_itself(stderr);
+            }
+        };
+        let conn = match tokio::time::timeout(
+            start_timeout,
+            connection::connect(&self.spec, ctx, self.cache.clone(), on_end),
+        )
+        .await
+        {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(PoolError::StartTimeout {
+                    server: self.spec.name.clone(),
+                    after: start_timeout,
+                    stderr: None,
+                });
+            }
+        };
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Forgets `conn` if it is still the current connection (after it
+    /// failed), so the next use starts the server again.
+    pub(super) fn forget(&self, conn: &Arc<Connection>) {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+            *current = None;
+        }
+    }
+
+    /// Takes the current connection out, for closing.
+    pub(super) fn take(&self) -> Option<Arc<Connection>> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    fn ended_by_itself(&self, stderr: Option<String>) {
+        let conn = self
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let short_lived = conn
+            .as_ref()
+            .is_some_and(|c| c.since.elapsed() < CRASH_LOOP_WINDOW);
+        let mut crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
+        crashes.in_a_row = if short_lived { crashes.in_a_row + 1 } else { 1 };
+        if let Some(stderr) = stderr {
+            tracing::debug!(server = %self.spec.name, "stderr before the server ended:\n{stderr}");
+        }
+    }
+
+    fn restart_delay(&self) -> Duration {
+        let crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
+        // The first restart after a crash is immediate; a loop backs off.
+        match crashes.in_a_row {
+            0 | 1 => Duration::ZERO,
+            n => FIRST_BACKOFF
+                .saturating_mul(1 << (n - 2).min(16))
+                .min(MAX_BACKOFF),
+        }
+    }
+}

@@ -1,0 +1,91 @@
+"""A raw JSON-RPC MCP server (no SDK) that misbehaves on purpose, for fault tests.
+
+Usage: python3 misbehave.py MODE
+Modes:
+  hang         answers the handshake and tools/list; never answers tools/call.
+               Appends every notifications/cancelled it receives to $CANCEL_LOG.
+  crash        writes to stderr, then exits, when a tool is called.
+  die-at-start writes a message to stderr and exits 1 before reading anything.
+  garbage      prints non-JSON lines on stdout around every response.
+  grandchild   starts a long-running grandchild (pid written to $PID_FILE,
+               "pgid pid" of itself too), then behaves normally.
+  slow-start   sleeps $START_DELAY_MS before answering the handshake.
+Tools: echo {text}; in modes hang/crash a call to any tool hangs/crashes.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+mode = sys.argv[1]
+out = sys.stdout
+
+
+def send(msg):
+    if mode == "garbage":
+        out.write("this is not JSON-RPC, just noise on stdout\n")
+    out.write(json.dumps(msg) + "\n")
+    if mode == "garbage":
+        out.write("{not json either\n")
+    out.flush()
+
+
+if mode == "die-at-start":
+    sys.stderr.write("fatal: EXAMPLE_API_KEY is not set; cannot start\n")
+    sys.stderr.flush()
+    sys.exit(1)
+
+if mode == "grandchild":
+    child = subprocess.Popen(["sleep", "1000"])
+    with open(os.environ["PID_FILE"], "w") as f:
+        f.write(f"{os.getpgid(0)} {os.getpid()} {child.pid}\n")
+
+TOOLS = [
+    {
+        "name": "echo",
+        "description": "Echo the text back.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+    }
+]
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    msg = json.loads(line)
+    method = msg.get("method")
+    mid = msg.get("id")
+    if method == "notifications/cancelled":
+        log = os.environ.get("CANCEL_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write(json.dumps(msg.get("params", {})) + "\n")
+        continue
+    if mid is None:
+        continue
+    if method == "initialize":
+        if mode == "slow-start":
+            time.sleep(int(os.environ.get("START_DELAY_MS", "300")) / 1000)
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "protocolVersion": msg["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "misbehave-" + mode, "version": "1.0"},
+        }})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        if mode == "hang":
+            continue
+        if mode == "crash":
+            sys.stderr.write("boom: crashing on purpose in tools/call\n")
+            sys.stderr.flush()
+            os._exit(3)
+        args = msg["params"].get("arguments") or {}
+        send({"jsonrpc": "2.0", "id": mid, "result": {
+            "content": [{"type": "text", "text": args.get("text", "")}]}})
+    elif method == "ping":
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found: " + str(method)}})
