@@ -107,7 +107,7 @@ async fn a_hanging_call_times_out_and_the_server_is_told_to_cancel() {
         .list_server_tools("hang")
         .await
         .expect("list after timeout");
-    assert_eq!(tools.len(), 1);
+    assert_eq!(tools.len(), 2);
     assert_eq!(pool.connection_info("hang"), Some(before));
     pool.close_all().await;
 }
@@ -345,5 +345,40 @@ async fn server_everything_lists_and_calls_over_stdio() {
         .await
         .unwrap();
     assert_eq!(text(&result), "Echo: hi");
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn the_tool_cache_is_dropped_when_the_server_says_the_list_changed() {
+    let pool = pool(vec![misbehave("growing", "normal", &[])]);
+    let before = pool.list_server_tools("growing").await.unwrap();
+    assert_eq!(before.len(), 2);
+    // Cached: the same list without asking the server again.
+    assert!(Arc::ptr_eq(
+        &before,
+        &pool.list_server_tools("growing").await.unwrap()
+    ));
+    let result = pool
+        .call_tool("growing", "grow", None, CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "grown_1");
+    // The notification is handled on its own task: poll, with a deadline.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut after: Vec<String>;
+    loop {
+        after = pool
+            .list_server_tools("growing")
+            .await
+            .unwrap()
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        if after.len() == 3 || tokio::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(after, ["echo", "grow", "grown_1"]);
     pool.close_all().await;
 }

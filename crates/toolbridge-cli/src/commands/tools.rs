@@ -1,6 +1,11 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
-use crate::cli::{Failure, Outcome};
+use futures::future::join_all;
+
+use crate::{
+    cli::{Failure, Outcome},
+    progress::Progress,
+};
 
 use super::Context;
 
@@ -17,14 +22,31 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
     } else {
         args.servers.clone()
     };
-    let (tools, failures) = ctx.pool.list_tools_of(&servers).await;
-    crate::output::json(&tools)?;
-    let mut worst = None;
-    for (_server, error) in failures {
-        let failure = Failure::from(error);
-        eprintln!("toolbridge: {}", failure.error);
-        worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
+    let progress = Progress::servers(servers.len(), "listing tools of", ctx.cli.quiet);
+    let listings = join_all(servers.iter().map(|server| {
+        let pool = &ctx.pool;
+        let progress = &progress;
+        async move {
+            let result = pool.list_server_tools(server).await;
+            progress.inc();
+            result
+        }
+    }))
+    .await;
+    drop(progress);
+    let mut tools = Vec::new();
+    let mut worst: Option<u8> = None;
+    for result in listings {
+        match result {
+            Ok(list) => tools.extend(list.iter().cloned()),
+            Err(error) => {
+                let failure = Failure::from(error);
+                eprintln!("toolbridge: {}", failure.error);
+                worst = Some(worst.map_or(failure.code, |w| w.max(failure.code)));
+            }
+        }
     }
+    crate::output::json(&tools)?;
     match worst {
         Some(code) => Err(Failure::new(
             code,

@@ -10,7 +10,8 @@ Modes:
   grandchild   starts a long-running grandchild (pid written to $PID_FILE,
                "pgid pid" of itself too), then behaves normally.
   slow-start   sleeps $START_DELAY_MS before answering the handshake.
-Tools: echo {text}; in modes hang/crash a call to any tool hangs/crashes.
+Tools: echo {text}; grow (adds a tool and sends notifications/tools/list_changed).
+In modes hang/crash a call to any tool hangs/crashes.
 """
 
 import json
@@ -47,7 +48,12 @@ TOOLS = [
         "name": "echo",
         "description": "Echo the text back.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
-    }
+    },
+    {
+        "name": "grow",
+        "description": "Add a tool named grown_N and announce the change.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
 ]
 
 for line in sys.stdin:
@@ -83,6 +89,13 @@ for line in sys.stdin:
             sys.stderr.flush()
             os._exit(3)
         args = msg["params"].get("arguments") or {}
+        if msg["params"]["name"] == "grow":
+            name = "grown_%d" % (len(TOOLS) - 1)
+            TOOLS.append({"name": name, "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "content": [{"type": "text", "text": name}]}})
+            continue
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "content": [{"type": "text", "text": args.get("text", "")}]}})
     elif method == "ping":
