@@ -1,6 +1,6 @@
 """A raw JSON-RPC MCP server (no SDK) that misbehaves on purpose, for fault tests.
 
-Usage: python3 misbehave.py MODE
+Usage: python3 misbehave.py MODE[,MODE...]
 Modes:
   hang         answers the handshake and tools/list; never answers tools/call.
                Appends every notifications/cancelled it receives to $CANCEL_LOG.
@@ -20,25 +20,25 @@ import subprocess
 import sys
 import time
 
-mode = sys.argv[1]
+modes = set(sys.argv[1].split(","))
 out = sys.stdout
 
 
 def send(msg):
-    if mode == "garbage":
+    if "garbage" in modes:
         out.write("this is not JSON-RPC, just noise on stdout\n")
     out.write(json.dumps(msg) + "\n")
-    if mode == "garbage":
+    if "garbage" in modes:
         out.write("{not json either\n")
     out.flush()
 
 
-if mode == "die-at-start":
+if "die-at-start" in modes:
     sys.stderr.write("fatal: EXAMPLE_API_KEY is not set; cannot start\n")
     sys.stderr.flush()
     sys.exit(1)
 
-if mode == "grandchild":
+if "grandchild" in modes:
     child = subprocess.Popen(["sleep", "1000"])
     with open(os.environ["PID_FILE"], "w") as f:
         f.write(f"{os.getpgid(0)} {os.getpid()} {child.pid}\n")
@@ -72,19 +72,19 @@ for line in sys.stdin:
     if mid is None:
         continue
     if method == "initialize":
-        if mode == "slow-start":
+        if "slow-start" in modes:
             time.sleep(int(os.environ.get("START_DELAY_MS", "300")) / 1000)
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": msg["params"]["protocolVersion"],
             "capabilities": {"tools": {}},
-            "serverInfo": {"name": "misbehave-" + mode, "version": "1.0"},
+            "serverInfo": {"name": "misbehave-" + sys.argv[1], "version": "1.0"},
         }})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
-        if mode == "hang":
+        if "hang" in modes:
             continue
-        if mode == "crash":
+        if "crash" in modes:
             sys.stderr.write("boom: crashing on purpose in tools/call\n")
             sys.stderr.flush()
             os._exit(3)

@@ -1,0 +1,319 @@
+//! The `toolbridge` binary, run as a user would: a fresh machine, real
+//! third-party servers, faults, exit codes, and process cleanup even when
+//! toolbridge is killed.
+
+mod common;
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+    time::Duration,
+};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A temporary home with a config file holding `servers` (`mcpServers`).
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        Home { dir: tempdir() }
+    }
+
+    fn with_servers(servers: Value) -> Self {
+        let home = Home::new();
+        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
+        std::fs::write(home.config(), text).unwrap();
+        home
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn config(&self) -> PathBuf {
+        self.path().join("config.json")
+    }
+
+    /// `toolbridge ARGS` with this home's config and nothing from the real one.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(toolbridge());
+        cmd.args(args)
+            .env("TOOLBRIDGE_CONFIG", self.config())
+            .env("HOME", self.path())
+            .env("XDG_CONFIG_HOME", self.path().join("xdg"))
+            .env_remove("TOOLBRIDGE_LOG")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run toolbridge")
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn misbehave_entry(mode: &str, env: Value) -> Value {
+    json!({ "command": python(), "args": [test_server("misbehave.py"), mode], "env": env })
+}
+
+#[test]
+fn a_fresh_machine_lists_the_example_servers_tools() {
+    let home = Home::new();
+    let out = home.run(&["tools"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools: Vec<Value> = serde_json::from_slice(&out.stdout).expect("one JSON array");
+    let ids: Vec<&str> = tools.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    for id in [
+        "mcp__example__hello",
+        "mcp__example__echo",
+        "mcp__example__tiny_image",
+        "mcp__example__tiny_audio",
+        "mcp__example__slow",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    let hello = tools.iter().find(|t| t["name"] == "hello").unwrap();
+    assert_eq!(hello["serverId"], "example");
+    assert_eq!(hello["inputSchema"]["required"], json!(["name"]));
+}
+
+#[test]
+fn a_fresh_machine_calls_hello() {
+    let home = Home::new();
+    let out = home.run(&["call", "example", "hello", "--args", r#"{"name":"Ada"}"#]);
+    assert_eq!(stdout(&out), "Hello, Ada!\n", "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn images_audio_and_unknown_tools_of_the_example_server() {
+    let home = Home::new();
+    let out = home.run(&["call", "example", "tiny_image"]);
+    assert_eq!(stdout(&out), "[Image: image/png]\n");
+    let out = home.run(&["call", "example", "tiny_audio", "--json"]);
+    let raw: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(raw["content"][0]["mimeType"], "audio/wav");
+    let out = home.run(&["call", "example", "no_such_tool"]);
+    assert_eq!(stdout(&out), "Unknown tool: no_such_tool\n");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn third_party_servers_over_stdio_list_and_call() {
+    let everything =
+        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let home = Home::with_servers(json!({
+        "everything": { "command": "node", "args": [everything, "stdio"] },
+        "py": { "command": python(), "args": [test_server("py_sdk_server.py")] },
+    }));
+    let out = home.run(&["tools"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(tools.iter().any(|t| t["id"] == "mcp__everything__echo"));
+    assert!(tools.iter().any(|t| t["id"] == "mcp__py__image"));
+
+    let out = home.run(&[
+        "call",
+        "everything",
+        "echo",
+        "--args",
+        r#"{"message":"hi"}"#,
+    ]);
+    assert_eq!(stdout(&out), "Echo: hi\n", "{}", stderr(&out));
+    let out = home.run(&["call", "everything", "get-tiny-image"]);
+    assert!(
+        stdout(&out).contains("[Image: image/png]"),
+        "{}",
+        stdout(&out)
+    );
+    let out = home.run(&["call", "py", "image"]);
+    assert_eq!(stdout(&out), "[Image: image/png]\n", "{}", stderr(&out));
+    let out = home.run(&["call", "py", "fail", "--args", r#"{"message":"bad input"}"#]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("bad input"));
+}
+
+#[test]
+fn a_hanging_tool_exits_4_and_the_server_is_told_to_cancel() {
+    let home = Home::new();
+    let log = home.path().join("cancelled.log");
+    std::fs::write(
+        home.config(),
+        json!({ "mcpServers": { "hang": misbehave_entry("hang", json!({ "CANCEL_LOG": log })) } })
+            .to_string(),
+    )
+    .unwrap();
+    let out = home.run(&[
+        "call",
+        "hang",
+        "echo",
+        "--args",
+        r#"{"text":"x"}"#,
+        "--timeout",
+        "0.5",
+    ]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
+    let cancelled = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        cancelled.contains("requestId"),
+        "server got no notifications/cancelled: {cancelled:?}"
+    );
+}
+
+#[test]
+fn a_server_killed_mid_call_exits_3_with_its_stderr() {
+    let home = Home::with_servers(json!({ "crashy": misbehave_entry("crash", json!({})) }));
+    let out = home.run(&["call", "crashy", "echo", "--args", r#"{"text":"x"}"#]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("server \"crashy\""), "{err}");
+    assert!(err.contains("boom: crashing on purpose"), "{err}");
+}
+
+#[test]
+fn a_server_that_exits_at_start_shows_its_message() {
+    let home = Home::with_servers(json!({ "nokey": misbehave_entry("die-at-start", json!({})) }));
+    let out = home.run(&["tools"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("EXAMPLE_API_KEY is not set"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn noise_on_stdout_does_not_break_a_server() {
+    let home = Home::with_servers(json!({ "noisy": misbehave_entry("garbage", json!({})) }));
+    let out = home.run(&[
+        "call",
+        "noisy",
+        "echo",
+        "--args",
+        r#"{"text":"still fine"}"#,
+    ]);
+    assert_eq!(stdout(&out), "still fine\n", "{}", stderr(&out));
+}
+
+#[test]
+fn a_malformed_config_exits_2_with_its_position_and_is_left_alone() {
+    let home = Home::new();
+    let broken = "{\n  \"mcpServers\": {\n    \"time\": { \"command\": \"uvx\", }\n  }\n}\n";
+    std::fs::write(home.config(), broken).unwrap();
+    for args in [&["tools"][..], &["call", "time", "now"][..]] {
+        let out = home.run(args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("config.json:3:"), "no file:line:col in {err}");
+    }
+    assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let home = Home::new();
+    let out = home.run(&["call", "example", "hello", "--args", "[1,2]"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("must be a JSON object"),
+        "{}",
+        stderr(&out)
+    );
+    let out = home.run(&["call", "nope", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown server \"nope\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Starts `toolbridge call` on a server tree (sh → python → sleep) whose
+/// tool hangs, and returns the child and the tree's (pgid, pids) once the
+/// server is up.
+fn start_tree(home: &Home) -> (std::process::Child, u32, Vec<u32>) {
+    let pid_file = home.path().join("pids");
+    let script = format!(
+        "{} {} grandchild,hang",
+        python(),
+        test_server("misbehave.py")
+    );
+    std::fs::write(
+        home.config(),
+        json!({ "mcpServers": { "tree": {
+            "command": "sh", "args": ["-c", script], "env": { "PID_FILE": pid_file }
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let child = home
+        .command(&[
+            "call",
+            "tree",
+            "echo",
+            "--args",
+            r#"{"text":"x"}"#,
+            "--timeout",
+            "120",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(20), || std::fs::read_to_string(
+            &pid_file
+        )
+        .is_ok_and(|s| s.ends_with('\n'))),
+        "the server never started"
+    );
+    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    (child, pids[0], pids[1..].to_vec())
+}
+
+fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
+    !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
+}
+
+#[test]
+fn kill_9_of_toolbridge_leaves_no_server_process_behind() {
+    let home = Home::new();
+    let (mut child, pgid, pids) = start_tree(&home);
+    assert!(pids.iter().all(|p| alive(*p)));
+    child.kill().unwrap(); // SIGKILL: toolbridge gets no chance to clean up.
+    child.wait().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(2), || tree_gone(pgid, &pids)),
+        "server processes survived kill -9 of toolbridge"
+    );
+}
+
+#[test]
+fn sigterm_closes_every_server_and_exits() {
+    let home = Home::new();
+    let (mut child, pgid, pids) = start_tree(&home);
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15));
+    assert!(
+        wait_until(Duration::from_secs(2), || tree_gone(pgid, &pids)),
+        "server processes survived SIGTERM of toolbridge"
+    );
+}
