@@ -15,6 +15,7 @@
 //! - Errors: [`ConfigError`], naming file, line and column, server and field.
 
 mod document;
+mod edit;
 mod env;
 mod error;
 mod expand;
@@ -22,17 +23,20 @@ mod file;
 mod listing;
 mod locate;
 mod mask;
+mod new_server;
 mod record;
 mod span;
 mod spec;
 
 pub use document::Document;
+pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, lock_path};
 pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, Location};
 pub use file::{Config, EXAMPLE_SERVER};
 pub use listing::ServerListing;
 pub use locate::{CONFIG_ENV_VAR, locate, locate_with};
 pub use mask::{MASK, mask_args, mask_url};
+pub use new_server::{NewServer, NewTarget};
 pub use spec::{
     DEFAULT_CALL_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec,
 };
