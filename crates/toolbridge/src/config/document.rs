@@ -9,7 +9,7 @@ use super::{
     error::{ConfigError, Location},
     mask::{mask_args, mask_url},
     record::{ServerRecord, Source, kind_of},
-    span::Step,
+    span::{self, Step},
 };
 
 /// The top-level keys that hold the servers: Claude Desktop, Cursor and
@@ -241,7 +241,7 @@ pub(crate) fn parse_object(path: &Path, text: &str) -> Result<Map<String, Value>
         Ok(other) => Err(ConfigError::Invalid {
             at: Location {
                 path: path.to_path_buf(),
-                line_col: super::span::find(text, &[]),
+                line_col: span::find(text, &[]),
             },
             server: None,
             field: None,
@@ -262,7 +262,10 @@ pub(crate) fn syntax_error(path: &Path, error: &serde_json::Error) -> ConfigErro
     ConfigError::Syntax {
         at: Location {
             path: path.to_path_buf(),
-            line_col: Some((error.line().max(1), error.column().max(1))),
+            line_col: Some((
+                span::saturate(error.line().max(1)),
+                span::saturate(error.column().max(1)),
+            )),
         },
         message,
     }

@@ -12,7 +12,7 @@ pub struct Location {
     /// The file, as the caller named it.
     pub path: PathBuf,
     /// 1-based line and column of the offending value, when it could be found.
-    pub line_col: Option<(usize, usize)>,
+    pub line_col: Option<(u32, u32)>,
 }
 
 impl Location {
@@ -168,7 +168,7 @@ impl ConfigError {
     }
 
     /// The 1-based line and column in the file, when known.
-    pub fn line_col(&self) -> Option<(usize, usize)> {
+    pub fn line_col(&self) -> Option<(u32, u32)> {
         match self {
             ConfigError::Syntax { at, .. }
             | ConfigError::Invalid { at, .. }

@@ -16,18 +16,23 @@ pub(crate) enum Step<'a> {
 /// The 1-based line and column of the value at `path` in `text`, or `None`
 /// when the path is not there. With duplicate keys the last one counts, as
 /// in serde_json.
-pub(crate) fn find(text: &str, path: &[Step<'_>]) -> Option<(usize, usize)> {
+pub(crate) fn find(text: &str, path: &[Step<'_>]) -> Option<(u32, u32)> {
     let mut scanner = Scanner { text, pos: 0 };
     scanner.find(path).map(|offset| line_col(text, offset))
 }
 
 /// The 1-based line and column (in characters) of byte `offset` in `text`.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let before = text.get(..offset).unwrap_or(text);
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = before.matches('\n').count() + 1;
     let column = before[line_start..].chars().count() + 1;
-    (line, column)
+    (saturate(line), saturate(column))
+}
+
+/// `n` as a `u32`; a config file with four billion lines is not a concern.
+pub(crate) fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 struct Scanner<'a> {
