@@ -1,3 +1,4 @@
 //! One module per subcommand.
 
 pub mod example_server;
+pub mod servers;
