@@ -111,12 +111,24 @@ fn lock(target: &Path) -> Result<Lock, ConfigError> {
     Ok(Lock(file))
 }
 
-/// `path`, or the file it links to when it is a symlink.
+/// `path`, or the file it links to when it is a symlink (the target need
+/// not exist yet: a dotfile manager may link to a file still to be written).
 fn real_path(path: &Path) -> io::Result<PathBuf> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path),
-        _ => Ok(path.to_path_buf()),
+    let mut current = path.to_path_buf();
+    // The same bound the kernel puts on a chain of links.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
     }
+    Err(io::Error::other("too many levels of symbolic links"))
 }
 
 /// Writes `bytes` to `target` through a synced temporary sibling and a rename.
@@ -403,6 +415,19 @@ mod tests {
                 .file_type()
                 .is_symlink()
         );
+        assert!(Config::load(&real).unwrap().contains("a"));
+    }
+
+    #[test]
+    fn a_dangling_relative_symlink_creates_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("dotfiles")).unwrap();
+        let link = dir.path().join("config.json");
+        std::os::unix::fs::symlink("dotfiles/config.json", &link).unwrap();
+        edit(&link, |doc| doc.add_server("a", stdio("a"))).unwrap();
+        let meta = fs::symlink_metadata(&link).unwrap();
+        assert!(meta.file_type().is_symlink());
+        let real = dir.path().join("dotfiles/config.json");
         assert!(Config::load(&real).unwrap().contains("a"));
     }
 

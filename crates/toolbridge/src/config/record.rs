@@ -79,8 +79,6 @@ pub(crate) struct ServerRecord {
     pub(crate) name: String,
     /// `type` (or `transport`) when given; otherwise inferred on resolve.
     pub(crate) declared: Option<TransportKind>,
-    /// The transport field's name (`type` or `transport`), for errors.
-    pub(crate) declared_field: &'static str,
     /// Stdio: the program.
     pub(crate) command: Option<String>,
     /// Stdio: its arguments.
@@ -118,11 +116,10 @@ impl ServerRecord {
             server: name,
             obj,
         };
-        let (declared_field, declared) = fields.transport()?;
+        let declared = fields.transport()?;
         let record = ServerRecord {
             name: name.to_string(),
             declared,
-            declared_field,
             command: fields.string("command")?,
             args: fields.string_array("args")?,
             env: fields.string_map("env", check_env_name)?,
@@ -392,11 +389,12 @@ impl Fields<'_> {
             .invalid(Some(self.server), Some(field), steps, message)
     }
 
-    fn transport(&self) -> Result<(&'static str, Option<TransportKind>), ConfigError> {
+    /// `type`, or else `transport`: the declared transport, if any.
+    fn transport(&self) -> Result<Option<TransportKind>, ConfigError> {
         let (field, value) = match (self.get("type"), self.get("transport")) {
             (Some(value), _) => ("type", value),
             (None, Some(value)) => ("transport", value),
-            (None, None) => return Ok(("type", None)),
+            (None, None) => return Ok(None),
         };
         let steps = [Step::Key(field)];
         let Value::String(name) = value else {
@@ -407,7 +405,7 @@ impl Fields<'_> {
             ));
         };
         match TransportKind::parse(name) {
-            Some(kind) => Ok((field, Some(kind))),
+            Some(kind) => Ok(Some(kind)),
             None => Err(self.err(
                 field,
                 &steps,
