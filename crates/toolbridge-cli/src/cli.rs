@@ -83,7 +83,12 @@ pub enum ServersCommand {
 
 /// `toolbridge servers add`
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("target").required(true).args(["command", "url", "argv"])))]
+#[command(
+    group(ArgGroup::new("target").required(true).args(["command", "url", "argv"])),
+    override_usage = "toolbridge servers add NAME --command CMD [--arg ARG]... [--env KEY=VALUE]... [--cwd DIR]\n       \
+                      toolbridge servers add NAME [OPTIONS] -- CMD [ARGS]...\n       \
+                      toolbridge servers add NAME --url URL [--transport http|sse|websocket] [--header 'NAME: VALUE']..."
+)]
 pub struct AddArgs {
     /// The server's name.
     pub name: String,
