@@ -1,8 +1,9 @@
 //! Argument parsing, logging, signals and exit codes.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use toolbridge::config::TransportKind;
 
 use crate::commands;
 
@@ -43,6 +44,143 @@ pub enum Command {
     Call(commands::call::Args),
     /// Run the built-in example MCP server over stdio.
     ExampleServer,
+    /// List, add, remove, enable, disable or import servers in the config file.
+    #[command(subcommand)]
+    Servers(ServersCommand),
+}
+
+/// `toolbridge servers ...`
+#[derive(Debug, Subcommand)]
+pub enum ServersCommand {
+    /// List the servers (header and env values shown as ***).
+    List {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a stdio server (--command, or -- CMD ARGS...) or a network server (--url).
+    Add(Box<AddArgs>),
+    /// Remove a server.
+    Remove {
+        /// The server's name.
+        name: String,
+    },
+    /// Enable a disabled server.
+    Enable {
+        /// The server's name.
+        name: String,
+    },
+    /// Disable a server: its record is kept but it is never started.
+    Disable {
+        /// The server's name.
+        name: String,
+    },
+    /// Start servers and show their transport, protocol version, tool count and start time.
+    Test(crate::commands::servers::TestArgs),
+    /// Merge the servers of a Claude Desktop, Cursor, Claude Code or VS Code config file.
+    Import {
+        /// The file to import (claude_desktop_config.json, .mcp.json, mcp.json, settings.json).
+        file: PathBuf,
+        /// Replace servers whose name is already taken (default: skip them).
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// `toolbridge servers add`
+#[derive(Debug, Clone, Args)]
+#[command(
+    group(ArgGroup::new("target").required(true).args(["command", "url", "argv"])),
+    override_usage = "toolbridge servers add NAME --command CMD [--arg ARG]... [--env KEY=VALUE]... [--cwd DIR]\n       \
+                      toolbridge servers add NAME [OPTIONS] -- CMD [ARGS]...\n       \
+                      toolbridge servers add NAME --url URL [--transport http|sse|websocket] [--header 'NAME: VALUE']..."
+)]
+pub struct AddArgs {
+    /// The server's name.
+    pub name: String,
+    /// Program to run (a stdio server).
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// An argument for --command (repeatable).
+    #[arg(
+        long = "arg",
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "command"
+    )]
+    pub args: Vec<String>,
+    /// The program and its arguments, after `--` (instead of --command and --arg).
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub argv: Vec<String>,
+    /// Environment variable for a stdio server, KEY=VALUE (repeatable; ${VAR} allowed).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env, conflicts_with = "url")]
+    pub env: Vec<(String, String)>,
+    /// Working directory for a stdio server.
+    #[arg(long, value_name = "DIR", conflicts_with = "url")]
+    pub cwd: Option<PathBuf>,
+    /// URL of a network server.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Transport for --url [default: websocket for ws:// URLs, else streamable HTTP
+    /// with a fallback to SSE].
+    #[arg(long, value_enum, requires = "url")]
+    pub transport: Option<RemoteTransport>,
+    /// Header sent with every request, 'Name: value' (repeatable; ${VAR} allowed).
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header, requires = "url")]
+    pub headers: Vec<(String, String)>,
+    /// Seconds one tool call may take [default: 120].
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Option<Duration>,
+    /// Add the server disabled.
+    #[arg(long)]
+    pub disabled: bool,
+}
+
+/// The network transports `servers add --transport` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RemoteTransport {
+    /// Streamable HTTP.
+    #[value(alias = "streamable-http")]
+    Http,
+    /// Legacy HTTP+SSE.
+    Sse,
+    /// WebSocket.
+    #[value(alias = "ws")]
+    Websocket,
+}
+
+impl From<RemoteTransport> for TransportKind {
+    fn from(transport: RemoteTransport) -> Self {
+        match transport {
+            RemoteTransport::Http => TransportKind::Http,
+            RemoteTransport::Sse => TransportKind::Sse,
+            RemoteTransport::Websocket => TransportKind::WebSocket,
+        }
+    }
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got \"{text}\"")),
+    }
+}
+
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err("expected 'Name: value', e.g. 'Authorization: Bearer ${TOKEN}'".to_string()),
+    }
+}
+
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("expected a positive number of seconds, got \"{text}\""))
 }
 
 /// An error on its way to becoming an exit code: the message is printed once
@@ -103,6 +241,7 @@ pub fn main() -> ExitCode {
         Command::Call(ref args) => {
             commands::run_with_pool(&cli, |ctx| commands::call::run(ctx, args))
         }
+        Command::Servers(ref command) => commands::servers::run(&cli, command),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

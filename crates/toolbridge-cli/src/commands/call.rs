@@ -27,6 +27,9 @@ pub struct Args {
 }
 
 pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
+    if let Some(error) = ctx.unresolved(&args.server) {
+        return Err(Failure::usage(anyhow::anyhow!("{error}")));
+    }
     let arguments = parse_arguments(args.args.as_deref()).map_err(Failure::usage)?;
     let timeout = match args.timeout {
         Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),

@@ -3,12 +3,13 @@
 
 pub mod call;
 pub mod example_server;
+pub mod servers;
 pub mod tools;
 
 use std::future::Future;
 
 use toolbridge::{
-    config::{ServerSpec, StdioSpec},
+    config::{Config, ConfigError, ServerSpec, StdioSpec},
     pool::{Pool, PoolOptions},
 };
 
@@ -17,7 +18,24 @@ use crate::cli::{Cli, Failure, Outcome};
 /// What a pool-using command gets.
 pub struct Context<'a> {
     pub cli: &'a Cli,
+    /// Every enabled server whose config entry resolved.
     pub pool: Pool,
+    /// Servers whose entry could not be resolved (an unset `${VAR}`, say):
+    /// reported when used, without stopping the others.
+    pub unresolved: Unresolved,
+}
+
+/// Servers whose config entry could not be resolved, with why.
+pub type Unresolved = Vec<(String, ConfigError)>;
+
+impl Context<'_> {
+    /// The config error of `server`, if its entry could not be resolved.
+    pub fn unresolved(&self, server: &str) -> Option<&ConfigError> {
+        self.unresolved
+            .iter()
+            .find(|(name, _)| name == server)
+            .map(|(_, e)| e)
+    }
 }
 
 /// The built-in example server, started as this executable.
@@ -32,13 +50,21 @@ pub fn example_spec() -> StdioSpec {
     }
 }
 
-/// The servers of the config file, or the built-in example server when
-/// there is no config file.
-fn load_servers(cli: &Cli) -> Result<Vec<ServerSpec>, Failure> {
-    let _ = cli;
-    let mut example = ServerSpec::stdio("example", "", Vec::<String>::new());
-    example.transport = toolbridge::config::TransportSpec::Stdio(example_spec());
-    Ok(vec![example])
+/// The servers of the config file (the built-in example server when there is
+/// no config file): those that resolved, and the errors of those that did not.
+/// A file that cannot be read or parsed is an error of its own (exit 2).
+fn load_servers(cli: &Cli) -> Result<(Vec<ServerSpec>, Unresolved), Failure> {
+    let path = toolbridge::config::locate(cli.config.as_deref());
+    let config = Config::load_or_builtin(&path, example_spec()).map_err(Failure::usage)?;
+    let mut specs = Vec::new();
+    let mut unresolved = Vec::new();
+    for name in config.server_names() {
+        match config.resolve(name) {
+            Ok(spec) => specs.push(spec),
+            Err(e) => unresolved.push((name.to_owned(), e)),
+        }
+    }
+    Ok((specs, unresolved))
 }
 
 /// Runs `command` on a current-thread runtime with a pool of the configured
@@ -49,7 +75,7 @@ where
     F: FnOnce(Context<'a>) -> Fut,
     Fut: Future<Output = Outcome>,
 {
-    let servers = load_servers(cli)?;
+    let (servers, unresolved) = load_servers(cli)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -59,6 +85,7 @@ where
         let ctx = Context {
             cli,
             pool: pool.clone(),
+            unresolved,
         };
         let outcome = tokio::select! {
             outcome = command(ctx) => outcome,

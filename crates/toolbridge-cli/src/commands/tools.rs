@@ -17,10 +17,28 @@ pub struct Args {
 }
 
 pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
+    let mut worst: Option<u8> = None;
+    let mut fail = |failure: Failure| {
+        eprintln!("toolbridge: {}", failure.error);
+        worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
+    };
     let servers = if args.servers.is_empty() {
+        for (_, error) in &ctx.unresolved {
+            fail(Failure::usage(anyhow::anyhow!("{error}")));
+        }
         ctx.pool.active_server_names()
     } else {
-        args.servers.clone()
+        let (unresolved, servers): (Vec<String>, Vec<String>) = args
+            .servers
+            .iter()
+            .cloned()
+            .partition(|s| ctx.unresolved(s).is_some());
+        for server in unresolved {
+            if let Some(error) = ctx.unresolved(&server) {
+                fail(Failure::usage(anyhow::anyhow!("{error}")));
+            }
+        }
+        servers
     };
     let progress = Progress::servers(servers.len(), "listing tools of", ctx.cli.quiet);
     let listings = join_all(servers.iter().map(|server| {
@@ -35,15 +53,10 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
     .await;
     drop(progress);
     let mut tools = Vec::new();
-    let mut worst: Option<u8> = None;
     for result in listings {
         match result {
             Ok(list) => tools.extend(list.iter().cloned()),
-            Err(error) => {
-                let failure = Failure::from(error);
-                eprintln!("toolbridge: {}", failure.error);
-                worst = Some(worst.map_or(failure.code, |w| w.max(failure.code)));
-            }
+            Err(error) => fail(Failure::from(error)),
         }
     }
     crate::output::json(&tools)?;

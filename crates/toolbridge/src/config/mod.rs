@@ -4,9 +4,42 @@
 //! Code already use (VS Code's top-level `servers` key is accepted too); see
 //! DESIGN.md. [`ServerSpec`] is one server after validation and `${VAR}`
 //! expansion: everything the pool needs to connect.
+//!
+//! - Reading: [`locate`] finds the file, [`Config::load_or_builtin`] checks
+//!   it (or supplies the built-in example server), [`Config::resolve`] and
+//!   [`Config::resolve_enabled`] expand `${VAR}` and give [`ServerSpec`]s,
+//!   [`Config::listing`] shows servers with secrets masked.
+//! - Writing: [`edit`] changes a [`Document`] under a lock and saves it
+//!   atomically; [`NewServer`] builds a record for `servers add`; [`import`]
+//!   merges other clients' files.
+//! - Errors: [`ConfigError`], naming file, line and column, server and field.
 
+mod document;
+mod edit;
+mod env;
+mod error;
+mod expand;
+mod file;
+mod import;
+mod jsonc;
+mod listing;
+mod locate;
+mod mask;
+mod new_server;
+mod record;
+mod span;
 mod spec;
 
+pub use document::Document;
+pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, lock_path};
+pub use env::{Env, ProcessEnv};
+pub use error::{ConfigError, Location};
+pub use file::{Config, EXAMPLE_SERVER};
+pub use import::{ImportReport, import};
+pub use listing::ServerListing;
+pub use locate::{CONFIG_ENV_VAR, locate, locate_with};
+pub use mask::{MASK, mask_args, mask_url};
+pub use new_server::{NewServer, NewTarget};
 pub use spec::{
     DEFAULT_CALL_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec,
 };

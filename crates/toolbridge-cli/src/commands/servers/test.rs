@@ -1,0 +1,124 @@
+//! `toolbridge servers test [NAME]...`: start servers and report what they
+//! said about themselves.
+
+use futures::future::join_all;
+use serde::Serialize;
+use toolbridge::pool::ConnectionInfo;
+
+use crate::{
+    cli::{Failure, Outcome},
+    commands::Context,
+    progress::Progress,
+};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TestArgs {
+    /// The servers to test (default: every enabled server).
+    pub names: Vec<String>,
+    /// Print a JSON array instead of one line per server.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One server's result, as `--json` prints it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report {
+    server: String,
+    ok: bool,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    info: Option<ConnectionInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+pub async fn run(ctx: Context<'_>, args: &TestArgs) -> Outcome {
+    let names = if args.names.is_empty() {
+        let mut names: Vec<String> = ctx.unresolved.iter().map(|(n, _)| n.clone()).collect();
+        names.extend(ctx.pool.active_server_names());
+        names
+    } else {
+        args.names.clone()
+    };
+    let progress = Progress::servers(names.len(), "starting", ctx.cli.quiet || args.json);
+    let reports = join_all(names.iter().map(|name| {
+        let ctx = &ctx;
+        let progress = &progress;
+        async move {
+            let report = test_one(ctx, name).await;
+            progress.inc();
+            report
+        }
+    }))
+    .await;
+    drop(progress);
+    let mut worst: Option<u8> = None;
+    let mut rows = Vec::new();
+    for (name, result) in names.iter().zip(reports) {
+        rows.push(match result {
+            Ok((info, tools)) => Report {
+                server: name.clone(),
+                ok: true,
+                info: Some(info),
+                tool_count: Some(tools),
+                error: None,
+            },
+            Err(failure) => {
+                worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
+                Report {
+                    server: name.clone(),
+                    ok: false,
+                    info: None,
+                    tool_count: None,
+                    error: Some(format!("{:#}", failure.error)),
+                }
+            }
+        });
+    }
+    if args.json {
+        crate::output::json(&rows)?;
+    } else {
+        for row in &rows {
+            crate::output::line(&describe(row))?;
+        }
+    }
+    match worst {
+        Some(code) => Err(Failure::new(
+            code,
+            anyhow::anyhow!("some servers failed the test"),
+        )),
+        None => Ok(0),
+    }
+}
+
+async fn test_one(ctx: &Context<'_>, name: &str) -> Result<(ConnectionInfo, usize), Failure> {
+    if let Some(error) = ctx.unresolved(name) {
+        return Err(Failure::usage(anyhow::anyhow!("{error}")));
+    }
+    let info = ctx.pool.connect(name).await?;
+    let tools = ctx.pool.list_server_tools(name).await?;
+    Ok((info, tools.len()))
+}
+
+fn describe(row: &Report) -> String {
+    match (&row.info, &row.error) {
+        (Some(info), _) => format!(
+            "ok    {}: {} {} over {}, protocol {}, {} tools, started in {} ms",
+            row.server,
+            if info.server_name.is_empty() {
+                "(unnamed)"
+            } else {
+                &info.server_name
+            },
+            info.server_version,
+            info.transport,
+            info.protocol_version,
+            row.tool_count.unwrap_or(0),
+            info.start_time.as_millis()
+        ),
+        (None, Some(error)) => format!("FAIL  {}: {}", row.server, error.replace('\n', "\n      ")),
+        (None, None) => format!("FAIL  {}", row.server),
+    }
+}

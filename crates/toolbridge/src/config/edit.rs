@@ -1,0 +1,474 @@
+//! Changing the config file safely: [`edit`] locks, re-reads, changes,
+//! writes atomically, unlocks.
+//!
+//! - Lock: an exclusive `flock` on a sibling `config.json.lock`, so two
+//!   `toolbridge servers add` at once both land (each re-reads the file
+//!   after getting the lock). The lock file is left in place: deleting it
+//!   would let a third process lock a different inode.
+//! - Write: a temporary file in the same directory, given the original's
+//!   permissions, synced, then renamed over the original. Readers see the
+//!   old file or the new one, never half of one.
+//! - A file that does not parse is never written: the error is returned and
+//!   the file is left byte for byte as it was.
+//! - A symlinked config (dotfile managers) is written through: the link
+//!   stays, its target is replaced.
+
+use std::{
+    ffi::OsString,
+    fs::{self, File, OpenOptions},
+    io::{self, Write},
+    path::{Path, PathBuf},
+};
+
+use super::{document::Document, error::ConfigError};
+
+/// Permissions of a new config file that holds secrets (env values, headers).
+pub const NEW_FILE_MODE_SECRET: u32 = 0o600;
+/// Permissions of a new config file without secrets.
+pub const NEW_FILE_MODE: u32 = 0o644;
+
+/// Applies `change` to the config file at `path` under its lock and saves the
+/// result atomically.
+///
+/// A missing file starts as `{"mcpServers": {}}` (and its directory is
+/// created); it is only created if `change` changes something. If `change`
+/// returns an error, nothing is written. If nothing changed, the file is not
+/// rewritten. Returns what `change` returned.
+pub fn edit<T>(
+    path: &Path,
+    change: impl FnOnce(&mut Document) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    let write_error = |source| ConfigError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let target = real_path(path).map_err(write_error)?;
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(write_error)?;
+    }
+    let _lock = lock(&target)?;
+
+    let (mut doc, mode) = match fs::read_to_string(&target) {
+        Ok(text) => {
+            let mode = fs::metadata(&target).map(|m| mode_of(&m)).ok();
+            (Document::parse(path, &text)?, mode)
+        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => (Document::new_file(path), None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let before = doc.root.clone();
+    let out = change(&mut doc)?;
+    if doc.root == before {
+        return Ok(out);
+    }
+    let mode = mode.unwrap_or(if doc.has_secrets() {
+        NEW_FILE_MODE_SECRET
+    } else {
+        NEW_FILE_MODE
+    });
+    write_atomic(&target, doc.to_json_string()?.as_bytes(), mode).map_err(write_error)?;
+    Ok(out)
+    // `_lock` is dropped here, after the rename: the next editor reads the new file.
+}
+
+/// The lock file for config file `target`: `config.json.lock` beside it.
+pub fn lock_path(target: &Path) -> PathBuf {
+    let mut name = target
+        .file_name()
+        .map_or_else(|| OsString::from("config.json"), OsString::from);
+    name.push(".lock");
+    target.with_file_name(name)
+}
+
+/// Holds the exclusive lock until dropped.
+struct Lock(File);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Closing the file would release the lock too; unlocking says so.
+        let _ = self.0.unlock();
+    }
+}
+
+fn lock(target: &Path) -> Result<Lock, ConfigError> {
+    let path = lock_path(target);
+    let lock_error = |source| ConfigError::Lock {
+        path: path.clone(),
+        source,
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(lock_error)?;
+    file.lock().map_err(lock_error)?;
+    Ok(Lock(file))
+}
+
+/// `path`, or the file it links to when it is a symlink (the target need
+/// not exist yet: a dotfile manager may link to a file still to be written).
+fn real_path(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    // The same bound the kernel puts on a chain of links.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// Writes `bytes` to `target` through a synced temporary sibling and a rename.
+fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut prefix = OsString::from(".");
+    prefix.push(target.file_name().unwrap_or_default());
+    prefix.push(".");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    set_mode(tmp.as_file(), mode)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(target).map_err(|error| error.error)?;
+    // Make the rename itself durable; not all file systems allow syncing a
+    // directory, and the data is already safe, so failure here is ignored.
+    if let Ok(dir) = File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn mode_of(meta: &fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn mode_of(_meta: &fs::Metadata) -> u32 {
+    NEW_FILE_MODE
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        os::unix::fs::{MetadataExt, PermissionsExt},
+        sync::{Arc, Barrier},
+        thread,
+    };
+
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::config::{Config, NewServer};
+
+    fn stdio(command: &str) -> Value {
+        NewServer::stdio(command, vec![]).to_record()
+    }
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    fn dir_entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_missing_file_is_created_with_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/toolbridge/config.json");
+        let existed = edit(&path, |doc| {
+            doc.add_server("a", stdio("srv"))?;
+            Ok(doc.existed())
+        })
+        .unwrap();
+        assert!(!existed);
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!({"mcpServers": {"a": {"command": "srv"}}})
+        );
+        assert!(text.ends_with("}\n"));
+        assert_eq!(mode(&path), NEW_FILE_MODE);
+    }
+
+    #[test]
+    fn a_new_file_with_secrets_is_readable_by_its_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let mut server = NewServer::remote("https://h/mcp", None);
+        if let crate::config::NewTarget::Remote { headers, .. } = &mut server.target {
+            headers.push(("Authorization".into(), "Bearer x".into()));
+        }
+        edit(&path, |doc| doc.add_server("r", server.to_record())).unwrap();
+        assert_eq!(mode(&path), NEW_FILE_MODE_SECRET);
+    }
+
+    #[test]
+    fn an_existing_file_keeps_its_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, "{\"mcpServers\": {}}").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        edit(&path, |doc| doc.add_server("a", stdio("srv"))).unwrap();
+        assert_eq!(mode(&path), 0o640);
+        assert!(Config::load(&path).unwrap().contains("a"));
+    }
+
+    #[test]
+    fn the_file_is_replaced_by_rename_and_no_temporary_file_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, "{\"mcpServers\": {}}").unwrap();
+        let inode_before = fs::metadata(&path).unwrap().ino();
+        edit(&path, |doc| doc.add_server("a", stdio("srv"))).unwrap();
+        assert_ne!(fs::metadata(&path).unwrap().ino(), inode_before);
+        assert_eq!(dir_entries(dir.path()), ["config.json", "config.json.lock"]);
+    }
+
+    #[test]
+    fn unknown_fields_and_key_order_survive_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original = r#"{
+  "$schema": "https://example.com/schema.json",
+  "zeta": 1,
+  "mcpServers": {
+    "b": {"command": "b", "description": "kept", "autoApprove": ["x"], "args": ["1"]},
+    "a": {"url": "https://h/mcp", "oauth": {"clientId": "c"}},
+    "c": {"command": "c"}
+  },
+  "alpha": {"nested": [1, 2, {"deep": true}]}
+}"#;
+        fs::write(&path, original).unwrap();
+        edit(&path, |doc| {
+            doc.remove_server("a")?;
+            doc.add_server("d", stdio("d"))?;
+            doc.set_disabled("b", true)
+        })
+        .unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let root = value.as_object().unwrap();
+        assert_eq!(
+            root.keys().collect::<Vec<_>>(),
+            ["$schema", "zeta", "mcpServers", "alpha"]
+        );
+        assert_eq!(root["alpha"], json!({"nested": [1, 2, {"deep": true}]}));
+        let servers = root["mcpServers"].as_object().unwrap();
+        assert_eq!(servers.keys().collect::<Vec<_>>(), ["b", "c", "d"]);
+        let b = servers["b"].as_object().unwrap();
+        assert_eq!(
+            b.keys().collect::<Vec<_>>(),
+            ["command", "description", "autoApprove", "args", "disabled"]
+        );
+        assert_eq!(b["autoApprove"], json!(["x"]));
+
+        // Enabling removes the field and leaves the rest in place.
+        edit(&path, |doc| doc.set_disabled("b", false)).unwrap();
+        let value: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            value["mcpServers"]["b"],
+            json!({"command": "b", "description": "kept", "autoApprove": ["x"], "args": ["1"]})
+        );
+    }
+
+    #[test]
+    fn vs_code_style_files_are_edited_under_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        fs::write(
+            &path,
+            r#"{"servers": {"a": {"command": "a"}}, "inputs": []}"#,
+        )
+        .unwrap();
+        edit(&path, |doc| doc.add_server("b", stdio("b"))).unwrap();
+        let value: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            value,
+            json!({"servers": {"a": {"command": "a"}, "b": {"command": "b"}}, "inputs": []})
+        );
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        for broken in [
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}",
+            "{\"mcpServers\": [1]}",
+            "",
+        ] {
+            fs::write(&path, broken).unwrap();
+            let error = edit(&path, |doc| doc.add_server("b", stdio("b"))).unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    ConfigError::Syntax { .. } | ConfigError::Invalid { .. }
+                ),
+                "{error:?}"
+            );
+            assert!(error.line_col().is_some(), "{error}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), broken);
+        }
+        assert_eq!(dir_entries(dir.path()), ["config.json", "config.json.lock"]);
+    }
+
+    #[test]
+    fn a_broken_server_record_can_still_be_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(
+            &path,
+            r#"{"mcpServers": {"bad": {"args": "x"}, "ok": {"command": "x"}}}"#,
+        )
+        .unwrap();
+        assert!(Config::load(&path).is_err());
+        edit(&path, |doc| doc.remove_server("bad")).unwrap();
+        assert_eq!(Config::load(&path).unwrap().server_names(), ["ok"]);
+    }
+
+    #[test]
+    fn a_failed_change_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original = "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}";
+        fs::write(&path, original).unwrap();
+
+        let error = edit(&path, |doc| doc.add_server("a", stdio("other"))).unwrap_err();
+        assert!(matches!(error, ConfigError::ServerExists { .. }));
+        assert!(
+            error.to_string().contains("server \"a\" already exists"),
+            "{error}"
+        );
+
+        let error = edit(&path, |doc| doc.add_server("b", json!({"args": []}))).unwrap_err();
+        assert!(matches!(error, ConfigError::Invalid { .. }), "{error:?}");
+
+        let error = edit(&path, |doc| doc.remove_server("zzz")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("unknown server \"zzz\"; {} has: a", path.display())
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    }
+
+    #[test]
+    fn an_unchanged_document_is_not_rewritten_and_a_missing_file_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        edit(&path, |_| Ok(())).unwrap();
+        assert!(!path.exists());
+
+        fs::write(&path, "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}").unwrap();
+        let inode = fs::metadata(&path).unwrap().ino();
+        edit(&path, |doc| doc.set_disabled("a", false)).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().ino(), inode);
+    }
+
+    #[test]
+    fn a_symlinked_config_is_written_through_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles-config.json");
+        let link = dir.path().join("config.json");
+        fs::write(&real, "{\"mcpServers\": {}}").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        edit(&link, |doc| doc.add_server("a", stdio("a"))).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(Config::load(&real).unwrap().contains("a"));
+    }
+
+    #[test]
+    fn a_dangling_relative_symlink_creates_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("dotfiles")).unwrap();
+        let link = dir.path().join("config.json");
+        std::os::unix::fs::symlink("dotfiles/config.json", &link).unwrap();
+        edit(&link, |doc| doc.add_server("a", stdio("a"))).unwrap();
+        let meta = fs::symlink_metadata(&link).unwrap();
+        assert!(meta.file_type().is_symlink());
+        let real = dir.path().join("dotfiles/config.json");
+        assert!(Config::load(&real).unwrap().contains("a"));
+    }
+
+    #[test]
+    fn concurrent_edits_from_two_threads_all_land() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Arc::new(dir.path().join("config.json"));
+        const PER_THREAD: usize = 25;
+        let barrier = Arc::new(Barrier::new(2));
+        let threads: Vec<_> = ["left", "right"]
+            .into_iter()
+            .map(|side| {
+                let (path, barrier) = (Arc::clone(&path), Arc::clone(&barrier));
+                thread::spawn(move || {
+                    barrier.wait();
+                    for i in 0..PER_THREAD {
+                        edit(&path, |doc| {
+                            doc.add_server(&format!("{side}-{i}"), stdio("x"))
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.server_names().len(), 2 * PER_THREAD);
+        for side in ["left", "right"] {
+            for i in 0..PER_THREAD {
+                assert!(config.contains(&format!("{side}-{i}")), "{side}-{i} lost");
+            }
+        }
+    }
+
+    #[test]
+    fn the_lock_file_sits_beside_the_config() {
+        assert_eq!(
+            lock_path(Path::new("/x/config.json")),
+            PathBuf::from("/x/config.json.lock")
+        );
+    }
+}

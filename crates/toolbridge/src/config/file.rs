@@ -1,0 +1,823 @@
+//! [`Config`]: a loaded config file (or the built-in default), from which
+//! servers are resolved into [`ServerSpec`]s.
+
+use std::{
+    fmt, fs, io,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use serde_json::Value;
+
+use super::{
+    document::{parse_object, servers_key},
+    env::{Env, ProcessEnv},
+    error::ConfigError,
+    listing::ServerListing,
+    record::{ServerRecord, Source},
+    spec::{ServerSpec, StdioSpec, TransportSpec},
+};
+
+/// The name of the built-in example server.
+pub const EXAMPLE_SERVER: &str = "example";
+
+/// The servers of one config file, checked and ready to resolve.
+///
+/// Loading checks every field of every server, so a mistake anywhere is
+/// reported at once with its `file:line:column`. `${VAR}` references are
+/// expanded by [`resolve`](Config::resolve), one server at a time, so a
+/// variable missing for one server does not stop the others.
+#[derive(Clone)]
+pub struct Config {
+    /// The file the servers came from (or would, for the built-in default).
+    path: PathBuf,
+    /// Its text, to point errors found at resolve time at a line and column.
+    text: String,
+    /// The key holding the servers (`mcpServers` or `servers`).
+    servers_key: &'static str,
+    /// The servers in file order.
+    records: Vec<ServerRecord>,
+    /// The example server, when no file exists.
+    builtin: Option<ServerSpec>,
+    /// Where `${VAR}` values come from.
+    env: Arc<dyn Env>,
+}
+
+impl Config {
+    /// Reads and checks the config file at `path`.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(path, text)
+    }
+
+    /// Like [`load`](Config::load), but when the file does not exist the
+    /// config is the built-in default: one stdio server named
+    /// [`EXAMPLE_SERVER`] started as `example` says (the CLI passes its own
+    /// executable and `example-server`).
+    pub fn load_or_builtin(path: &Path, example: StdioSpec) -> Result<Self, ConfigError> {
+        match fs::read_to_string(path) {
+            Ok(text) => Self::parse(path, text),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                Ok(Self::builtin(path, example))
+            }
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// The built-in default for a config file at `path` that does not exist.
+    pub fn builtin(path: &Path, example: StdioSpec) -> Self {
+        Config {
+            path: path.to_path_buf(),
+            text: String::new(),
+            servers_key: "mcpServers",
+            records: Vec::new(),
+            builtin: Some(ServerSpec {
+                name: EXAMPLE_SERVER.to_string(),
+                transport: TransportSpec::Stdio(example),
+                timeout: None,
+                disabled: false,
+            }),
+            env: Arc::new(ProcessEnv),
+        }
+    }
+
+    /// Checks `text` as the contents of the config file at `path`.
+    pub fn parse(path: &Path, text: impl Into<String>) -> Result<Self, ConfigError> {
+        let text = text.into();
+        let root = parse_object(path, &text)?;
+        let key = servers_key(path, &text, &root)?;
+        let mut records = Vec::new();
+        if let Some(Value::Object(servers)) = key.and_then(|key| root.get(key)) {
+            let servers_at = [key.unwrap_or("mcpServers")];
+            let src = Source {
+                path,
+                text: &text,
+                servers_at: &servers_at,
+            };
+            for (name, value) in servers {
+                records.push(ServerRecord::parse(&src, name, value)?);
+            }
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            servers_key: key.unwrap_or("mcpServers"),
+            text,
+            records,
+            builtin: None,
+            env: Arc::new(ProcessEnv),
+        })
+    }
+
+    /// This config, taking `${VAR}` values from `env` instead of the process
+    /// environment.
+    pub fn with_env(mut self, env: impl Env + 'static) -> Self {
+        self.env = Arc::new(env);
+        self
+    }
+
+    /// The config file's path (for the built-in default, where it was
+    /// looked for).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when no config file exists and the built-in example server is
+    /// the only server.
+    pub fn is_builtin(&self) -> bool {
+        self.builtin.is_some()
+    }
+
+    /// Every server's name, in file order, disabled ones included.
+    pub fn server_names(&self) -> Vec<&str> {
+        match &self.builtin {
+            Some(spec) => vec![spec.name.as_str()],
+            None => self.records.iter().map(|r| r.name.as_str()).collect(),
+        }
+    }
+
+    /// True when a server of that name exists.
+    pub fn contains(&self, name: &str) -> bool {
+        self.server_names().contains(&name)
+    }
+
+    /// True when server `name` exists and is disabled.
+    pub fn is_disabled(&self, name: &str) -> bool {
+        self.records.iter().any(|r| r.name == name && r.disabled)
+    }
+
+    /// Server `name`, expanded and ready to connect (also when disabled;
+    /// see [`ServerSpec::disabled`]). An unknown name is an error listing
+    /// the known ones.
+    pub fn resolve(&self, name: &str) -> Result<ServerSpec, ConfigError> {
+        if let Some(spec) = self.builtin.as_ref().filter(|spec| spec.name == name) {
+            return Ok(spec.clone());
+        }
+        let record = self
+            .records
+            .iter()
+            .find(|r| r.name == name)
+            .ok_or_else(|| ConfigError::UnknownServer {
+                path: self.path.clone(),
+                name: name.to_string(),
+                known: self
+                    .server_names()
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect(),
+            })?;
+        self.resolve_record(record)
+    }
+
+    /// Every enabled server, resolved one by one in file order: a server
+    /// whose `${VAR}` is missing is an `Err` (naming it; see
+    /// [`ConfigError::server`]) and the others are unaffected.
+    pub fn resolve_enabled(&self) -> Vec<Result<ServerSpec, ConfigError>> {
+        if let Some(spec) = &self.builtin {
+            return vec![Ok(spec.clone())];
+        }
+        self.records
+            .iter()
+            .filter(|r| !r.disabled)
+            .map(|r| self.resolve_record(r))
+            .collect()
+    }
+
+    /// Every server for display, secrets masked, in file order.
+    pub fn listing(&self) -> Vec<ServerListing> {
+        match &self.builtin {
+            Some(spec) => vec![ServerListing::from_builtin(spec)],
+            None => self
+                .records
+                .iter()
+                .map(ServerListing::from_record)
+                .collect(),
+        }
+    }
+
+    fn resolve_record(&self, record: &ServerRecord) -> Result<ServerSpec, ConfigError> {
+        let servers_at = [self.servers_key];
+        let src = Source {
+            path: &self.path,
+            text: &self.text,
+            servers_at: &servers_at,
+        };
+        record.resolve(&src, self.env.as_ref())
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Records hold unexpanded values only, but keep Debug output short
+        // and free of anything that could be a secret.
+        f.debug_struct("Config")
+            .field("path", &self.path)
+            .field("builtin", &self.is_builtin())
+            .field("servers", &self.server_names())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{collections::HashMap, time::Duration};
+
+    use super::*;
+    use crate::config::{RemoteSpec, TransportKind};
+
+    const DESIGN_EXAMPLE: &str = r#"{
+  "mcpServers": {
+    "time":   { "command": "uvx", "args": ["mcp-server-time"], "env": { "TZ": "UTC" } },
+    "github": { "type": "http", "url": "https://example.com/mcp",
+                "headers": { "Authorization": "Bearer ${GITHUB_TOKEN}" } },
+    "legacy": { "type": "sse", "url": "http://127.0.0.1:8000/sse" },
+    "ws":     { "type": "websocket", "url": "ws://127.0.0.1:8765/ws" },
+    "off":    { "command": "my-server", "disabled": true, "timeout": 600 }
+  }
+}"#;
+
+    fn env(vars: &[(&str, &str)]) -> HashMap<String, String> {
+        vars.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("config.json"), text)
+    }
+
+    /// A config with one server `s` whose record is `record`, on line 3
+    /// starting at column 10.
+    fn one(record: &str) -> String {
+        format!("{{\n  \"mcpServers\": {{\n    \"s\": {record}\n  }}\n}}")
+    }
+
+    fn error_of(record: &str) -> ConfigError {
+        match parse(&one(record)) {
+            Ok(_) => panic!("{record} should be rejected"),
+            Err(error) => error,
+        }
+    }
+
+    fn remote(url: &str, auto_detect: bool) -> RemoteSpec {
+        RemoteSpec {
+            url: url.to_string(),
+            headers: Default::default(),
+            auto_detect,
+        }
+    }
+
+    #[test]
+    fn the_design_example_resolves_to_the_specs_the_pool_needs() {
+        let config = parse(DESIGN_EXAMPLE)
+            .unwrap()
+            .with_env(env(&[("GITHUB_TOKEN", "ghp_x")]));
+        assert_eq!(
+            config.server_names(),
+            ["time", "github", "legacy", "ws", "off"]
+        );
+        assert!(!config.is_builtin());
+
+        let time = config.resolve("time").unwrap();
+        let TransportSpec::Stdio(stdio) = &time.transport else {
+            panic!("time is stdio: {time:?}")
+        };
+        assert_eq!(stdio.command, "uvx");
+        assert_eq!(stdio.args, ["mcp-server-time"]);
+        assert_eq!(stdio.env["TZ"], "UTC");
+        assert_eq!(time.call_timeout(), Duration::from_secs(120));
+
+        let github = config.resolve("github").unwrap();
+        let TransportSpec::Http(http) = &github.transport else {
+            panic!("github is http: {github:?}")
+        };
+        assert_eq!(http.headers["Authorization"], "Bearer ghp_x");
+        assert!(!http.auto_detect, "the type was declared");
+
+        assert_eq!(
+            config.resolve("legacy").unwrap().transport,
+            TransportSpec::Sse(remote("http://127.0.0.1:8000/sse", false))
+        );
+        assert_eq!(
+            config.resolve("ws").unwrap().transport,
+            TransportSpec::WebSocket(remote("ws://127.0.0.1:8765/ws", false))
+        );
+        let off = config.resolve("off").unwrap();
+        assert!(off.disabled);
+        assert_eq!(off.call_timeout(), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn resolve_enabled_skips_disabled_servers() {
+        let config = parse(DESIGN_EXAMPLE)
+            .unwrap()
+            .with_env(env(&[("GITHUB_TOKEN", "t")]));
+        let names: Vec<String> = config
+            .resolve_enabled()
+            .into_iter()
+            .map(|spec| spec.unwrap().name)
+            .collect();
+        assert_eq!(names, ["time", "github", "legacy", "ws"]);
+        assert!(config.is_disabled("off"));
+    }
+
+    #[test]
+    fn transport_is_inferred_without_type() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "cmd": {"command": "srv"},
+                "ws": {"url": "ws://h/ws"},
+                "wss": {"url": "WSS://h/ws"},
+                "web": {"url": "https://h/mcp"}
+            }}"#,
+        )
+        .unwrap();
+        let kinds: Vec<(TransportKind, bool)> = config
+            .resolve_enabled()
+            .into_iter()
+            .map(|spec| {
+                let spec = spec.unwrap();
+                let auto = matches!(&spec.transport, TransportSpec::Http(r) if r.auto_detect);
+                (spec.kind(), auto)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (TransportKind::Stdio, false),
+                (TransportKind::WebSocket, false),
+                (TransportKind::WebSocket, false),
+                (TransportKind::Http, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn transport_field_and_aliases_are_accepted() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "a": {"transport": "streamableHttp", "url": "http://h/mcp"},
+                "b": {"type": "streamable-http", "url": "http://h/mcp"},
+                "c": {"type": "ws", "url": "ws://h"},
+                "d": {"type": "stdio", "command": "x"}
+            }}"#,
+        )
+        .unwrap();
+        let kinds: Vec<TransportKind> = config
+            .resolve_enabled()
+            .into_iter()
+            .map(|spec| spec.unwrap().kind())
+            .collect();
+        use TransportKind::*;
+        assert_eq!(kinds, [Http, Http, WebSocket, Stdio]);
+    }
+
+    #[test]
+    fn vs_code_top_level_servers_key_is_read() {
+        let config =
+            parse(r#"{"servers": {"v": {"type": "stdio", "command": "x"}}, "inputs": []}"#)
+                .unwrap();
+        assert_eq!(config.server_names(), ["v"]);
+        assert_eq!(config.resolve("v").unwrap().kind(), TransportKind::Stdio);
+    }
+
+    #[test]
+    fn a_file_without_servers_has_none() {
+        assert!(parse("{}").unwrap().server_names().is_empty());
+        assert!(
+            parse(r#"{"mcpServers": null}"#)
+                .unwrap()
+                .server_names()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn syntax_errors_have_file_line_and_column() {
+        let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}";
+        let error = parse(text).unwrap_err();
+        assert!(matches!(error, ConfigError::Syntax { .. }), "{error:?}");
+        assert_eq!(error.line_col(), Some((3, 26)));
+        let message = error.to_string();
+        assert!(
+            message.starts_with("config.json:3:26: invalid JSON: trailing comma"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_empty_file_is_a_syntax_error() {
+        let error = parse("").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("config.json:1:1: invalid JSON: EOF"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn field_errors_name_file_line_column_server_and_field() {
+        // The issue's example, at the same place.
+        let text = r#"{
+  "mcpServers": {
+    "github": { "url": "https://example.com/mcp" },
+    "time": {
+      "command": "uvx",
+      "args":
+           "mcp-server-time"
+    }
+  }
+}"#;
+        let error = parse(text).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "config.json:7:12: server \"time\": \"args\" must be an array of strings, not a string"
+        );
+        assert_eq!(error.server(), Some("time"));
+        assert_eq!(error.field(), Some("args"));
+        assert_eq!(error.path(), Path::new("config.json"));
+    }
+
+    #[test]
+    fn each_field_is_checked() {
+        // (record, field, message, column of the offending value on line 3)
+        let cases: &[(&str, Option<&str>, &str, usize)] = &[
+            (
+                r#"{"command": 5}"#,
+                Some("command"),
+                "\"command\" must be a string, not a number",
+                22,
+            ),
+            (
+                r#"{"command": "  "}"#,
+                Some("command"),
+                "\"command\" must not be empty",
+                22,
+            ),
+            (
+                r#"{"command": "x", "args": "a b"}"#,
+                Some("args"),
+                "\"args\" must be an array of strings, not a string",
+                35,
+            ),
+            (
+                r#"{"command": "x", "args": ["a", 1]}"#,
+                Some("args"),
+                "\"args\" must be an array of strings; item 1 is a number",
+                41,
+            ),
+            (
+                r#"{"command": "x", "env": []}"#,
+                Some("env"),
+                "\"env\" must be an object of strings, not an array",
+                34,
+            ),
+            (
+                r#"{"command": "x", "env": {"A": 1}}"#,
+                Some("env"),
+                "\"env\" must be an object of strings; \"A\" is a number",
+                40,
+            ),
+            (
+                r#"{"command": "x", "env": {"A=B": "1"}}"#,
+                Some("env"),
+                "\"env\": \"A=B\" is not a valid variable name",
+                42,
+            ),
+            (
+                r#"{"command": "x", "cwd": 1}"#,
+                Some("cwd"),
+                "\"cwd\" must be a string, not a number",
+                34,
+            ),
+            (
+                r#"{"url": 1}"#,
+                Some("url"),
+                "\"url\" must be a string, not a number",
+                18,
+            ),
+            (
+                r#"{"url": "not a url"}"#,
+                Some("url"),
+                "\"url\" is not a valid URL (relative URL without a base)",
+                18,
+            ),
+            (
+                r#"{"type": "websocket", "url": "http://h"}"#,
+                Some("url"),
+                "\"url\" must start with ws:// or wss:// for the websocket transport",
+                39,
+            ),
+            (
+                r#"{"type": "sse", "url": "ws://h"}"#,
+                Some("url"),
+                "\"url\" must start with http:// or https:// for the sse transport",
+                33,
+            ),
+            (
+                r#"{"url": "http://h", "headers": {"A": true}}"#,
+                Some("headers"),
+                "\"headers\" must be an object of strings; \"A\" is a boolean",
+                47,
+            ),
+            (
+                r#"{"url": "http://h", "headers": {"Bad Name": "v"}}"#,
+                Some("headers"),
+                "\"headers\": \"Bad Name\" is not a valid header name",
+                54,
+            ),
+            (
+                r#"{"command": "x", "timeout": 0}"#,
+                Some("timeout"),
+                "\"timeout\" must be a positive number of seconds",
+                38,
+            ),
+            (
+                r#"{"command": "x", "timeout": -5}"#,
+                Some("timeout"),
+                "\"timeout\" must be a positive number of seconds",
+                38,
+            ),
+            (
+                r#"{"command": "x", "timeout": "10"}"#,
+                Some("timeout"),
+                "\"timeout\" must be a positive number of seconds",
+                38,
+            ),
+            (
+                r#"{"command": "x", "disabled": "yes"}"#,
+                Some("disabled"),
+                "\"disabled\" must be true or false, not a string",
+                39,
+            ),
+            (
+                r#"{"type": 3, "command": "x"}"#,
+                Some("type"),
+                "\"type\" must be a string, not a number",
+                19,
+            ),
+            (
+                r#"{"type": "grpc", "url": "http://h"}"#,
+                Some("type"),
+                "unsupported transport \"grpc\"; expected stdio, http, sse or websocket",
+                19,
+            ),
+            (
+                r#"{"transport": "grpc", "url": "http://h"}"#,
+                Some("transport"),
+                "unsupported transport \"grpc\"; expected stdio, http, sse or websocket",
+                24,
+            ),
+            (
+                r#"{"type": "websocket"}"#,
+                Some("url"),
+                "websocket transport requires \"url\"",
+                10,
+            ),
+            (
+                r#"{"type": "http", "command": "x"}"#,
+                Some("url"),
+                "http transport requires \"url\"",
+                10,
+            ),
+            (
+                r#"{"type": "stdio", "url": "http://h"}"#,
+                Some("command"),
+                "stdio transport requires \"command\"",
+                10,
+            ),
+            (
+                r#"{"command": "x", "url": "http://h"}"#,
+                Some("type"),
+                "has both \"command\" and \"url\"; set \"type\" to \"stdio\", \"http\", \"sse\" or \"websocket\" to say which to use",
+                10,
+            ),
+            (
+                r#"{"args": ["x"]}"#,
+                None,
+                "needs \"command\" (a stdio server) or \"url\" (a network server)",
+                10,
+            ),
+            (
+                r#""uvx time""#,
+                None,
+                "must be an object with \"command\" or \"url\", not a string",
+                10,
+            ),
+        ];
+        for (record, field, message, column) in cases {
+            let error = error_of(record);
+            assert_eq!(
+                error.to_string(),
+                format!("config.json:3:{column}: server \"s\": {message}"),
+                "{record}"
+            );
+            assert_eq!(error.field(), *field, "{record}");
+            assert_eq!(error.server(), Some("s"), "{record}");
+        }
+    }
+
+    #[test]
+    fn the_file_structure_is_checked() {
+        let cases = [
+            (
+                "[]",
+                "config.json:1:1: the top level must be an object like {\"mcpServers\": {...}}, not an array",
+            ),
+            (
+                r#"{"mcpServers": ["a"]}"#,
+                "config.json:1:16: \"mcpServers\" must be an object mapping server names to servers, not an array",
+            ),
+            (
+                r#"{"mcpServers": {}, "servers": {}}"#,
+                "config.json:1:31: has both \"mcpServers\" and \"servers\"; move every server into one of them",
+            ),
+        ];
+        for (text, message) in cases {
+            assert_eq!(parse(text).unwrap_err().to_string(), message, "{text}");
+        }
+    }
+
+    #[test]
+    fn variables_expand_in_every_expandable_field() {
+        let text = r#"{"mcpServers": {
+            "s": {"command": "${BIN}", "args": ["--port=${PORT:-8080}", "${HOME}/x"],
+                  "env": {"TOKEN": "${TOKEN}", "MODE": "${MODE:-dev}"}},
+            "r": {"type": "http", "url": "https://${HOST}/mcp?k=${KEY:-none}",
+                  "headers": {"Authorization": "Bearer ${TOKEN}"}}
+        }}"#;
+        let config = parse(text).unwrap().with_env(env(&[
+            ("BIN", "/usr/bin/srv"),
+            ("HOME", "/home/a"),
+            ("TOKEN", "t0k"),
+            ("HOST", "h.example"),
+        ]));
+        let s = config.resolve("s").unwrap();
+        let TransportSpec::Stdio(stdio) = s.transport else {
+            panic!()
+        };
+        assert_eq!(stdio.command, "/usr/bin/srv");
+        assert_eq!(stdio.args, ["--port=8080", "/home/a/x"]);
+        assert_eq!(stdio.env["TOKEN"], "t0k");
+        assert_eq!(stdio.env["MODE"], "dev");
+        let r = config.resolve("r").unwrap();
+        let TransportSpec::Http(http) = r.transport else {
+            panic!()
+        };
+        assert_eq!(http.url, "https://h.example/mcp?k=none");
+        assert_eq!(http.headers["Authorization"], "Bearer t0k");
+    }
+
+    #[test]
+    fn an_unset_variable_fails_only_its_server_naming_server_and_field() {
+        let text = r#"{
+  "mcpServers": {
+    "github": {"url": "https://h/mcp",
+               "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+    "time": {"command": "uvx", "args": ["mcp-server-time"]}
+  }
+}"#;
+        let config = parse(text).unwrap().with_env(env(&[]));
+        let results = config.resolve_enabled();
+        assert_eq!(results.len(), 2);
+        let error = results[0].as_ref().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "config.json:4:45: server \"github\": \"headers\" uses ${GITHUB_TOKEN}, which is \
+             not set; set it, or give a default: ${GITHUB_TOKEN:-value}"
+        );
+        assert_eq!(error.server(), Some("github"));
+        assert_eq!(error.field(), Some("headers"));
+        assert_eq!(results[1].as_ref().unwrap().name, "time");
+    }
+
+    #[test]
+    fn a_malformed_reference_is_reported_at_resolve() {
+        let config = parse(&one(r#"{"command": "x", "args": ["${input:key}"]}"#))
+            .unwrap()
+            .with_env(env(&[]));
+        let error = config.resolve("s").unwrap_err();
+        assert_eq!(error.field(), Some("args"));
+        assert_eq!(error.line_col(), Some((3, 36)));
+        assert!(
+            error
+                .to_string()
+                .contains("\"args\"[0] uses ${input:key}, a VS Code input"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_url_from_a_variable_is_checked_and_its_transport_inferred_after_expansion() {
+        let config = parse(&one(r#"{"url": "${URL}"}"#)).unwrap();
+        let ws = config.clone().with_env(env(&[("URL", "wss://h/ws")]));
+        assert_eq!(ws.resolve("s").unwrap().kind(), TransportKind::WebSocket);
+        let bad = config.with_env(env(&[("URL", "nope")]));
+        let error = bad.resolve("s").unwrap_err();
+        assert!(
+            error.to_string().contains("\"url\" is not a valid URL"),
+            "{error}"
+        );
+        assert!(
+            !error.to_string().contains("nope"),
+            "the url is not repeated: {error}"
+        );
+    }
+
+    #[test]
+    fn relative_cwd_is_relative_to_the_config_file() {
+        let text = r#"{"mcpServers": {"a": {"command": "x", "cwd": "proj"}, "b": {"command": "x", "cwd": "/abs"}}}"#;
+        let config = Config::parse(Path::new("/etc/tb/config.json"), text).unwrap();
+        let cwd = |name| match config.resolve(name).unwrap().transport {
+            TransportSpec::Stdio(stdio) => stdio.cwd,
+            _ => None,
+        };
+        assert_eq!(cwd("a"), Some(PathBuf::from("/etc/tb/proj")));
+        assert_eq!(cwd("b"), Some(PathBuf::from("/abs")));
+    }
+
+    #[test]
+    fn unknown_servers_are_errors_listing_the_known_ones() {
+        let config = parse(DESIGN_EXAMPLE).unwrap();
+        assert_eq!(
+            config.resolve("tiem").unwrap_err().to_string(),
+            "unknown server \"tiem\"; config.json has: time, github, legacy, ws, off"
+        );
+        assert_eq!(
+            parse("{}").unwrap().resolve("x").unwrap_err().to_string(),
+            "unknown server \"x\": config.json has no servers"
+        );
+    }
+
+    #[test]
+    fn without_a_file_the_example_server_is_the_only_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let example = StdioSpec {
+            command: "/bin/toolbridge".into(),
+            args: vec!["example-server".into()],
+            ..StdioSpec::default()
+        };
+        let path = dir.path().join("missing.json");
+        let config = Config::load_or_builtin(&path, example.clone()).unwrap();
+        assert!(config.is_builtin());
+        assert_eq!(config.path(), path);
+        assert_eq!(config.server_names(), [EXAMPLE_SERVER]);
+        let spec = config.resolve("example").unwrap();
+        assert_eq!(spec.transport, TransportSpec::Stdio(example.clone()));
+        assert_eq!(config.resolve_enabled().len(), 1);
+        assert!(config.listing()[0].builtin);
+
+        std::fs::write(&path, "{\"mcpServers\": {}}").unwrap();
+        let config = Config::load_or_builtin(&path, example).unwrap();
+        assert!(!config.is_builtin());
+        assert!(config.server_names().is_empty());
+    }
+
+    #[test]
+    fn load_of_a_missing_file_is_a_read_error() {
+        let error = Config::load(Path::new("/nonexistent/config.json")).unwrap_err();
+        assert!(matches!(error, ConfigError::Read { .. }));
+        assert_eq!(error.to_string(), "cannot read /nonexistent/config.json");
+    }
+
+    #[test]
+    fn listing_masks_every_secret() {
+        let text = r#"{"mcpServers": {
+            "s": {"command": "npx", "args": ["-y", "srv", "--api-key", "sk-live-1", "--port", "80"],
+                  "env": {"API_KEY": "sk-live-2", "TZ": "UTC"}},
+            "r": {"url": "https://h/mcp?token=tok-3&page=2",
+                  "headers": {"Authorization": "Bearer tok-4", "Accept": "x"}, "timeout": 30},
+            "off": {"type": "sse", "url": "http://h/sse", "disabled": true}
+        }}"#;
+        let listing = parse(text).unwrap().listing();
+        let json = serde_json::to_string(&listing).unwrap();
+        for secret in ["sk-live-1", "sk-live-2", "tok-3", "tok-4", "UTC"] {
+            assert!(!json.contains(secret), "{secret} leaked: {json}");
+        }
+        assert_eq!(
+            serde_json::to_value(&listing).unwrap(),
+            serde_json::json!([
+                {"name": "s", "transport": "stdio", "enabled": true, "command": "npx",
+                 "args": ["-y", "srv", "--api-key", "***", "--port", "80"],
+                 "env": {"API_KEY": "***", "TZ": "***"}, "timeout": 120.0},
+                {"name": "r", "transport": "http", "autoDetect": true, "enabled": true,
+                 "url": "https://h/mcp?token=***&page=2",
+                 "headers": {"Accept": "***", "Authorization": "***"}, "timeout": 30.0},
+                {"name": "off", "transport": "sse", "enabled": false,
+                 "url": "http://h/sse", "timeout": 120.0}
+            ])
+        );
+    }
+
+    #[test]
+    fn debug_output_holds_no_values() {
+        let config = parse(&one(r#"{"command": "x", "env": {"K": "secret-value"}}"#)).unwrap();
+        assert!(!format!("{config:?}").contains("secret-value"));
+    }
+}

@@ -1,0 +1,332 @@
+//! Importing the servers of other MCP clients' config files: Claude Desktop
+//! (`claude_desktop_config.json`), Cursor (`mcp.json`), Claude Code
+//! (`.mcp.json`, `~/.claude.json`), all with `mcpServers`; VS Code's
+//! `mcp.json` (`servers`) and `settings.json` (`"mcp": {"servers": ...}`),
+//! which may have comments and trailing commas.
+
+use std::{fs, path::Path};
+
+use serde_json::{Map, Value};
+
+use super::{
+    document::parse_object,
+    edit::edit,
+    error::ConfigError,
+    jsonc,
+    record::{ServerRecord, Source, kind_of},
+    span::Step,
+};
+
+/// Where servers may be in a file to import, in the order they are looked for.
+const SOURCES: [&[&str]; 3] = [&["mcpServers"], &["servers"], &["mcp", "servers"]];
+
+/// What [`import`] did.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct ImportReport {
+    /// Where the servers were in the imported file: `mcpServers`,
+    /// `servers` or `mcp.servers`.
+    pub found_in: String,
+    /// Servers added to the config.
+    pub added: Vec<String>,
+    /// Servers whose record was replaced (only with `force`).
+    pub replaced: Vec<String>,
+    /// Servers not imported because the config already has the name.
+    pub skipped: Vec<String>,
+    /// Servers not imported because their record is not valid, and why.
+    pub invalid: Vec<ConfigError>,
+}
+
+/// Merges the servers of `from` into the config file at `config`, through
+/// [`edit`](super::edit) (locked, atomic). A name the config already has is
+/// skipped, or replaced when `force` is true. Records are copied as they
+/// are, unknown fields included; invalid ones are reported, not imported.
+pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, ConfigError> {
+    let text = fs::read_to_string(from).map_err(|source| ConfigError::Read {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    let text = jsonc::strip(&text);
+    let root = parse_object(from, &text)?;
+    let top = Source {
+        path: from,
+        text: &text,
+        servers_at: &[],
+    };
+    let Some((keys, servers)) = SOURCES
+        .into_iter()
+        .find_map(|keys| lookup(&root, keys).map(|servers| (keys, servers)))
+    else {
+        return Err(top.invalid(
+            None,
+            None,
+            &[],
+            "no MCP servers found; expected \"mcpServers\", \"servers\" or \
+             \"mcp\": {\"servers\": ...}",
+        ));
+    };
+    let Value::Object(servers) = servers else {
+        let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
+        return Err(top.invalid(
+            None,
+            keys.last().copied(),
+            &steps,
+            format!(
+                "\"{}\" must be an object mapping server names to servers, not {}",
+                keys.join("."),
+                kind_of(servers)
+            ),
+        ));
+    };
+
+    let mut report = ImportReport {
+        found_in: keys.join("."),
+        ..ImportReport::default()
+    };
+    let src = Source {
+        path: from,
+        text: &text,
+        servers_at: keys,
+    };
+    let mut valid = Vec::new();
+    for (name, record) in servers {
+        match ServerRecord::parse(&src, name, record) {
+            Ok(_) => valid.push((name.clone(), record.clone())),
+            Err(error) => report.invalid.push(error),
+        }
+    }
+
+    edit(config, |doc| {
+        for (name, record) in valid {
+            if !doc.contains(&name) {
+                doc.put_server(&name, record)?;
+                report.added.push(name);
+            } else if force {
+                doc.put_server(&name, record)?;
+                report.replaced.push(name);
+            } else {
+                report.skipped.push(name);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(report)
+}
+
+/// The value at `keys` in `root`, unless it is missing or `null`.
+fn lookup<'a>(root: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
+    let (first, rest) = keys.split_first()?;
+    let mut value = root.get(*first)?;
+    for key in rest {
+        value = value.get(key)?;
+    }
+    Some(value).filter(|value| !value.is_null())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::{Config, TransportKind};
+
+    struct Dirs {
+        _dir: tempfile::TempDir,
+        config: PathBuf,
+        root: PathBuf,
+    }
+
+    fn dirs() -> Dirs {
+        let dir = tempfile::tempdir().unwrap();
+        Dirs {
+            config: dir.path().join("config.json"),
+            root: dir.path().to_path_buf(),
+            _dir: dir,
+        }
+    }
+
+    fn write(dirs: &Dirs, name: &str, text: &str) -> PathBuf {
+        let path = dirs.root.join(name);
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn saved(path: &Path) -> Value {
+        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn claude_desktop_servers_are_added_with_their_unknown_fields() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "claude_desktop_config.json",
+            r#"{
+  "globalShortcut": "Ctrl+Space",
+  "mcpServers": {
+    "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+    "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}, "autoApprove": []}
+  }
+}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.found_in, "mcpServers");
+        assert_eq!(report.added, ["filesystem", "time"]);
+        assert!(
+            report.skipped.is_empty() && report.replaced.is_empty() && report.invalid.is_empty()
+        );
+        assert_eq!(
+            saved(&d.config)["mcpServers"]["time"],
+            json!({"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}, "autoApprove": []})
+        );
+        assert!(
+            saved(&d.config).get("globalShortcut").is_none(),
+            "only servers are imported"
+        );
+    }
+
+    #[test]
+    fn claude_code_and_cursor_typed_servers_are_imported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            ".mcp.json",
+            r#"{"mcpServers": {
+                "local": {"type": "stdio", "command": "srv", "args": [], "env": {}},
+                "remote": {"type": "http", "url": "https://h/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "old": {"type": "sse", "url": "https://h/sse"}
+            }}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.added, ["local", "remote", "old"]);
+        let config = Config::load(&d.config).unwrap();
+        let kinds: Vec<TransportKind> = config.listing().iter().map(|l| l.transport).collect();
+        assert_eq!(
+            kinds,
+            [
+                TransportKind::Stdio,
+                TransportKind::Http,
+                TransportKind::Sse
+            ]
+        );
+    }
+
+    #[test]
+    fn vs_code_mcp_json_with_comments_is_imported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "mcp.json",
+            r#"{
+  // Inputs are prompted by VS Code.
+  "inputs": [{"type": "promptString", "id": "key", "password": true}],
+  "servers": {
+    /* the clock */
+    "clock": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time",],},
+    "api": {"type": "http", "url": "https://h/mcp", "headers": {"X-Key": "${env:API_KEY}"}},
+  },
+}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.found_in, "servers");
+        assert_eq!(report.added, ["clock", "api"]);
+        assert_eq!(
+            saved(&d.config)["mcpServers"]["clock"],
+            json!({"type": "stdio", "command": "uvx", "args": ["mcp-server-time"]})
+        );
+    }
+
+    #[test]
+    fn vs_code_settings_json_mcp_servers_are_imported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "settings.json",
+            r#"{
+  "editor.fontSize": 14, // a comment
+  "mcp": {
+    "servers": {
+      "fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}
+    }
+  }
+}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.found_in, "mcp.servers");
+        assert_eq!(report.added, ["fetch"]);
+    }
+
+    #[test]
+    fn name_clashes_are_skipped_unless_forced() {
+        let d = dirs();
+        fs::write(
+            &d.config,
+            r#"{"mcpServers": {"time": {"command": "mine"}, "keep": {"command": "k"}}}"#,
+        )
+        .unwrap();
+        let from = write(
+            &d,
+            "other.json",
+            r#"{"mcpServers": {"time": {"command": "theirs"}, "new": {"command": "n"}}}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.added, ["new"]);
+        assert_eq!(report.skipped, ["time"]);
+        assert_eq!(saved(&d.config)["mcpServers"]["time"]["command"], "mine");
+
+        let report = import(&d.config, &from, true).unwrap();
+        assert!(report.added.is_empty());
+        assert_eq!(report.replaced, ["time", "new"]);
+        let servers = saved(&d.config)["mcpServers"].clone();
+        assert_eq!(servers["time"]["command"], "theirs");
+        let names: Vec<&String> = servers.as_object().unwrap().keys().collect();
+        assert_eq!(names, ["time", "keep", "new"], "replaced in place");
+    }
+
+    #[test]
+    fn invalid_records_are_reported_and_the_rest_imported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "x.json",
+            "{\"mcpServers\": {\n  \"bad\": {\"command\": \"x\", \"args\": \"oops\"},\n  \"good\": {\"command\": \"g\"}\n}}",
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.added, ["good"]);
+        assert_eq!(report.invalid.len(), 1);
+        let error = &report.invalid[0];
+        assert_eq!(error.server(), Some("bad"));
+        assert_eq!(error.path(), from);
+        assert_eq!(error.line_col(), Some((2, 35)));
+    }
+
+    #[test]
+    fn a_file_without_servers_or_with_bad_json_changes_nothing() {
+        let d = dirs();
+        let original = "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}";
+        fs::write(&d.config, original).unwrap();
+
+        let none = write(&d, "none.json", "{\"editor.fontSize\": 14}");
+        let error = import(&d.config, &none, false).unwrap_err();
+        assert!(
+            error.to_string().contains("no MCP servers found"),
+            "{error}"
+        );
+
+        let broken = write(
+            &d,
+            "broken.json",
+            "{\n  \"mcpServers\": {\n    \"a\" {}\n  }\n}",
+        );
+        let error = import(&d.config, &broken, false).unwrap_err();
+        assert!(matches!(error, ConfigError::Syntax { .. }), "{error:?}");
+        assert_eq!(error.path(), broken);
+        assert_eq!(error.line_col(), Some((3, 9)));
+
+        let error = import(&d.config, &d.root.join("missing.json"), false).unwrap_err();
+        assert!(matches!(error, ConfigError::Read { .. }));
+        assert_eq!(fs::read_to_string(&d.config).unwrap(), original);
+    }
+}

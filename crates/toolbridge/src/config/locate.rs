@@ -1,0 +1,93 @@
+//! Where the config file is: `--config PATH`, else `$TOOLBRIDGE_CONFIG`, else
+//! `$XDG_CONFIG_HOME/toolbridge/config.json`, else
+//! `~/.config/toolbridge/config.json`.
+
+use std::path::{Path, PathBuf};
+
+use super::env::{Env, ProcessEnv};
+
+/// The environment variable naming the config file.
+pub const CONFIG_ENV_VAR: &str = "TOOLBRIDGE_CONFIG";
+
+/// The config file's path: `explicit` (from `--config`) when given, else from
+/// the process environment as DESIGN.md says. The file need not exist.
+pub fn locate(explicit: Option<&Path>) -> PathBuf {
+    locate_with(explicit, &ProcessEnv)
+}
+
+/// [`locate`] with the environment taken from `env`.
+///
+/// A relative `XDG_CONFIG_HOME` is ignored, as the XDG spec requires. Without
+/// `HOME` the home directory comes from the system's user database.
+pub fn locate_with(explicit: Option<&Path>, env: &dyn Env) -> PathBuf {
+    if let Some(path) = explicit {
+        return path.to_path_buf();
+    }
+    let non_empty = |name: &str| env.var(name).filter(|value| !value.is_empty());
+    if let Some(path) = non_empty(CONFIG_ENV_VAR) {
+        return PathBuf::from(path);
+    }
+    let config_home = non_empty("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .or_else(|| {
+            non_empty("HOME")
+                .map(PathBuf::from)
+                .or_else(std::env::home_dir)
+                .map(|home| home.join(".config"))
+        })
+        .unwrap_or_else(|| PathBuf::from(".config"));
+    config_home.join("toolbridge").join("config.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> HashMap<String, String> {
+        vars.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn explicit_path_wins() {
+        let env = env(&[("TOOLBRIDGE_CONFIG", "/env.json"), ("HOME", "/home/a")]);
+        assert_eq!(
+            locate_with(Some(Path::new("my.json")), &env),
+            PathBuf::from("my.json")
+        );
+    }
+
+    #[test]
+    fn then_the_environment_variable() {
+        let env = env(&[
+            ("TOOLBRIDGE_CONFIG", "/env.json"),
+            ("XDG_CONFIG_HOME", "/xdg"),
+        ]);
+        assert_eq!(locate_with(None, &env), PathBuf::from("/env.json"));
+    }
+
+    #[test]
+    fn then_xdg_config_home() {
+        let env = env(&[
+            ("TOOLBRIDGE_CONFIG", ""),
+            ("XDG_CONFIG_HOME", "/xdg"),
+            ("HOME", "/home/a"),
+        ]);
+        assert_eq!(
+            locate_with(None, &env),
+            PathBuf::from("/xdg/toolbridge/config.json")
+        );
+    }
+
+    #[test]
+    fn then_home_dot_config_also_when_xdg_is_relative() {
+        let expected = PathBuf::from("/home/a/.config/toolbridge/config.json");
+        assert_eq!(locate_with(None, &env(&[("HOME", "/home/a")])), expected);
+        let relative = env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/a")]);
+        assert_eq!(locate_with(None, &relative), expected);
+    }
+}

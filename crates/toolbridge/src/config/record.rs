@@ -1,0 +1,525 @@
+//! [`ServerRecord`]: one server as written in the file, with every field
+//! checked but no `${VAR}` expanded yet; and resolving it into a
+//! [`ServerSpec`].
+//!
+//! Checking happens when the file is loaded, so a typo anywhere is reported
+//! at once with its line and column. Expansion happens when a server is
+//! resolved, so a variable missing for one server does not stop the others.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use serde_json::{Map, Value};
+
+use super::{
+    env::Env,
+    error::{ConfigError, Location},
+    expand::{ExpandError, expand},
+    span::{self, Step},
+    spec::{RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
+};
+
+/// Where records come from, so errors can say where a value is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Source<'a> {
+    /// The file, as the caller named it.
+    pub(crate) path: &'a Path,
+    /// Its text, for finding line and column; empty when the record was not
+    /// read from a file (a record built by `servers add`).
+    pub(crate) text: &'a str,
+    /// The keys leading to the servers object: `["mcpServers"]`, `["servers"]`
+    /// or `["mcp", "servers"]`.
+    pub(crate) servers_at: &'a [&'a str],
+}
+
+impl Source<'_> {
+    /// The location of `steps` inside `server`'s record (or inside the
+    /// document when `server` is `None`); when the exact value is missing,
+    /// the nearest enclosing one that exists.
+    pub(crate) fn locate(&self, server: Option<&str>, steps: &[Step<'_>]) -> Location {
+        if self.text.is_empty() {
+            return Location::file(self.path);
+        }
+        let mut full: Vec<Step<'_>> = self.servers_at.iter().map(|key| Step::Key(key)).collect();
+        full.extend(server.map(Step::Key));
+        full.extend_from_slice(steps);
+        let line_col = (0..=full.len())
+            .rev()
+            .find_map(|n| span::find(self.text, &full[..n]));
+        Location {
+            path: self.path.to_path_buf(),
+            line_col,
+        }
+    }
+
+    /// An [`ConfigError::Invalid`] located at `steps` in `server`'s record.
+    pub(crate) fn invalid(
+        &self,
+        server: Option<&str>,
+        field: Option<&str>,
+        steps: &[Step<'_>],
+        message: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::Invalid {
+            at: self.locate(server, steps),
+            server: server.map(str::to_string),
+            field: field.map(str::to_string),
+            message: message.into(),
+        }
+    }
+}
+
+/// One server as written in the config: checked, not yet expanded.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ServerRecord {
+    /// The key in `mcpServers`.
+    pub(crate) name: String,
+    /// `type` (or `transport`) when given; otherwise inferred on resolve.
+    pub(crate) declared: Option<TransportKind>,
+    /// Stdio: the program.
+    pub(crate) command: Option<String>,
+    /// Stdio: its arguments.
+    pub(crate) args: Vec<String>,
+    /// Stdio: extra environment, in file order.
+    pub(crate) env: Vec<(String, String)>,
+    /// Stdio: working directory as written.
+    pub(crate) cwd: Option<String>,
+    /// Network: the endpoint.
+    pub(crate) url: Option<String>,
+    /// Network: request headers, in file order.
+    pub(crate) headers: Vec<(String, String)>,
+    /// Per-call timeout; `None` means the default.
+    pub(crate) timeout: Option<Duration>,
+    /// Kept in the file but never started.
+    pub(crate) disabled: bool,
+}
+
+impl ServerRecord {
+    /// Checks `value`, the record of server `name`.
+    pub(crate) fn parse(src: &Source<'_>, name: &str, value: &Value) -> Result<Self, ConfigError> {
+        let Value::Object(obj) = value else {
+            return Err(src.invalid(
+                Some(name),
+                None,
+                &[],
+                format!(
+                    "must be an object with \"command\" or \"url\", not {}",
+                    kind_of(value)
+                ),
+            ));
+        };
+        let fields = Fields {
+            src,
+            server: name,
+            obj,
+        };
+        let declared = fields.transport()?;
+        let record = ServerRecord {
+            name: name.to_string(),
+            declared,
+            command: fields.string("command")?,
+            args: fields.string_array("args")?,
+            env: fields.string_map("env", check_env_name)?,
+            cwd: fields.string("cwd")?,
+            url: fields.string("url")?,
+            headers: fields.string_map("headers", check_header_name)?,
+            timeout: fields.timeout()?,
+            disabled: fields.boolean("disabled")?,
+        };
+
+        let required =
+            |field: &str, message: String| Err(src.invalid(Some(name), Some(field), &[], message));
+        match (declared, &record.command, &record.url) {
+            (Some(TransportKind::Stdio), None, _) => {
+                return required("command", "stdio transport requires \"command\"".into());
+            }
+            (Some(kind), _, None) if kind != TransportKind::Stdio => {
+                return required("url", format!("{kind} transport requires \"url\""));
+            }
+            (None, Some(_), Some(_)) => {
+                return required(
+                    "type",
+                    "has both \"command\" and \"url\"; set \"type\" to \"stdio\", \"http\", \
+                     \"sse\" or \"websocket\" to say which to use"
+                        .into(),
+                );
+            }
+            (None, None, None) => {
+                return Err(src.invalid(
+                    Some(name),
+                    None,
+                    &[],
+                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
+                ));
+            }
+            _ => {}
+        }
+        if record
+            .command
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(fields.err(
+                "command",
+                &[Step::Key("command")],
+                "\"command\" must not be empty",
+            ));
+        }
+        // A URL built from `${VAR}`s is checked when resolved.
+        if let Some(url) = record.url.as_deref().filter(|url| !url.contains('$'))
+            && record.kind() != TransportKind::Stdio
+        {
+            check_url(record.kind(), url)
+                .map_err(|message| fields.err("url", &[Step::Key("url")], message))?;
+        }
+        Ok(record)
+    }
+
+    /// The transport, as far as it can be told before expansion (a `url` of
+    /// `${URL}` counts as http until resolved).
+    pub(crate) fn kind(&self) -> TransportKind {
+        match (self.declared, &self.command, &self.url) {
+            (Some(kind), _, _) => kind,
+            (None, Some(_), _) => TransportKind::Stdio,
+            (None, None, url) => infer_remote(url.as_deref().unwrap_or_default()),
+        }
+    }
+
+    /// True when the transport was not declared and the URL is not a
+    /// WebSocket one: streamable HTTP is tried first, legacy SSE second.
+    pub(crate) fn auto_detect(&self) -> bool {
+        self.declared.is_none() && self.kind() == TransportKind::Http
+    }
+
+    /// Expands every `${VAR}` from `env` and builds the runtime spec. A
+    /// relative `cwd` is taken relative to the config file's directory.
+    pub(crate) fn resolve(
+        &self,
+        src: &Source<'_>,
+        env: &dyn Env,
+    ) -> Result<ServerSpec, ConfigError> {
+        let name = self.name.as_str();
+        let expand_at = |field: &str, label: &str, steps: &[Step<'_>], text: &str| {
+            expand(text, env).map_err(|error| match error {
+                ExpandError::Unset(variable) => ConfigError::UnsetVariable {
+                    at: src.locate(Some(name), steps),
+                    server: name.to_string(),
+                    field: field.to_string(),
+                    variable,
+                },
+                ExpandError::Syntax(message) => {
+                    src.invalid(Some(name), Some(field), steps, format!("{label} {message}"))
+                }
+            })
+        };
+
+        let transport = match (self.declared, &self.command, &self.url) {
+            (Some(TransportKind::Stdio) | None, Some(command), _) => {
+                let steps = [Step::Key("command")];
+                let command = expand_at("command", "\"command\"", &steps, command)?;
+                if command.trim().is_empty() {
+                    return Err(src.invalid(
+                        Some(name),
+                        Some("command"),
+                        &steps,
+                        "\"command\" is empty after expanding variables",
+                    ));
+                }
+                let args = self
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, arg)| {
+                        let label = format!("\"args\"[{i}]");
+                        expand_at("args", &label, &[Step::Key("args"), Step::Index(i)], arg)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let env = self
+                    .env
+                    .iter()
+                    .map(|(key, value)| {
+                        let label = format!("\"env\".\"{key}\"");
+                        let value =
+                            expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
+                        Ok((key.clone(), value))
+                    })
+                    .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+                let cwd = self.cwd.as_deref().map(|cwd| {
+                    let cwd = PathBuf::from(cwd);
+                    match src.path.parent() {
+                        Some(dir) if cwd.is_relative() && !dir.as_os_str().is_empty() => {
+                            dir.join(cwd)
+                        }
+                        _ => cwd,
+                    }
+                });
+                TransportSpec::Stdio(StdioSpec {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                })
+            }
+            (_, _, Some(url)) => {
+                let steps = [Step::Key("url")];
+                let url = expand_at("url", "\"url\"", &steps, url)?;
+                let kind = self.declared.unwrap_or_else(|| infer_remote(&url));
+                check_url(kind, &url)
+                    .map_err(|message| src.invalid(Some(name), Some("url"), &steps, message))?;
+                let headers = self
+                    .headers
+                    .iter()
+                    .map(|(key, value)| {
+                        let steps = [Step::Key("headers"), Step::Key(key)];
+                        let label = format!("\"headers\".\"{key}\"");
+                        let value = expand_at("headers", &label, &steps, value)?;
+                        if value.contains(['\r', '\n']) {
+                            return Err(src.invalid(
+                                Some(name),
+                                Some("headers"),
+                                &steps,
+                                format!("{label} must not contain a line break"),
+                            ));
+                        }
+                        Ok((key.clone(), value))
+                    })
+                    .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+                let remote = RemoteSpec {
+                    url,
+                    headers,
+                    auto_detect: self.declared.is_none() && kind == TransportKind::Http,
+                };
+                match kind {
+                    TransportKind::Sse => TransportSpec::Sse(remote),
+                    TransportKind::WebSocket => TransportSpec::WebSocket(remote),
+                    TransportKind::Http | TransportKind::Stdio => TransportSpec::Http(remote),
+                }
+            }
+            // `parse` guarantees the field the transport needs.
+            _ => {
+                return Err(src.invalid(
+                    Some(name),
+                    None,
+                    &[],
+                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
+                ));
+            }
+        };
+        Ok(ServerSpec {
+            name: self.name.clone(),
+            transport,
+            timeout: self.timeout,
+            disabled: self.disabled,
+        })
+    }
+}
+
+/// A WebSocket URL means the websocket transport; anything else, http.
+fn infer_remote(url: &str) -> TransportKind {
+    let lower = url.get(..6).unwrap_or(url).to_ascii_lowercase();
+    if lower.starts_with("ws://") || lower.starts_with("wss://") {
+        TransportKind::WebSocket
+    } else {
+        TransportKind::Http
+    }
+}
+
+/// Checks that `url` parses and has a scheme `kind` can use. The message
+/// never repeats the URL, which may hold a token.
+fn check_url(kind: TransportKind, url: &str) -> Result<(), String> {
+    let parsed =
+        url::Url::parse(url).map_err(|error| format!("\"url\" is not a valid URL ({error})"))?;
+    let (schemes, expected): (&[&str], &str) = match kind {
+        TransportKind::WebSocket => (&["ws", "wss"], "ws:// or wss://"),
+        TransportKind::Http | TransportKind::Sse | TransportKind::Stdio => {
+            (&["http", "https"], "http:// or https://")
+        }
+    };
+    if schemes.contains(&parsed.scheme()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "\"url\" must start with {expected} for the {kind} transport"
+        ))
+    }
+}
+
+fn check_env_name(name: &str) -> Option<&'static str> {
+    (name.is_empty() || name.contains(['=', '\0'])).then_some("is not a valid variable name")
+}
+
+fn check_header_name(name: &str) -> Option<&'static str> {
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c));
+    (!valid).then_some("is not a valid header name")
+}
+
+/// "a number", "an array", ...: for messages.
+pub(crate) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Typed access to one record's fields, with located errors. `null` counts
+/// as absent.
+struct Fields<'a> {
+    src: &'a Source<'a>,
+    server: &'a str,
+    obj: &'a Map<String, Value>,
+}
+
+impl Fields<'_> {
+    fn get(&self, field: &str) -> Option<&Value> {
+        self.obj.get(field).filter(|value| !value.is_null())
+    }
+
+    fn err(&self, field: &str, steps: &[Step<'_>], message: impl Into<String>) -> ConfigError {
+        self.src
+            .invalid(Some(self.server), Some(field), steps, message)
+    }
+
+    /// `type`, or else `transport`: the declared transport, if any.
+    fn transport(&self) -> Result<Option<TransportKind>, ConfigError> {
+        let (field, value) = match (self.get("type"), self.get("transport")) {
+            (Some(value), _) => ("type", value),
+            (None, Some(value)) => ("transport", value),
+            (None, None) => return Ok(None),
+        };
+        let steps = [Step::Key(field)];
+        let Value::String(name) = value else {
+            return Err(self.err(
+                field,
+                &steps,
+                format!("\"{field}\" must be a string, not {}", kind_of(value)),
+            ));
+        };
+        match TransportKind::parse(name) {
+            Some(kind) => Ok(Some(kind)),
+            None => Err(self.err(
+                field,
+                &steps,
+                format!("unsupported transport \"{name}\"; expected stdio, http, sse or websocket"),
+            )),
+        }
+    }
+
+    fn string(&self, field: &str) -> Result<Option<String>, ConfigError> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(self.err(
+                field,
+                &[Step::Key(field)],
+                format!("\"{field}\" must be a string, not {}", kind_of(other)),
+            )),
+        }
+    }
+
+    fn boolean(&self, field: &str) -> Result<bool, ConfigError> {
+        match self.get(field) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(self.err(
+                field,
+                &[Step::Key(field)],
+                format!("\"{field}\" must be true or false, not {}", kind_of(other)),
+            )),
+        }
+    }
+
+    fn string_array(&self, field: &str) -> Result<Vec<String>, ConfigError> {
+        let message = format!("\"{field}\" must be an array of strings");
+        let items = match self.get(field) {
+            None => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(self.err(
+                    field,
+                    &[Step::Key(field)],
+                    format!("{message}, not {}", kind_of(other)),
+                ));
+            }
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(self.err(
+                    field,
+                    &[Step::Key(field), Step::Index(i)],
+                    format!("{message}; item {i} is {}", kind_of(other)),
+                )),
+            })
+            .collect()
+    }
+
+    fn string_map(
+        &self,
+        field: &str,
+        check_key: fn(&str) -> Option<&'static str>,
+    ) -> Result<Vec<(String, String)>, ConfigError> {
+        let message = format!("\"{field}\" must be an object of strings");
+        let entries = match self.get(field) {
+            None => return Ok(Vec::new()),
+            Some(Value::Object(entries)) => entries,
+            Some(other) => {
+                return Err(self.err(
+                    field,
+                    &[Step::Key(field)],
+                    format!("{message}, not {}", kind_of(other)),
+                ));
+            }
+        };
+        entries
+            .iter()
+            .map(|(key, value)| {
+                let steps = [Step::Key(field), Step::Key(key)];
+                if let Some(problem) = check_key(key) {
+                    return Err(self.err(
+                        field,
+                        &steps,
+                        format!("\"{field}\": \"{key}\" {problem}"),
+                    ));
+                }
+                match value {
+                    Value::String(s) => Ok((key.clone(), s.clone())),
+                    other => Err(self.err(
+                        field,
+                        &steps,
+                        format!("{message}; \"{key}\" is {}", kind_of(other)),
+                    )),
+                }
+            })
+            .collect()
+    }
+
+    fn timeout(&self) -> Result<Option<Duration>, ConfigError> {
+        let Some(value) = self.get("timeout") else {
+            return Ok(None);
+        };
+        value
+            .as_f64()
+            .filter(|secs| secs.is_finite() && *secs > 0.0)
+            .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                self.err(
+                    "timeout",
+                    &[Step::Key("timeout")],
+                    "\"timeout\" must be a positive number of seconds",
+                )
+            })
+    }
+}
