@@ -210,3 +210,61 @@ pub fn group_alive(pgid: u32) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn spawn_group() -> std::process::Child {
+        Command::new("sleep")
+            .arg("1000")
+            .process_group(0)
+            .spawn()
+            .expect("spawn sleep")
+    }
+
+    fn wait_gone(child: &mut std::process::Child) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        false
+    }
+
+    #[test]
+    fn the_reaper_kills_registered_groups_when_its_pipe_closes() {
+        let tracker = Arc::new(ProcessTracker::new());
+        let mut child = spawn_group();
+        let guard = tracker.register(child.id());
+        // As if this process died: the pipe to the reaper closes while the
+        // guard is still alive.
+        let reaper = tracker
+            .reaper
+            .lock()
+            .unwrap()
+            .take()
+            .expect("reaper started");
+        let Reaper {
+            child: mut reaper,
+            stdin,
+        } = reaper;
+        drop(stdin);
+        assert!(wait_gone(&mut child), "the reaper did not kill the group");
+        assert!(reaper.wait().expect("reaper exit").success());
+        drop(guard);
+    }
+
+    #[test]
+    fn dropping_a_guard_kills_its_group() {
+        let tracker = Arc::new(ProcessTracker::new());
+        let mut child = spawn_group();
+        let guard = tracker.register(child.id());
+        assert!(group_alive(child.id()));
+        drop(guard);
+        assert!(wait_gone(&mut child), "the group survived its guard");
+    }
+}
