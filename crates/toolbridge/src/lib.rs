@@ -43,6 +43,7 @@
 pub mod config;
 pub mod example_server;
 pub mod pool;
+pub mod presets;
 pub mod process;
 pub mod tools;
 pub mod transport;
