@@ -41,6 +41,7 @@
 //! goes where.
 
 pub mod config;
+pub mod deps;
 pub mod example_server;
 pub mod pool;
 pub mod presets;
