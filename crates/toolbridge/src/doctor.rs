@@ -388,7 +388,7 @@ fn command_exists(command: &str, path_var: Option<&OsStr>) -> bool {
     if command.contains('/') || command.contains('\\') {
         return Path::new(command).is_file();
     }
-    deps::find(command, path_var).is_some()
+    deps::find_command(command, path_var).is_some()
 }
 
 /// Whether `url` answers an HTTP request at all (any status is an answer).
@@ -689,15 +689,21 @@ mod tests {
             use tokio::io::{AsyncReadExt, AsyncWriteExt};
             let (mut socket, _) = listener.accept().await.unwrap();
             let mut buf = [0u8; 1024];
-            let _ = socket.read(&mut buf).await.unwrap();
+            let n = socket.read(&mut buf).await.unwrap();
             socket
                 .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
                 .await
                 .unwrap();
+            String::from_utf8_lossy(&buf[..n]).into_owned()
         });
         let findings = check(json!({"url": format!("http://{addr}/mcp")}), &env).await;
         assert_eq!(findings, []);
-        answer.await.unwrap();
+        // Bounded, so a check that never connected fails instead of hanging.
+        let request = tokio::time::timeout(Duration::from_secs(10), answer)
+            .await
+            .expect("the check never asked the server")
+            .unwrap();
+        assert!(request.starts_with("GET /mcp "), "{request}");
     }
 
     #[tokio::test]

@@ -13,5 +13,6 @@ mod probe;
 
 pub use install::{InstallMethod, InstallPlan, install_plan};
 pub use platform::{Os, Platform};
-pub(crate) use probe::find;
-pub use probe::{KNOWN_COMMANDS, PROBE_TIMEOUT, Probe, ProbeStatus, probe, probe_all};
+pub use probe::{
+    KNOWN_COMMANDS, PROBE_TIMEOUT, Probe, ProbeStatus, find_command, probe, probe_all,
+};

@@ -54,7 +54,7 @@ impl Probe {
 /// Looks `command` up on `path_var` (toolbridge's `PATH` when `None`) and asks
 /// it for `--version`, giving up after `timeout`.
 pub async fn probe(command: &str, path_var: Option<&OsStr>, timeout: Duration) -> Probe {
-    let status = match find(command, path_var) {
+    let status = match find_command(command, path_var) {
         None => ProbeStatus::Missing,
         Some(path) => match version(&path, timeout).await {
             Ok(version) => ProbeStatus::Found { path, version },
@@ -78,7 +78,7 @@ pub async fn probe_all(
 
 /// Where `command` is: itself when it has a path separator, else the first
 /// match on `path_var` (or toolbridge's `PATH`).
-pub(crate) fn find(command: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+pub fn find_command(command: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
     if command.is_empty() {
         return None;
     }
