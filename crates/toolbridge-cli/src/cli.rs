@@ -39,6 +39,10 @@ pub struct Cli {
 pub enum Command {
     /// Run the built-in example MCP server over stdio.
     ExampleServer,
+    /// Curated MCP servers: list them, show one, add one to the config.
+    Presets(commands::presets::PresetsArgs),
+    /// Check that every configured server can start, and install launchers.
+    Doctor(commands::doctor::DoctorArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -55,5 +59,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::ExampleServer => commands::example_server::run(),
+        Command::Presets(args) => commands::presets::run(cli.config.as_deref(), args),
+        Command::Doctor(args) => commands::doctor::run(cli.config.as_deref(), args),
     }
 }
