@@ -12,12 +12,19 @@ log() { printf 'setup-test-deps: %s\n' "$*" >&2; }
 # npm packages, pinned exactly.
 NPM_PACKAGES=(
   "@modelcontextprotocol/server-everything@2026.8.31"
+  # Keyless presets whose tool lists the preset tests compare (see presets.rs).
+  "@modelcontextprotocol/server-memory@2026.8.31"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
+  "@modelcontextprotocol/server-sequential-thinking@2026.8.31"
 )
 # Python environments: name and pinned requirements.
 #   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
 #   py1: the Python MCP SDK 1.x, the last with a WebSocket server
 PY2_REQS=("mcp==2.3.0")
 PY1_REQS=("mcp[ws]==1.30.0")
+#   presets: the keyless Python preset servers (run as `uvx` by the presets;
+#   the tests start the venv's entry points directly, offline)
+PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
 
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
@@ -46,5 +53,6 @@ install_npm &
 npm_pid=$!
 install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
+install_venv presets-py "${PRESETS_PY_REQS[@]}"
 wait "$npm_pid"
 log "all test dependencies are in $deps"

@@ -47,6 +47,10 @@ pub enum Command {
     /// List, add, remove, enable, disable or import servers in the config file.
     #[command(subcommand)]
     Servers(ServersCommand),
+    /// Curated MCP servers: list them, show one, add one to the config.
+    Presets(commands::presets::PresetsArgs),
+    /// Check that every configured server can start, and install launchers.
+    Doctor(commands::doctor::DoctorArgs),
 }
 
 /// `toolbridge servers ...`
@@ -242,6 +246,8 @@ pub fn main() -> ExitCode {
             commands::run_with_pool(&cli, |ctx| commands::call::run(ctx, args))
         }
         Command::Servers(ref command) => commands::servers::run(&cli, command),
+        Command::Presets(args) => return commands::presets::run(cli.config.as_deref(), args),
+        Command::Doctor(args) => return commands::doctor::run(cli.config.as_deref(), args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -23,6 +23,7 @@
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
 //! - [`presets`]: curated real MCP servers.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
+//! - [`doctor`]: what stops each configured server from starting, and the fix.
 //! - [`example_server`]: the built-in example MCP server.
 //!
 //! # Data flow
@@ -41,8 +42,11 @@
 //! goes where.
 
 pub mod config;
+pub mod deps;
+pub mod doctor;
 pub mod example_server;
 pub mod pool;
+pub mod presets;
 pub mod process;
 pub mod tools;
 pub mod transport;

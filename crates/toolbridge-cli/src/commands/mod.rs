@@ -2,7 +2,10 @@
 //! a pool, and closing it on every way out (normal exit and signals).
 
 pub mod call;
+pub mod config_file;
+pub mod doctor;
 pub mod example_server;
+pub mod presets;
 pub mod servers;
 pub mod tools;
 

@@ -1,0 +1,259 @@
+//! `toolbridge doctor [--install CMD [--yes]]`.
+//!
+//! Exit codes: 0 everything the configured servers need is present; 1
+//! something is missing (or an install was declined or failed); 2 usage or
+//! config error.
+
+use std::{
+    io::{BufRead, IsTerminal, Write},
+    path::Path,
+    process::ExitCode,
+};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use toolbridge::{
+    deps::{self, InstallMethod, Platform, Probe, ProbeStatus},
+    doctor::{self, Environment, Finding, Problem, ServerCheck},
+};
+
+use super::config_file;
+use crate::cli::exit;
+
+/// Something needed is missing.
+const MISSING: u8 = 1;
+
+/// `toolbridge doctor ...`
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Install the software that provides CMD (node, npm, npx, uv, uvx,
+    /// python3): shows the exact command and runs it after you confirm.
+    #[arg(long, value_name = "CMD")]
+    pub install: Option<String>,
+    /// Run the install command without asking.
+    #[arg(long, requires = "install")]
+    pub yes: bool,
+}
+
+pub fn run(config: Option<&Path>, args: DoctorArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("toolbridge: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match &args.install {
+        Some(command) => runtime.block_on(install(command, args.yes)),
+        None => runtime.block_on(check(config)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("toolbridge: {e:#}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+async fn check(config: Option<&Path>) -> Result<ExitCode> {
+    let path = config_file::config_path(config)?;
+    let root = config_file::read_raw(&path)?;
+    let servers: Vec<ServerCheck> = root
+        .as_ref()
+        .and_then(config_file::servers)
+        .map(|map| {
+            map.iter()
+                .map(|(name, entry)| ServerCheck::from_entry(name, entry))
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let platform = Platform::current();
+    let env = Environment::from_process();
+    let (probes, findings) = tokio::join!(
+        deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
+        doctor::check_servers(&servers, &env, &platform, doctor::URL_TIMEOUT),
+    );
+
+    let mut out = String::from("launchers:\n");
+    for probe in &probes {
+        out.push_str(&probe_line(probe));
+    }
+    match &root {
+        None => out.push_str(&format!(
+            "\nno config file at {}; only the built-in example server is configured, \
+             and it needs nothing\n",
+            path.display()
+        )),
+        Some(_) => out.push_str(&format!("\nservers in {}:\n", path.display())),
+    }
+    for server in &servers {
+        let mut own = findings
+            .iter()
+            .filter(|f| f.server == server.name)
+            .peekable();
+        if server.disabled {
+            out.push_str(&format!(
+                "  off      {} (disabled, not checked)\n",
+                server.name
+            ));
+        } else if own.peek().is_none() {
+            out.push_str(&format!("  ok       {}\n", server.name));
+        }
+        for finding in own {
+            out.push_str(&format!("  problem  {}\n", finding_line(finding)));
+        }
+    }
+    if findings.is_empty() {
+        out.push_str("\neverything the configured servers need is present\n");
+    } else {
+        let n = findings.len();
+        out.push_str(&format!(
+            "\n{n} problem{} found\n",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    write_stdout(&out)?;
+    Ok(if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(MISSING)
+    })
+}
+
+fn probe_line(probe: &Probe) -> String {
+    match &probe.status {
+        ProbeStatus::Found { path, version } => format!(
+            "  ok       {:<8} {version} ({})\n",
+            probe.command,
+            path.display()
+        ),
+        ProbeStatus::Missing => format!("  missing  {}\n", probe.command),
+        ProbeStatus::Broken { path, reason } => format!(
+            "  broken   {:<8} {} ({reason})\n",
+            probe.command,
+            path.display()
+        ),
+    }
+}
+
+/// One line: the finding, its fix, and `--install` when it would help.
+fn finding_line(finding: &Finding) -> String {
+    let mut line = finding.to_string();
+    if let (Problem::CommandNotFound { command }, Some(plan)) = (&finding.problem, &finding.install)
+        && !plan.methods.is_empty()
+    {
+        line.push_str(&format!(", or run `toolbridge doctor --install {command}`"));
+    }
+    line
+}
+
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}
+
+async fn install(command: &str, yes: bool) -> Result<ExitCode> {
+    let platform = Platform::current();
+    let Some(plan) = deps::install_plan(command, &platform) else {
+        bail!(
+            "no install plan for \"{command}\"; toolbridge knows node, npm, npx, uv, uvx, \
+             python3 and docker"
+        );
+    };
+    let before = deps::probe(command, None, deps::PROBE_TIMEOUT).await;
+    if let ProbeStatus::Found { path, version } = &before.status {
+        write_stdout(&format!(
+            "{command} is already installed: {version} ({})\n",
+            path.display()
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(method) = plan.choose(|c| deps::find_command(c, None).is_some()) else {
+        write_stdout(&format!(
+            "no automatic way to install {} here; download it from {}\n",
+            plan.software, plan.download_url
+        ))?;
+        return Ok(ExitCode::from(MISSING));
+    };
+    write_stdout(&format!(
+        "to install {} ({command}) with {}, toolbridge would run:\n  {}\n",
+        plan.software,
+        method.via,
+        method.display()
+    ))?;
+
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            eprintln!(
+                "toolbridge: not running it: there is no terminal to confirm on; run the \
+                 command above yourself, or re-run with --yes"
+            );
+            return Ok(ExitCode::from(MISSING));
+        }
+        if !confirm("run it? [y/N] ")? {
+            eprintln!("toolbridge: not run");
+            return Ok(ExitCode::from(MISSING));
+        }
+    }
+
+    if let Err(e) = run_method(method) {
+        eprintln!("toolbridge: {e:#}");
+        return Ok(ExitCode::from(MISSING));
+    }
+    let after = deps::probe(command, None, deps::PROBE_TIMEOUT).await;
+    match &after.status {
+        ProbeStatus::Found { path, version } => {
+            write_stdout(&format!(
+                "{command} is installed: {version} ({})\n",
+                path.display()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => {
+            eprintln!(
+                "toolbridge: the install command finished, but {command} is still not on PATH; \
+                 open a new shell (or add the directory it was installed to, such as \
+                 ~/.local/bin, to PATH) and run `toolbridge doctor` again"
+            );
+            Ok(ExitCode::from(MISSING))
+        }
+    }
+}
+
+/// Asks on stderr, reads the answer from stdin; only "y"/"yes" is yes.
+fn confirm(question: &str) -> Result<bool> {
+    eprint!("{question}");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// Runs the method's commands in order, in the foreground, stopping at the
+/// first failure.
+fn run_method(method: &InstallMethod) -> Result<()> {
+    for argv in &method.commands {
+        let Some((program, args)) = argv.split_first() else {
+            continue;
+        };
+        let status = std::process::Command::new(program)
+            .args(args)
+            .status()
+            .with_context(|| format!("cannot run {program}"))?;
+        if !status.success() {
+            bail!("`{}` failed ({status})", argv.join(" "));
+        }
+    }
+    Ok(())
+}

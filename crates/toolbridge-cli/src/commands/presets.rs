@@ -1,0 +1,212 @@
+//! `toolbridge presets list | show | add`.
+
+use std::{io::Write, path::Path, process::ExitCode};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use toolbridge::presets::{self, Category, Preset, Transport};
+
+use super::config_file;
+use crate::cli::exit;
+
+/// `toolbridge presets ...`
+#[derive(Debug, Args)]
+pub struct PresetsArgs {
+    #[command(subcommand)]
+    pub command: PresetsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PresetsCommand {
+    /// List the curated MCP servers.
+    List {
+        /// Only this category: search, vision, web-reading, code-repo, general.
+        #[arg(long, value_name = "C", value_parser = parse_category)]
+        category: Option<Category>,
+        /// Print JSON (every field) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one preset and the config entry it adds.
+    Show {
+        /// The preset's id (see `presets list`).
+        id: String,
+        /// Print the preset as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a preset to the config file as a server.
+    Add {
+        /// The preset's id (see `presets list`).
+        id: String,
+        /// The server's name in the config (default: the preset's id).
+        #[arg(long, value_name = "N")]
+        name: Option<String>,
+        /// Store this API key in the config (made readable by you only)
+        /// instead of a ${VAR} reference to the environment.
+        #[arg(long, value_name = "KEY")]
+        api_key: Option<String>,
+        /// Extra arguments for the server (after `--`), e.g. directories.
+        #[arg(last = true, value_name = "EXTRA ARGS")]
+        extra: Vec<String>,
+    },
+}
+
+fn parse_category(s: &str) -> Result<Category, String> {
+    s.parse().map_err(|e: presets::PresetError| e.to_string())
+}
+
+pub fn run(config: Option<&Path>, args: PresetsArgs) -> ExitCode {
+    let result = match args.command {
+        PresetsCommand::List { category, json } => list(category, json),
+        PresetsCommand::Show { id, json } => show(&id, json),
+        PresetsCommand::Add {
+            id,
+            name,
+            api_key,
+            extra,
+        } => add(config, &id, name, api_key.as_deref(), &extra),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolbridge: {e:#}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+fn print_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to stdout"),
+    }
+}
+
+fn list(category: Option<Category>, json: bool) -> Result<()> {
+    let chosen: Vec<&Preset> = presets::all()
+        .iter()
+        .filter(|p| category.is_none_or(|c| p.category == c))
+        .collect();
+    if json {
+        let mut text = serde_json::to_string_pretty(&chosen)?;
+        text.push('\n');
+        return print_stdout(&text);
+    }
+    let mut text = format!(
+        "{:<20} {:<12} {:<10} {:<28} {}\n",
+        "ID", "CATEGORY", "TRANSPORT", "API KEY", "NAME"
+    );
+    for p in chosen {
+        text.push_str(&format!(
+            "{:<20} {:<12} {:<10} {:<28} {}\n",
+            p.id,
+            p.category.as_str(),
+            transport_name(p.transport),
+            key_summary(p),
+            p.name
+        ));
+    }
+    print_stdout(&text)
+}
+
+fn transport_name(t: Transport) -> &'static str {
+    match t {
+        Transport::Stdio => "stdio",
+        Transport::Http => "http",
+    }
+}
+
+fn key_summary(p: &Preset) -> String {
+    match (p.api_key_env_var, p.requires_api_key) {
+        (Some(var), true) => var.to_owned(),
+        (Some(var), false) => format!("{var} (optional)"),
+        (None, _) => "-".to_owned(),
+    }
+}
+
+fn show(id: &str, json: bool) -> Result<()> {
+    let p = presets::get(id)?;
+    if json {
+        let mut text = serde_json::to_string_pretty(p)?;
+        text.push('\n');
+        return print_stdout(&text);
+    }
+    let launch = match p.transport {
+        Transport::Stdio => format!("{} {}", p.command.unwrap_or_default(), p.args.join(" ")),
+        Transport::Http => p.url.unwrap_or_default().to_owned(),
+    };
+    let entry = presets::to_config_entry(p, None, &[])?;
+    let mut text = format!("{} ({}), by {}\n", p.name, p.id, p.provider);
+    text.push_str(&format!("  {}\n\n", p.description));
+    text.push_str(&format!("  category:   {}\n", p.category));
+    text.push_str(&format!("  transport:  {}\n", transport_name(p.transport)));
+    text.push_str(&format!("  runs:       {launch}\n"));
+    text.push_str(&format!("  api key:    {}\n", key_summary(p)));
+    text.push_str(&format!("  tools:      {}\n", p.tools.join(", ")));
+    if let Some(url) = p.documentation_url {
+        text.push_str(&format!("  docs:       {url}\n"));
+    }
+    text.push_str(&format!(
+        "\n`toolbridge presets add {}` adds:\n{}\n",
+        p.id,
+        serde_json::to_string_pretty(&entry)?
+    ));
+    print_stdout(&text)
+}
+
+fn add(
+    config: Option<&Path>,
+    id: &str,
+    name: Option<String>,
+    api_key: Option<&str>,
+    extra: &[String],
+) -> Result<()> {
+    let preset = presets::get(id)?;
+    let name = name.unwrap_or_else(|| preset.id.to_owned());
+    if name.is_empty() {
+        bail!("the server name must not be empty");
+    }
+    let entry = presets::to_config_entry(preset, api_key, extra)?;
+    let path = config_file::config_path(config)?;
+
+    // Locked, atomic, and never over a file that fails to parse.
+    toolbridge::config::edit(&path, |doc| doc.add_server(&name, entry))?;
+    if api_key.is_some() {
+        restrict_to_owner(&path)?;
+    }
+
+    eprintln!(
+        "toolbridge: added server \"{name}\" (preset {}) to {}",
+        preset.id,
+        path.display()
+    );
+    if api_key.is_some() {
+        eprintln!(
+            "toolbridge: the API key is stored in the file; it is now readable by you only (0600)"
+        );
+    } else if let Some(var) = preset.api_key_env_var {
+        let how = preset
+            .documentation_url
+            .map(|u| format!(" (how to get a key: {u})"))
+            .unwrap_or_default();
+        if preset.requires_api_key {
+            eprintln!(
+                "toolbridge: this server needs an API key: export {var}=<your key> before \
+                 starting toolbridge{how}"
+            );
+        } else {
+            eprintln!("toolbridge: optional: export {var}=<your key> for higher limits{how}");
+        }
+    }
+    Ok(())
+}
+
+/// Makes the config file readable by its owner only: it now holds a key.
+fn restrict_to_owner(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot make {} private", path.display()))
+}
