@@ -6,6 +6,8 @@
 //! it has: the pool sees an [`AnyTransport`].
 
 pub mod http;
+pub mod redact;
+mod remote;
 pub mod sse;
 pub mod stdio;
 pub mod websocket;
@@ -59,6 +61,20 @@ pub enum TransportError {
         /// The underlying error.
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A network server could not be reached, answered with an error or
+    /// broke the connection.
+    #[error("server \"{server}\": {url}: {message}")]
+    Remote {
+        /// The server's config name.
+        server: String,
+        /// The URL with user info and query values masked.
+        url: String,
+        /// The HTTP status, when the server answered with one.
+        status: Option<u16>,
+        /// What happened and what to check (header values and URL secrets
+        /// are masked).
+        message: String,
     },
     /// An I/O error on an open connection.
     #[error(transparent)]
@@ -130,10 +146,6 @@ pub async fn create_transport(
     }
 }
 
-fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> TransportError {
-    TransportError::Other(Box::new(e))
-}
-
 impl Transport<RoleClient> for AnyTransport {
     type Error = TransportError;
 
@@ -149,9 +161,9 @@ impl Transport<RoleClient> for AnyTransport {
         // in type, and an allocation is noise next to a JSON-RPC round trip.
         let fut: BoxFuture<'static, Result<(), TransportError>> = match self {
             AnyTransport::Stdio(t) => t.send(item).map(|r| r.map_err(TransportError::Io)).boxed(),
-            AnyTransport::Http(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
-            AnyTransport::Sse(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
-            AnyTransport::WebSocket(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
+            AnyTransport::Http(t) => t.send(item).boxed(),
+            AnyTransport::Sse(t) => t.send(item).boxed(),
+            AnyTransport::WebSocket(t) => t.send(item).boxed(),
         };
         fut
     }
@@ -168,9 +180,9 @@ impl Transport<RoleClient> for AnyTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         match self {
             AnyTransport::Stdio(t) => t.close().await.map_err(TransportError::Io),
-            AnyTransport::Http(t) => t.close().await.map_err(other),
-            AnyTransport::Sse(t) => t.close().await.map_err(other),
-            AnyTransport::WebSocket(t) => t.close().await.map_err(other),
+            AnyTransport::Http(t) => t.close().await,
+            AnyTransport::Sse(t) => t.close().await,
+            AnyTransport::WebSocket(t) => t.close().await,
         }
     }
 }
