@@ -7,7 +7,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
-use common::{Lifecycle, SOON, args, call_text, client, remote, rmcp_server::RmcpServer};
+use common::{
+    Lifecycle, SOON, args, call_text, client, client_error, remote, rmcp_server::RmcpServer,
+};
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
     service::{PeerRequestOptions, ServiceError},
@@ -42,7 +44,7 @@ async fn a_server_killed_mid_call_fails_the_call_quickly_and_a_restarted_one_wor
         });
         assert!(server.log.wait_for("hang started", SOON).await.is_some());
         let killed = Instant::now();
-        server.kill();
+        server.kill().await;
         let result = tokio::time::timeout(SOON, call)
             .await
             .expect("the call ends well before its timeout")
@@ -123,10 +125,7 @@ async fn closed_port_url(path: &str) -> String {
 async fn an_unreachable_url_is_a_clear_error() {
     let url = closed_port_url("/mcp").await;
     for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
-        let error = client(&remote(TransportKind::Http, &url, &[]), lifecycle)
-            .await
-            .err()
-            .expect("connecting fails");
+        let error = client_error(&remote(TransportKind::Http, &url, &[]), lifecycle).await;
         assert!(
             error.contains(&format!("server \"test\": {url}: cannot connect")),
             "{error}"
@@ -166,10 +165,7 @@ async fn error_statuses_are_clear_errors_naming_server_url_and_status() {
     for (url, status) in cases {
         for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
             let started = Instant::now();
-            let error = client(&remote(TransportKind::Http, url, &[]), lifecycle)
-                .await
-                .err()
-                .expect("connecting fails");
+            let error = client_error(&remote(TransportKind::Http, url, &[]), lifecycle).await;
             assert!(
                 started.elapsed() < Duration::from_secs(10),
                 "{lifecycle:?}: {error}"
@@ -180,12 +176,10 @@ async fn error_statuses_are_clear_errors_naming_server_url_and_status() {
             );
         }
     }
-    let error = client(
+    let error = client_error(
         &remote(TransportKind::Http, &unauthorized, &[]),
         Lifecycle::Initialize,
     )
-    .await
-    .err()
-    .unwrap();
+    .await;
     assert!(error.contains("check the credentials"), "{error}");
 }

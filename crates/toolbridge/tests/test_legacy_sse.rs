@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, SOON, args, call_text, client, everything, python, remote, tool_names, transport,
-    untyped,
+    Lifecycle, SOON, args, call_text, client, client_error, everything, python, remote, tool_names,
+    transport, untyped,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -157,11 +157,12 @@ async fn a_stream_without_endpoint_event_times_out_clearly() {
         ..RemoteSpec::default()
     };
     let started = Instant::now();
-    let error = SseTransport::connect_with_timeout("quiet", &spec, Duration::from_millis(300))
-        .await
-        .err()
-        .expect("no endpoint event")
-        .to_string();
+    let Err(error) =
+        SseTransport::connect_with_timeout("quiet", &spec, Duration::from_millis(300)).await
+    else {
+        panic!("connected without an endpoint event");
+    };
+    let error = error.to_string();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(
         error.starts_with(&format!(
@@ -175,10 +176,7 @@ async fn a_stream_without_endpoint_event_times_out_clearly() {
 async fn a_url_that_is_no_event_stream_is_a_clear_error() {
     let server = python("streamable-http", None).await;
     let url = server.url("/nothing-here");
-    let error = client(&remote(TransportKind::Sse, &url, &[]), Lifecycle::Auto)
-        .await
-        .err()
-        .unwrap();
+    let error = client_error(&remote(TransportKind::Sse, &url, &[]), Lifecycle::Auto).await;
     assert!(
         error.contains(&format!("server \"test\": {url}: HTTP 404 Not Found")),
         "{error}"

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Lifecycle, SOON, args, call_text, client, python, remote, tool_names};
+use common::{Lifecycle, SOON, args, call_text, client, client_error, python, remote, tool_names};
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
     service::{PeerRequestOptions, ServiceError},
@@ -66,10 +66,7 @@ async fn pings_are_answered_during_a_long_call() {
 async fn a_refused_handshake_is_a_clear_error_with_status() {
     let server = python("websocket", Some(TOKEN)).await;
     let url = format!("ws://127.0.0.1:{}/ws", server.port);
-    let error = client(&ws_spec(&server, None), Lifecycle::Initialize)
-        .await
-        .err()
-        .unwrap();
+    let error = client_error(&ws_spec(&server, None), Lifecycle::Initialize).await;
     assert!(
         error.contains(&format!("server \"test\": {url}: HTTP 403 Forbidden")),
         "{error}"
@@ -81,13 +78,11 @@ async fn an_unreachable_url_is_a_clear_error() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}/ws", listener.local_addr().unwrap());
     drop(listener);
-    let error = client(
+    let error = client_error(
         &remote(TransportKind::WebSocket, &url, &[]),
         Lifecycle::Initialize,
     )
-    .await
-    .err()
-    .unwrap();
+    .await;
     assert!(
         error.contains(&format!("server \"test\": {url}: cannot connect")),
         "{error}"

@@ -97,6 +97,11 @@ impl Redactor {
             secrets.push(url.username().to_owned());
             if let Some(password) = url.password() {
                 secrets.push(password.to_owned());
+                // What HTTP clients make of user info: `Authorization: Basic <this>`.
+                secrets.push(base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    format!("{}:{password}", url.username()),
+                ));
             }
             if let Some(query) = url.query() {
                 for pair in query.split('&') {
@@ -156,6 +161,8 @@ mod tests {
             "sent *** then *** to h/p?key=*** as ***"
         );
         assert_eq!(r.redact("decoded s ecret-q"), "decoded ***");
+        // base64("bobby:hunter22"), as in `Authorization: Basic`.
+        assert_eq!(r.redact("Basic Ym9iYnk6aHVudGVyMjI="), "Basic ***");
         // Short values and the auth scheme are left alone in free text.
         assert_eq!(r.redact("n=1"), "n=1");
         assert_eq!(

@@ -66,7 +66,7 @@ impl Remote {
             return Err(config_error(format!("{kind} transport requires \"url\"")));
         }
         // url's parse errors never quote the input, so they are safe to show.
-        let url = Url::parse(spec.url.trim())
+        let mut url = Url::parse(spec.url.trim())
             .map_err(|e| config_error(format!("\"url\" is not a valid URL: {e}")))?;
         if !schemes.contains(&url.scheme()) {
             let expected: Vec<String> = schemes.iter().map(|s| format!("{s}://")).collect();
@@ -96,6 +96,12 @@ impl Remote {
             headers.append(header_name, header_value);
         }
         let redactor = Redactor::new(Some(&url), spec.headers.values().map(String::as_str));
+        if headers.contains_key(http::header::AUTHORIZATION) {
+            // reqwest turns user info into `Authorization: Basic`, which would
+            // replace the header the config sets explicitly.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+        }
         Ok(Arc::new(Remote {
             server: server.to_owned(),
             shown: shown_url(&url),

@@ -21,7 +21,7 @@ use std::{
 use rmcp::{
     RoleClient, ServiceExt,
     model::{CallToolRequestParams, ProtocolVersion},
-    service::{ClientLifecycleMode, ClientServiceExt, RunningService},
+    service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService},
 };
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, BufReader},
@@ -286,8 +286,26 @@ pub async fn client(spec: &ServerSpec, lifecycle: Lifecycle) -> Result<Client, S
     };
     match tokio::time::timeout(SOON, serving).await {
         Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Err(e)) => Err(describe(&e)),
         Err(_) => Err("client start timed out".to_owned()),
+    }
+}
+
+/// The error of a client that must fail to start.
+pub async fn client_error(spec: &ServerSpec, lifecycle: Lifecycle) -> String {
+    match client(spec, lifecycle).await {
+        Ok(_) => panic!("the client started, but it should have failed"),
+        Err(error) => error,
+    }
+}
+
+/// An rmcp start error as a user should see it. rmcp's
+/// `LegacyFallbackFailed` says only "discover and legacy initialize both
+/// failed"; the fallback's error is the one that names the problem.
+pub fn describe(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe(fallback),
+        other => other.to_string(),
     }
 }
 

@@ -64,17 +64,21 @@ impl RmcpServer {
         format!("http://{}/mcp", self.addr)
     }
 
-    /// Drops every connection and stops listening, like a killed process.
-    pub fn kill(&mut self) {
+    /// Drops every connection and stops listening, like a killed process;
+    /// returns once the port is free.
+    pub async fn kill(&mut self) {
         if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
+            // Shutting down drops every task, and with them every socket.
+            tokio::task::spawn_blocking(move || runtime.shutdown_timeout(Duration::from_secs(5)))
+                .await
+                .unwrap();
         }
     }
 
     /// Kills the server and starts a new one on the same port: every
     /// session the old one knew is gone.
     pub async fn restart(&mut self) {
-        self.kill();
+        self.kill().await;
         self.serve().await;
     }
 
@@ -84,7 +88,8 @@ impl RmcpServer {
     }
 
     async fn serve(&mut self) {
-        let listener = bind(self.addr).await;
+        let listener = std::net::TcpListener::bind(self.addr).unwrap();
+        listener.set_nonblocking(true).unwrap();
         self.addr = listener.local_addr().unwrap();
         let handler = TestHandler {
             log: self.log.clone(),
@@ -117,25 +122,8 @@ impl RmcpServer {
 
 impl Drop for RmcpServer {
     fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Binds `addr`; a port just released by a killed server may take a moment
-/// to be free again.
-async fn bind(addr: SocketAddr) -> std::net::TcpListener {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        match std::net::TcpListener::bind(addr) {
-            Ok(listener) => {
-                listener.set_nonblocking(true).unwrap();
-                return listener;
-            }
-            Err(e) if tokio::time::Instant::now() < deadline => {
-                assert_eq!(e.kind(), std::io::ErrorKind::AddrInUse, "bind {addr}: {e}");
-                tokio::task::yield_now().await;
-            }
-            Err(e) => panic!("bind {addr}: {e}"),
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 }
