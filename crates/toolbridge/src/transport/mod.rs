@@ -1,9 +1,18 @@
 //! Transports: how bytes reach an MCP server.
 //!
 //! Each transport is its own module and implements rmcp's
-//! [`Transport`](rmcp::transport::Transport) for the client role. [`create_transport`]
+//! [`Transport`] for the client role. [`create_transport`]
 //! picks one from a [`ServerSpec`]; above this module nothing knows which one
 //! it has: the pool sees an [`AnyTransport`].
+//!
+//! - [`stdio`]: a child process in its own process group.
+//! - [`http`]: streamable HTTP (rmcp's client over reqwest), and the
+//!   auto-detection that falls back to legacy SSE for a url without `type`.
+//! - [`sse`]: the legacy HTTP+SSE transport (2024-11-05).
+//! - [`websocket`]: JSON-RPC over a WebSocket, subprotocol `mcp`.
+//! - [`redact`]: how URLs are shown and secrets scrubbed; the network
+//!   transports' errors are [`TransportError::Remote`], naming the server, the
+//!   URL with its secrets masked, and the HTTP status when there is one.
 
 pub mod http;
 pub mod redact;
