@@ -183,3 +183,25 @@ async fn error_statuses_are_clear_errors_naming_server_url_and_status() {
     .await;
     assert!(error.contains("check the credentials"), "{error}");
 }
+
+#[tokio::test]
+async fn a_tls_failure_is_a_clear_error() {
+    // https:// and wss:// to a server that speaks plain HTTP: the TLS
+    // handshake fails.
+    let plain = fixed_server(200, "text/plain", "plain").await;
+    let https = plain.replacen("http://", "https://", 1);
+    let wss = plain.replacen("http://", "wss://", 1);
+    for (kind, url) in [
+        (TransportKind::Http, &https),
+        (TransportKind::WebSocket, &wss),
+    ] {
+        let started = Instant::now();
+        let error = client_error(&remote(kind, url, &[]), Lifecycle::Initialize).await;
+        assert!(started.elapsed() < Duration::from_secs(10), "{error}");
+        assert!(
+            error.contains(&format!("server \"test\": {url}: ")),
+            "{error}"
+        );
+        assert!(error.contains("TLS handshake failed"), "{error}");
+    }
+}

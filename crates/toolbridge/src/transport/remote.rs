@@ -208,6 +208,8 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     let cause = root.to_string();
     if error.is_timeout() {
         "timed out".to_owned()
+    } else if is_tls_error(error) {
+        format!("TLS handshake failed: {cause}")
     } else if error.is_connect() && cause.contains("refused") {
         format!("cannot connect: {cause}; is the server running, and is the url right?")
     } else if error.is_connect() {
@@ -215,6 +217,26 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     } else {
         format!("{}: {cause}", without_url(error))
     }
+}
+
+/// Whether a rustls error is somewhere in `error`'s chain (also inside
+/// `io::Error`s, whose `source` skips the error they wrap).
+pub fn is_tls_error(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if error.is::<rustls::Error>() {
+            return true;
+        }
+        if let Some(inner) = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(|e| e.get_ref())
+            && is_tls_error(inner)
+        {
+            return true;
+        }
+        next = error.source();
+    }
+    false
 }
 
 /// reqwest's text for `error` without the "for url (...)" part.

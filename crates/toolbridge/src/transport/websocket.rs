@@ -34,7 +34,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
     TransportError,
-    remote::{CONNECT_TIMEOUT, Remote},
+    remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
 };
 use crate::config::RemoteSpec;
 
@@ -147,13 +147,16 @@ fn handshake_error(remote: &Remote, error: tungstenite::Error) -> TransportError
                 .map(|b| String::from_utf8_lossy(b).into_owned());
             remote.status_error(response.status(), body.as_deref())
         }
+        tungstenite::Error::Io(e) if is_tls_error(&e) => {
+            remote.error(None, format!("TLS handshake failed: {e}"))
+        }
         tungstenite::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => remote
             .error(
                 None,
                 format!("cannot connect: {e}; is the server running, and is the url right?"),
             ),
         tungstenite::Error::Io(e) => remote.error(None, format!("cannot connect: {e}")),
-        tungstenite::Error::Tls(e) => remote.error(None, format!("TLS failed: {e}")),
+        tungstenite::Error::Tls(e) => remote.error(None, format!("TLS handshake failed: {e}")),
         tungstenite::Error::Protocol(ProtocolError::SecWebSocketSubProtocolError(
             SubProtocolError::NoSubProtocol | SubProtocolError::InvalidSubProtocol,
         )) => remote.error(
