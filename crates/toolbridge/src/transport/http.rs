@@ -1,57 +1,531 @@
-//! Streamable HTTP transport. Work in progress (issue 3): connecting returns a clear error.
+//! Streamable HTTP (protocol 2025-03-26 and later), with auto-detection of
+//! legacy HTTP+SSE servers.
+//!
+//! The protocol work is rmcp's [`StreamableHttpClientTransport`]: sessions
+//! (`Mcp-Session-Id`) and their absence (2026-07-28), re-initializing once
+//! when a session expires (404) and retrying the request, resuming a dropped
+//! response stream with `GET` + `Last-Event-ID` after the server's `retry:`
+//! delay, and `DELETE` of the session on close. This module adds what rmcp
+//! leaves to its user:
+//!
+//! - [`HttpClient`], reqwest with the config headers on every request, whose
+//!   errors never carry the URL or a header value (rmcp logs them);
+//! - a bounded reconnect policy, so a response stream whose server died fails
+//!   the call within seconds instead of retrying until the call times out;
+//! - errors that name the server, the secret-free URL and the HTTP status;
+//! - [`connect`]'s auto-detection for a config that gave a url but no `type`.
 
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use futures::{StreamExt, stream::BoxStream};
+use http::{HeaderName, HeaderValue, StatusCode};
 use rmcp::{
     RoleClient,
+    model::{
+        ClientCapabilities, ClientJsonRpcMessage, ClientRequest, DiscoverRequest,
+        DiscoverRequestParams, Implementation, ProtocolVersion, RequestId, RequestMetaObject,
+    },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
-    transport::Transport,
+    transport::{
+        StreamableHttpClientTransport, Transport,
+        common::client_side_sse::ExponentialBackoff,
+        streamable_http_client::{
+            SseError, StreamableHttpClient, StreamableHttpClientTransportConfig,
+            StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
+        },
+    },
 };
+use sse_stream::Sse;
 
-use super::TransportError;
+use super::{
+    AnyTransport, TransportError,
+    remote::{Remote, describe_reqwest_error, one_line},
+    sse::{SseOpenError, SseTransport},
+};
 use crate::config::RemoteSpec;
 
-/// The Streamable HTTP client transport.
+/// How long the auto-detection probe may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of a probe's error body is read to see whether it is JSON-RPC.
+const PROBE_BODY_LIMIT: usize = 64 * 1024;
+/// Reconnect attempts for a dropped response or event stream before the
+/// requests waiting on it fail.
+const RECONNECT_ATTEMPTS: usize = 3;
+/// The first reconnect delay (doubling after each failure) when the server
+/// gave no `retry:`.
+const RECONNECT_BASE_DELAY: Duration = Duration::from_millis(500);
+
+/// The streamable HTTP client transport: rmcp's, over [`HttpClient`], with
+/// errors that name the server.
 pub struct HttpTransport {
-    _private: (),
+    /// rmcp's transport; its worker task owns the session.
+    inner: StreamableHttpClientTransport<HttpClient>,
+    /// For turning rmcp's errors into [`TransportError::Remote`].
+    remote: Arc<Remote>,
 }
 
 impl HttpTransport {
-    /// Opens a connection to the server at `remote.url`.
+    /// Prepares a connection to the server at `remote.url`. Nothing is sent
+    /// until the client's first message (an unreachable server is reported
+    /// then, by `send`).
     pub async fn connect(server: &str, remote: &RemoteSpec) -> Result<Self, TransportError> {
-        let _ = remote;
-        Err(TransportError::Config {
-            server: server.to_owned(),
-            message: "the http transport is not available in this build yet".to_owned(),
-        })
+        let remote = Remote::new(server, remote, "http", &["http", "https"])?;
+        let client = remote.http_client()?;
+        Ok(Self::with_client(remote, client))
+    }
+
+    fn with_client(remote: Arc<Remote>, client: reqwest::Client) -> Self {
+        let mut retry = ExponentialBackoff::default();
+        retry.max_times = Some(RECONNECT_ATTEMPTS);
+        retry.base_duration = RECONNECT_BASE_DELAY;
+        retry.max_delay = Some(Duration::from_secs(5));
+        let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str());
+        config.retry_config = Arc::new(retry);
+        config.reinit_on_expired_session = true;
+        let client = HttpClient {
+            inner: client,
+            remote: remote.clone(),
+        };
+        HttpTransport {
+            inner: StreamableHttpClientTransport::with_client(client, config),
+            remote,
+        }
     }
 }
 
 impl Transport<RoleClient> for HttpTransport {
-    type Error = std::io::Error;
+    type Error = TransportError;
+
+    fn name() -> std::borrow::Cow<'static, str> {
+        "http".into()
+    }
 
     fn send(
         &mut self,
-        _item: TxJsonRpcMessage<RoleClient>,
+        item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        std::future::ready(Err(std::io::Error::from(std::io::ErrorKind::NotConnected)))
+        let sent = self.inner.send(item);
+        let remote = self.remote.clone();
+        async move { sent.await.map_err(|e| http_error(&remote, e)) }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        None
+        self.inner.receive().await
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        Ok(())
+        // Waits for the worker, which deletes the session (bounded by rmcp).
+        let remote = self.remote.clone();
+        self.inner.close().await.map_err(|e| http_error(&remote, e))
     }
 }
 
 /// Connects to a streamable HTTP server, falling back to legacy SSE when the
-/// config gave no `type` and the server answers the first POST with 400, 404
-/// or 405.
-pub async fn connect(
-    server: &str,
-    remote: &RemoteSpec,
-) -> Result<super::AnyTransport, TransportError> {
-    HttpTransport::connect(server, remote)
+/// config gave no `type` and the server is not one.
+///
+/// Detection follows the spec's backwards-compatibility procedure with a
+/// side-effect-free first POST (`server/discover`, which creates no session):
+/// a success, or any answer whose body is JSON-RPC, means streamable HTTP; a
+/// plain 400, 404 or 405 means "try the legacy SSE transport" (a `GET` that
+/// must bring an `endpoint` event). Should that `GET` not be an event stream
+/// either, streamable HTTP is used after all. Any other failure (401, 500,
+/// connection refused) is reported at once.
+pub async fn connect(server: &str, spec: &RemoteSpec) -> Result<AnyTransport, TransportError> {
+    let remote = Remote::new(server, spec, "http", &["http", "https"])?;
+    let client = remote.http_client()?;
+    if !spec.auto_detect {
+        return Ok(AnyTransport::Http(HttpTransport::with_client(
+            remote, client,
+        )));
+    }
+    let Some(status) = probe(&remote, &client).await? else {
+        return Ok(AnyTransport::Http(HttpTransport::with_client(
+            remote, client,
+        )));
+    };
+    tracing::debug!(
+        server = %remote.server,
+        url = %remote.shown,
+        %status,
+        "streamable HTTP probe refused; trying the legacy SSE transport"
+    );
+    match SseTransport::open(remote.clone(), client.clone(), super::sse::ENDPOINT_TIMEOUT).await {
+        Ok(sse) => {
+            tracing::debug!(server = %remote.server, "using the legacy SSE transport");
+            Ok(AnyTransport::Sse(sse))
+        }
+        Err(SseOpenError::NotSse(reason)) => {
+            tracing::debug!(
+                server = %remote.server,
+                %reason,
+                "not a legacy SSE server either; using streamable HTTP"
+            );
+            Ok(AnyTransport::Http(HttpTransport::with_client(
+                remote, client,
+            )))
+        }
+        Err(SseOpenError::Failed(error)) => Err(error),
+    }
+}
+
+/// POSTs `server/discover` to the URL. `Ok(None)`: a streamable HTTP server;
+/// `Ok(Some(status))`: the plain 400/404/405 that calls for trying legacy SSE.
+async fn probe(
+    remote: &Remote,
+    client: &reqwest::Client,
+) -> Result<Option<StatusCode>, TransportError> {
+    let mut discover = DiscoverRequest::new(DiscoverRequestParams {});
+    discover
+        .extensions
+        .insert(RequestMetaObject::with_client_context(
+            ProtocolVersion::LATEST,
+            Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
+            ClientCapabilities::default(),
+        ));
+    let message = ClientJsonRpcMessage::request(
+        ClientRequest::DiscoverRequest(discover),
+        RequestId::Number(0),
+    );
+    let attempt = async {
+        let response = client
+            .post(remote.url.clone())
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", ProtocolVersion::LATEST.as_str())
+            .header("mcp-method", "server/discover")
+            .json(&message)
+            .send()
+            .await
+            .map_err(|e| remote.request_error(&e))?;
+        let status = response.status();
+        if status.is_success() {
+            // Dropping the response closes an event stream the server opened.
+            return Ok(None);
+        }
+        let body = read_prefix(response, PROBE_BODY_LIMIT).await;
+        if is_json_rpc(&body) {
+            // A JSON-RPC error (no session, unknown method, ...) is still a
+            // streamable HTTP server talking.
+            return Ok(None);
+        }
+        match status {
+            StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => {
+                Ok(Some(status))
+            }
+            _ => Err(remote.status_error(status, Some(&String::from_utf8_lossy(&body)))),
+        }
+    };
+    tokio::time::timeout(PROBE_TIMEOUT, attempt)
         .await
-        .map(super::AnyTransport::Http)
+        .unwrap_or_else(|_| {
+            Err(remote.error(
+                None,
+                format!(
+                    "no answer to the first request within {}s",
+                    PROBE_TIMEOUT.as_secs()
+                ),
+            ))
+        })
+}
+
+/// The first `limit` bytes of a body (fewer if reading fails).
+async fn read_prefix(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(limit);
+    body
+}
+
+fn is_json_rpc(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|v| v.get("jsonrpc").is_some_and(|j| j == "2.0"))
+}
+
+/// An rmcp streamable HTTP error as a [`TransportError::Remote`].
+fn http_error(remote: &Remote, error: StreamableHttpError<HttpClientError>) -> TransportError {
+    match error {
+        StreamableHttpError::HttpStatus(e) => match StatusCode::from_u16(e.status) {
+            Ok(status) => remote.status_error(status, None),
+            Err(_) => remote.error(Some(e.status), format!("HTTP {}", e.status)),
+        },
+        StreamableHttpError::AuthRequired(_) => {
+            remote.status_error(StatusCode::UNAUTHORIZED, Some("authorization required"))
+        }
+        StreamableHttpError::InsufficientScope(_) => {
+            remote.status_error(StatusCode::FORBIDDEN, Some("insufficient scope"))
+        }
+        StreamableHttpError::UnexpectedServerResponse(text) => match parse_status_text(&text) {
+            Some((status, body)) => remote.status_error(status, Some(body)),
+            None => remote.error(
+                None,
+                format!("unexpected response: {}", one_line(&text, 200)),
+            ),
+        },
+        StreamableHttpError::SessionExpired => remote.error(
+            Some(404),
+            "the session expired and a new one could not be started",
+        ),
+        StreamableHttpError::TransportChannelClosed => {
+            remote.error(None, "the connection is closed")
+        }
+        StreamableHttpError::Client(e) => remote.error(e.status, e.message),
+        other => remote.error(None, other.to_string()),
+    }
+}
+
+/// Splits rmcp's `"HTTP 401 Unauthorized: <body>"` into status and body.
+fn parse_status_text(text: &str) -> Option<(StatusCode, &str)> {
+    let rest = text.strip_prefix("HTTP ")?;
+    let code = StatusCode::from_bytes(rest.get(..3)?.as_bytes()).ok()?;
+    let body = rest.split_once(": ").map_or("", |(_, body)| body);
+    Some((code, body))
+}
+
+/// reqwest, as rmcp's streamable HTTP backend, with errors scrubbed of the
+/// URL and header values before rmcp sees (and logs) them.
+#[derive(Clone)]
+pub struct HttpClient {
+    /// Carries the config headers as default headers.
+    inner: reqwest::Client,
+    /// For redacting error text.
+    remote: Arc<Remote>,
+}
+
+/// A failed HTTP request, described without secrets.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct HttpClientError {
+    /// What failed (redacted).
+    pub message: String,
+    /// The HTTP status, if there was a response.
+    pub status: Option<u16>,
+}
+
+impl HttpClient {
+    fn scrub(
+        &self,
+        error: StreamableHttpError<reqwest::Error>,
+    ) -> StreamableHttpError<HttpClientError> {
+        let redact = |text: &str| self.remote.redactor.redact(text).into_owned();
+        match error {
+            StreamableHttpError::Client(e) => StreamableHttpError::Client(HttpClientError {
+                message: redact(&describe_reqwest_error(&e)),
+                status: e.status().map(|s| s.as_u16()),
+            }),
+            StreamableHttpError::Sse(e) => StreamableHttpError::Sse(self.scrub_sse(e)),
+            StreamableHttpError::Io(e) => {
+                StreamableHttpError::Io(std::io::Error::new(e.kind(), redact(&e.to_string())))
+            }
+            StreamableHttpError::UnexpectedServerResponse(text) => {
+                StreamableHttpError::UnexpectedServerResponse(redact(&one_line(&text, 300)).into())
+            }
+            StreamableHttpError::HttpStatus(e) => StreamableHttpError::HttpStatus(e),
+            StreamableHttpError::UnexpectedEndOfStream => {
+                StreamableHttpError::UnexpectedEndOfStream
+            }
+            StreamableHttpError::ResponseBodyTooLarge { max_size } => {
+                StreamableHttpError::ResponseBodyTooLarge { max_size }
+            }
+            StreamableHttpError::UnexpectedContentType(t) => {
+                StreamableHttpError::UnexpectedContentType(t)
+            }
+            StreamableHttpError::ServerDoesNotSupportSse => {
+                StreamableHttpError::ServerDoesNotSupportSse
+            }
+            StreamableHttpError::ServerDoesNotSupportDeleteSession => {
+                StreamableHttpError::ServerDoesNotSupportDeleteSession
+            }
+            StreamableHttpError::TokioJoinError(e) => StreamableHttpError::TokioJoinError(e),
+            StreamableHttpError::Deserialize(e) => StreamableHttpError::Deserialize(e),
+            StreamableHttpError::TransportChannelClosed => {
+                StreamableHttpError::TransportChannelClosed
+            }
+            StreamableHttpError::MissingSessionIdInResponse => {
+                StreamableHttpError::MissingSessionIdInResponse
+            }
+            StreamableHttpError::AuthRequired(e) => StreamableHttpError::AuthRequired(e),
+            StreamableHttpError::InsufficientScope(e) => StreamableHttpError::InsufficientScope(e),
+            StreamableHttpError::ReservedHeaderConflict(h) => {
+                StreamableHttpError::ReservedHeaderConflict(h)
+            }
+            StreamableHttpError::SessionExpired => StreamableHttpError::SessionExpired,
+            StreamableHttpError::SessionRecoveryTimeout => {
+                StreamableHttpError::SessionRecoveryTimeout
+            }
+            StreamableHttpError::ReinitializationFailed(e) => {
+                StreamableHttpError::ReinitializationFailed(e)
+            }
+            StreamableHttpError::ControlRequestTimeout => {
+                StreamableHttpError::ControlRequestTimeout
+            }
+            other => {
+                StreamableHttpError::UnexpectedServerResponse(redact(&other.to_string()).into())
+            }
+        }
+    }
+
+    fn scrub_sse(&self, error: SseError) -> SseError {
+        match error {
+            SseError::Body(e) => {
+                let message = match e.downcast_ref::<reqwest::Error>() {
+                    Some(e) => describe_reqwest_error(e),
+                    None => e.to_string(),
+                };
+                SseError::Body(Box::new(HttpClientError {
+                    message: self.remote.redactor.redact(&message).into_owned(),
+                    status: None,
+                }))
+            }
+            other => other,
+        }
+    }
+
+    fn scrub_stream(
+        &self,
+        stream: BoxStream<'static, Result<Sse, SseError>>,
+    ) -> BoxStream<'static, Result<Sse, SseError>> {
+        let this = self.clone();
+        stream
+            .map(move |item| item.map_err(|e| this.scrub_sse(e)))
+            .boxed()
+    }
+}
+
+impl StreamableHttpClient for HttpClient {
+    type Error = HttpClientError;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default(),
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let response = self
+            .inner
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await
+            .map_err(|e| self.scrub(e))?;
+        Ok(match response {
+            StreamableHttpPostResponse::Sse(stream, session) => {
+                StreamableHttpPostResponse::Sse(self.scrub_stream(stream), session)
+            }
+            other => other,
+        })
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+            .map_err(|e| self.scrub(e))
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default().max_sse_event_size,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        let stream = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+            .map_err(|e| self.scrub(e))?;
+        Ok(self.scrub_stream(stream))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rmcp_status_text_is_parsed() {
+        assert_eq!(
+            parse_status_text("HTTP 401 Unauthorized: go away"),
+            Some((StatusCode::UNAUTHORIZED, "go away"))
+        );
+        assert_eq!(
+            parse_status_text("HTTP 405 Method Not Allowed: "),
+            Some((StatusCode::METHOD_NOT_ALLOWED, ""))
+        );
+        assert_eq!(parse_status_text("something else"), None);
+    }
+
+    #[test]
+    fn json_rpc_bodies_are_recognised() {
+        assert!(is_json_rpc(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no session"}}"#
+        ));
+        assert!(!is_json_rpc(b"Cannot POST /sse"));
+        assert!(!is_json_rpc(br#"{"detail":"Method Not Allowed"}"#));
+    }
 }

@@ -1,11 +1,22 @@
 //! Transports: how bytes reach an MCP server.
 //!
 //! Each transport is its own module and implements rmcp's
-//! [`Transport`](rmcp::transport::Transport) for the client role. [`create_transport`]
+//! [`Transport`] for the client role. [`create_transport`]
 //! picks one from a [`ServerSpec`]; above this module nothing knows which one
 //! it has: the pool sees an [`AnyTransport`].
+//!
+//! - [`stdio`]: a child process in its own process group.
+//! - [`http`]: streamable HTTP (rmcp's client over reqwest), and the
+//!   auto-detection that falls back to legacy SSE for a url without `type`.
+//! - [`sse`]: the legacy HTTP+SSE transport (2024-11-05).
+//! - [`websocket`]: JSON-RPC over a WebSocket, subprotocol `mcp`.
+//! - [`redact`]: how URLs are shown and secrets scrubbed; the network
+//!   transports' errors are [`TransportError::Remote`], naming the server, the
+//!   URL with its secrets masked, and the HTTP status when there is one.
 
 pub mod http;
+pub mod redact;
+mod remote;
 pub mod sse;
 pub mod stdio;
 pub mod websocket;
@@ -59,6 +70,20 @@ pub enum TransportError {
         /// The underlying error.
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A network server could not be reached, answered with an error or
+    /// broke the connection.
+    #[error("server \"{server}\": {url}: {message}")]
+    Remote {
+        /// The server's config name.
+        server: String,
+        /// The URL with user info and query values masked.
+        url: String,
+        /// The HTTP status, when the server answered with one.
+        status: Option<u16>,
+        /// What happened and what to check (header values and URL secrets
+        /// are masked).
+        message: String,
     },
     /// An I/O error on an open connection.
     #[error(transparent)]
@@ -130,10 +155,6 @@ pub async fn create_transport(
     }
 }
 
-fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> TransportError {
-    TransportError::Other(Box::new(e))
-}
-
 impl Transport<RoleClient> for AnyTransport {
     type Error = TransportError;
 
@@ -149,9 +170,9 @@ impl Transport<RoleClient> for AnyTransport {
         // in type, and an allocation is noise next to a JSON-RPC round trip.
         let fut: BoxFuture<'static, Result<(), TransportError>> = match self {
             AnyTransport::Stdio(t) => t.send(item).map(|r| r.map_err(TransportError::Io)).boxed(),
-            AnyTransport::Http(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
-            AnyTransport::Sse(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
-            AnyTransport::WebSocket(t) => t.send(item).map(|r| r.map_err(other)).boxed(),
+            AnyTransport::Http(t) => t.send(item).boxed(),
+            AnyTransport::Sse(t) => t.send(item).boxed(),
+            AnyTransport::WebSocket(t) => t.send(item).boxed(),
         };
         fut
     }
@@ -168,9 +189,9 @@ impl Transport<RoleClient> for AnyTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         match self {
             AnyTransport::Stdio(t) => t.close().await.map_err(TransportError::Io),
-            AnyTransport::Http(t) => t.close().await.map_err(other),
-            AnyTransport::Sse(t) => t.close().await.map_err(other),
-            AnyTransport::WebSocket(t) => t.close().await.map_err(other),
+            AnyTransport::Http(t) => t.close().await,
+            AnyTransport::Sse(t) => t.close().await,
+            AnyTransport::WebSocket(t) => t.close().await,
         }
     }
 }

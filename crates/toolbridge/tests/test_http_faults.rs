@@ -1,0 +1,207 @@
+//! Streamable HTTP faults, against an in-process rmcp server and small
+//! misbehaving HTTP servers: every one ends in a clear error or a recovery,
+//! never a hang.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use axum::{body::Body, response::Response};
+use common::{
+    Lifecycle, SOON, args, call_text, client, client_error, remote, rmcp_server::RmcpServer,
+};
+use rmcp::{
+    model::{CallToolRequest, CallToolRequestParams, ClientRequest},
+    service::{PeerRequestOptions, ServiceError},
+};
+use serde_json::json;
+use toolbridge::config::TransportKind;
+
+/// Both protocol generations: 2025-11-25 with a session, 2026-07-28 without.
+const MODES: [(bool, Lifecycle); 2] = [(true, Lifecycle::Initialize), (false, Lifecycle::Auto)];
+
+fn hang_request() -> ClientRequest {
+    ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("hang")))
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_call_fails_the_call_quickly_and_a_restarted_one_works() {
+    for (sessions, lifecycle) in MODES {
+        let mut server = RmcpServer::start(sessions).await;
+        let spec = remote(TransportKind::Http, &server.url(), &[]);
+        let client = client(&spec, lifecycle).await.unwrap();
+        let call = tokio::spawn({
+            let peer = client.peer().clone();
+            async move {
+                let handle = peer
+                    .send_request_with_option(
+                        hang_request(),
+                        PeerRequestOptions::with_timeout(Duration::from_secs(120)),
+                    )
+                    .await?;
+                handle.await_response().await
+            }
+        });
+        assert!(server.log.wait_for("hang started", SOON).await.is_some());
+        let killed = Instant::now();
+        server.kill().await;
+        let result = tokio::time::timeout(SOON, call)
+            .await
+            .expect("the call ends well before its timeout")
+            .unwrap();
+        assert!(result.is_err(), "{result:?}");
+        assert!(!matches!(result, Err(ServiceError::Timeout { .. })));
+        assert!(
+            killed.elapsed() < Duration::from_secs(15),
+            "{:?}",
+            killed.elapsed()
+        );
+        drop(client);
+
+        server.restart().await;
+        let client = client_for(&server, lifecycle).await;
+        assert_eq!(
+            call_text(&client, "echo", args(&[("message", json!("again"))]))
+                .await
+                .unwrap(),
+            "Echo: again",
+            "sessions: {sessions}"
+        );
+        client.cancel().await.unwrap();
+    }
+}
+
+async fn client_for(server: &RmcpServer, lifecycle: Lifecycle) -> common::Client {
+    client(&remote(TransportKind::Http, &server.url(), &[]), lifecycle)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_call_that_never_returns_times_out_and_the_server_is_told() {
+    for (sessions, lifecycle) in MODES {
+        let server = RmcpServer::start(sessions).await;
+        let client = client_for(&server, lifecycle).await;
+        let handle = client
+            .peer()
+            .send_request_with_option(
+                hang_request(),
+                PeerRequestOptions::with_timeout(Duration::from_millis(500)),
+            )
+            .await
+            .unwrap();
+        let result = tokio::time::timeout(SOON, handle.await_response())
+            .await
+            .unwrap();
+        assert!(
+            matches!(result, Err(ServiceError::Timeout { .. })),
+            "{result:?}"
+        );
+        // 2025-11-25: notifications/cancelled; 2026-07-28: the response stream closes.
+        assert!(
+            server.log.wait_for("hang cancelled", SOON).await.is_some(),
+            "the server's handler was cancelled (sessions: {sessions})"
+        );
+        // The connection is still usable.
+        assert_eq!(
+            call_text(&client, "echo", args(&[("message", json!("ok"))]))
+                .await
+                .unwrap(),
+            "Echo: ok"
+        );
+        client.cancel().await.unwrap();
+    }
+}
+
+/// A URL on which nothing listens.
+async fn closed_port_url(path: &str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{addr}{path}")
+}
+
+#[tokio::test]
+async fn an_unreachable_url_is_a_clear_error() {
+    let url = closed_port_url("/mcp").await;
+    for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
+        let error = client_error(&remote(TransportKind::Http, &url, &[]), lifecycle).await;
+        assert!(
+            error.contains(&format!("server \"test\": {url}: cannot connect")),
+            "{error}"
+        );
+        assert!(error.contains("is the server running"), "{error}");
+    }
+}
+
+/// A server answering every request with `status`, `content_type` and `body`.
+pub async fn fixed_server(status: u16, content_type: &'static str, body: &'static str) -> String {
+    let app = axum::Router::new().fallback(move || async move {
+        Response::builder()
+            .status(status)
+            .header("content-type", content_type)
+            .body(Body::from(body))
+            .unwrap()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::test]
+async fn error_statuses_are_clear_errors_naming_server_url_and_status() {
+    let html = fixed_server(
+        500,
+        "text/html",
+        "<html><body>Internal\nServer Error</body></html>",
+    )
+    .await;
+    let unauthorized = fixed_server(401, "text/plain", "no token").await;
+    let cases = [
+        (html.as_str(), "HTTP 500 Internal Server Error"),
+        (unauthorized.as_str(), "HTTP 401 Unauthorized"),
+    ];
+    for (url, status) in cases {
+        for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
+            let started = Instant::now();
+            let error = client_error(&remote(TransportKind::Http, url, &[]), lifecycle).await;
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{lifecycle:?}: {error}"
+            );
+            assert!(
+                error.contains(&format!("server \"test\": {url}: {status}")),
+                "{lifecycle:?}: {error}"
+            );
+        }
+    }
+    let error = client_error(
+        &remote(TransportKind::Http, &unauthorized, &[]),
+        Lifecycle::Initialize,
+    )
+    .await;
+    assert!(error.contains("check the credentials"), "{error}");
+}
+
+#[tokio::test]
+async fn a_tls_failure_is_a_clear_error() {
+    // https:// and wss:// to a server that speaks plain HTTP: the TLS
+    // handshake fails.
+    let plain = fixed_server(200, "text/plain", "plain").await;
+    let https = plain.replacen("http://", "https://", 1);
+    let wss = plain.replacen("http://", "wss://", 1);
+    for (kind, url) in [
+        (TransportKind::Http, &https),
+        (TransportKind::WebSocket, &wss),
+    ] {
+        let started = Instant::now();
+        let error = client_error(&remote(kind, url, &[]), Lifecycle::Initialize).await;
+        assert!(started.elapsed() < Duration::from_secs(10), "{error}");
+        assert!(
+            error.contains(&format!("server \"test\": {url}: ")),
+            "{error}"
+        );
+        assert!(error.contains("TLS handshake failed"), "{error}");
+    }
+}

@@ -1,0 +1,155 @@
+//! The WebSocket transport against the Python SDK 1.x WebSocket server
+//! (subprotocol `mcp`) under uvicorn.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Lifecycle, SOON, args, call_text, client, client_error, python, remote, tool_names};
+use rmcp::{
+    model::{CallToolRequest, CallToolRequestParams, ClientRequest},
+    service::{PeerRequestOptions, ServiceError},
+};
+use serde_json::json;
+use toolbridge::config::TransportKind;
+
+const TOKEN: &str = "ws-t0ken";
+
+fn ws_spec(server: &common::ServerProcess, token: Option<&str>) -> toolbridge::config::ServerSpec {
+    let url = format!("ws://127.0.0.1:{}/ws", server.port);
+    let bearer = token.map(|t| format!("Bearer {t}"));
+    let headers: Vec<(&str, &str)> = bearer
+        .iter()
+        .map(|b| ("Authorization", b.as_str()))
+        .collect();
+    remote(TransportKind::WebSocket, &url, &headers)
+}
+
+fn slow_request(seconds: f64) -> ClientRequest {
+    let params =
+        CallToolRequestParams::new("slow").with_arguments(args(&[("seconds", json!(seconds))]));
+    ClientRequest::CallToolRequest(CallToolRequest::new(params))
+}
+
+#[tokio::test]
+async fn python_websocket_server_with_header_auth_lists_and_calls_tools() {
+    let server = python("websocket", Some(TOKEN)).await;
+    for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
+        let client = client(&ws_spec(&server, Some(TOKEN)), lifecycle)
+            .await
+            .unwrap();
+        assert_eq!(tool_names(&client).await, ["echo", "slow"]);
+        let text = call_text(&client, "echo", args(&[("message", json!("ws"))]))
+            .await
+            .unwrap();
+        assert_eq!(text, "Echo: ws", "{lifecycle:?}");
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn pings_are_answered_during_a_long_call() {
+    // The server pings every 0.2 s and drops a client that has not answered
+    // within 1 s; this call takes 1.5 s.
+    let server = python("websocket", None).await;
+    let client = client(&ws_spec(&server, None), Lifecycle::Initialize)
+        .await
+        .unwrap();
+    let text = call_text(&client, "slow", args(&[("seconds", json!(1.5))]))
+        .await
+        .unwrap();
+    assert_eq!(text, "slept 1.5");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_handshake_is_a_clear_error_with_status() {
+    let server = python("websocket", Some(TOKEN)).await;
+    let url = format!("ws://127.0.0.1:{}/ws", server.port);
+    let error = client_error(&ws_spec(&server, None), Lifecycle::Initialize).await;
+    assert!(
+        error.contains(&format!("server \"test\": {url}: HTTP 403 Forbidden")),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_url_is_a_clear_error() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    drop(listener);
+    let error = client_error(
+        &remote(TransportKind::WebSocket, &url, &[]),
+        Lifecycle::Initialize,
+    )
+    .await;
+    assert!(
+        error.contains(&format!("server \"test\": {url}: cannot connect")),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_killed_server_fails_the_call_in_flight_at_once() {
+    let mut server = python("websocket", None).await;
+    let client = client(&ws_spec(&server, None), Lifecycle::Initialize)
+        .await
+        .unwrap();
+    let handle = client
+        .peer()
+        .send_request_with_option(
+            slow_request(60.0),
+            PeerRequestOptions::with_timeout(Duration::from_secs(120)),
+        )
+        .await
+        .unwrap();
+    assert!(server.wait_for_line("STARTED slow", SOON).await);
+    let killed = Instant::now();
+    server.kill();
+    let result = tokio::time::timeout(SOON, handle.await_response())
+        .await
+        .unwrap();
+    assert!(
+        result.is_err() && !matches!(result, Err(ServiceError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        killed.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_call_that_times_out_is_cancelled_on_the_server() {
+    let server = python("websocket", None).await;
+    let client = client(&ws_spec(&server, None), Lifecycle::Initialize)
+        .await
+        .unwrap();
+    let handle = client
+        .peer()
+        .send_request_with_option(
+            slow_request(60.0),
+            PeerRequestOptions::with_timeout(Duration::from_millis(500)),
+        )
+        .await
+        .unwrap();
+    let result = tokio::time::timeout(SOON, handle.await_response())
+        .await
+        .unwrap();
+    assert!(
+        matches!(result, Err(ServiceError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(
+        server.wait_for_line("CANCELLED slow", SOON).await,
+        "notifications/cancelled reached the server:\n{}",
+        server.output()
+    );
+    // Still connected.
+    let text = call_text(&client, "echo", args(&[("message", json!("still here"))]))
+        .await
+        .unwrap();
+    assert_eq!(text, "Echo: still here");
+    client.cancel().await.unwrap();
+}
