@@ -189,3 +189,109 @@ pub fn script(path: &Path, body: &str) {
     std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A network test server (started in its own process group, killed on drop)
+/// that printed `LISTENING <port>`.
+pub struct Listening {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Listening {
+    /// Starts `program args` with `env` and waits (60 s at most) for its
+    /// `LISTENING <port>` line on stdout or stderr.
+    pub fn start(program: &str, args: &[String], env: &[(&str, &str)]) -> Listening {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(program)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("spawn test server");
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let out = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        for stream in [
+            Box::new(out) as Box<dyn std::io::Read + Send>,
+            Box::new(err),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(stream)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    let _ = tx.send(line);
+                }
+            });
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = Vec::new();
+        while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            if let Some(port) = line.strip_prefix("LISTENING ") {
+                let port = port.trim().parse().expect("port");
+                return Listening { child, port };
+            }
+            seen.push(line);
+        }
+        // SAFETY: killpg only sends a signal.
+        unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) };
+        panic!(
+            "{program} never said LISTENING; output:\n{}",
+            seen.join("\n")
+        );
+    }
+
+    /// `http://127.0.0.1:<port><path>`
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        // SAFETY: killpg only sends a signal.
+        unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// server-everything in `mode` (`sse` or `streamableHttp`) on 127.0.0.1.
+pub fn everything_listening(mode: &str) -> Listening {
+    let servers = root().join("crates/toolbridge/tests/servers");
+    let script =
+        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    Listening::start(
+        "node",
+        &[
+            "--require".to_owned(),
+            servers
+                .join("listen_localhost.cjs")
+                .to_string_lossy()
+                .into_owned(),
+            script.to_string_lossy().into_owned(),
+            mode.to_owned(),
+        ],
+        &[("PORT", "0")],
+    )
+}
+
+/// tests/servers/py_server.py over `transport` (`sse`, `streamable-http` with
+/// the Python SDK 2.x; `websocket` with 1.x) on 127.0.0.1.
+pub fn python_listening(transport: &str) -> Listening {
+    let venv = if transport == "websocket" {
+        "py1"
+    } else {
+        "py2"
+    };
+    let python = deps().join(venv).join("bin/python");
+    Listening::start(
+        &python.to_string_lossy(),
+        &[test_server("py_server.py"), transport.to_owned()],
+        &[("PYTHONUNBUFFERED", "1")],
+    )
+}
