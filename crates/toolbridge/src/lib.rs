@@ -42,6 +42,7 @@
 
 pub mod config;
 pub mod example_server;
+pub mod format;
 pub mod pool;
 pub mod process;
 pub mod tools;
