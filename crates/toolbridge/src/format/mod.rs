@@ -1,12 +1,23 @@
 //! Pure conversions between toolbridge's tool model and LLM providers.
 //!
-//! [`names`] gives every tool a name all providers accept and maps it back;
-//! [`options`] names the formats.
+//! Outbound, tools become each provider's tool definitions:
+//! [`convert_tools`] dispatches to [`openai`], [`anthropic`] and [`gemini`],
+//! which start from the spec's [`process_json_schema`](schema::process_json_schema)
+//! and apply each provider's rules; [`names`] gives every tool a name all
+//! providers accept and maps it back; [`check`] reports what changed.
 //!
 //! Nothing here does I/O or blocks, and no JSON input makes it panic.
 
+pub mod anthropic;
+pub mod check;
+pub mod convert;
+pub mod gemini;
 pub mod names;
+pub mod openai;
 pub mod options;
+pub mod schema;
 
+pub use check::{Change, ChangeKind, CheckReport, check};
+pub use convert::convert_tools;
 pub use names::{NameStyle, NameTable, ToolRef};
 pub use options::{Format, FormatOptions, UnknownFormat};
