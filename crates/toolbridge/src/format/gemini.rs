@@ -21,6 +21,7 @@ use super::schema::{
 use crate::tools::McpTool;
 use serde_json::{Value, json};
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// The keywords Gemini's `parameters` schema accepts; nothing else is ever emitted.
 pub(crate) const ALLOWED_KEYWORDS: [&str; 19] = [
@@ -68,6 +69,11 @@ pub(crate) const TYPES: [&str; 6] = ["string", "number", "integer", "boolean", "
 /// schemas whose definitions refer to each other many times.
 const MAX_INLINED_REFS: usize = 200;
 
+/// How many schema nodes one tool's conversion may produce; folding a union's
+/// constraints into each branch could otherwise grow a small hostile schema
+/// exponentially.
+const MAX_NODES: usize = 10_000;
+
 /// Keywords that describe rather than constrain; they stay on a union node.
 const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
 
@@ -81,6 +87,7 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
         notes,
         refs: Vec::new(),
         inlined: 0,
+        nodes: 0,
     };
     let mut out = cx.convert(&root, "", 0)?;
     let is_object = out.get("type").and_then(Value::as_str) == Some("object");
@@ -155,6 +162,8 @@ struct Gemini<'a> {
     refs: Vec<String>,
     /// `$ref`s inlined so far, against [`MAX_INLINED_REFS`].
     inlined: usize,
+    /// Nodes converted so far, against [`MAX_NODES`].
+    nodes: usize,
 }
 
 impl Gemini<'_> {
@@ -189,6 +198,18 @@ impl Gemini<'_> {
                 true,
                 format!("nested deeper than {MAX_DEPTH} levels; cut"),
             );
+            return Some(stub(&node));
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            if self.nodes == MAX_NODES + 1 {
+                self.note(
+                    path,
+                    ChangeKind::DepthLimit,
+                    true,
+                    format!("more than {MAX_NODES} schema nodes; the rest is cut"),
+                );
+            }
             return Some(stub(&node));
         }
         self.node(&node, path, depth)
@@ -568,6 +589,7 @@ impl Gemini<'_> {
         let mut stringified = false;
         if let Some(values) = values {
             let mut strings: Vec<Value> = Vec::with_capacity(values.len());
+            let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
             for v in &values {
                 let s = match v {
                     Value::Null => {
@@ -580,9 +602,8 @@ impl Gemini<'_> {
                         other.to_string()
                     }
                 };
-                let s = Value::from(s);
-                if !strings.contains(&s) {
-                    strings.push(s);
+                if seen.insert(s.clone()) {
+                    strings.push(Value::from(s));
                 }
             }
             let retyped = ty.as_deref().is_some_and(|t| t != "string");

@@ -93,6 +93,9 @@ const OUTPUT_ORDER: [&str; 10] = [
 ];
 
 const STRICT_MAX_DEPTH: usize = 10;
+/// Nodes one strict conversion may visit; `$ref`s merged with their siblings
+/// could otherwise grow a small hostile schema exponentially.
+const STRICT_MAX_NODES: usize = 10_000;
 const STRICT_MAX_PROPERTIES: usize = 5000;
 const STRICT_MAX_ENUM_VALUES: usize = 1000;
 
@@ -218,6 +221,7 @@ fn to_strict(normalized: &JsonObject) -> Result<(Value, Vec<Change>), String> {
         properties: 0,
         enum_values: 0,
         expanding: Vec::new(),
+        nodes: 0,
     };
     let mut out = cx.node(&Value::Object(normalized.clone()), "", 0)?;
     for keyword in ["$defs", "definitions"] {
@@ -245,6 +249,8 @@ struct Strict<'a> {
     enum_values: usize,
     /// `$ref`s being merged with their siblings, to stop a cycle.
     expanding: Vec<String>,
+    /// Nodes visited, against [`STRICT_MAX_NODES`].
+    nodes: usize,
 }
 
 impl Strict<'_> {
@@ -254,6 +260,10 @@ impl Strict<'_> {
                 "{} nests deeper than {STRICT_MAX_DEPTH} levels",
                 at(path)
             ));
+        }
+        self.nodes += 1;
+        if self.nodes > STRICT_MAX_NODES {
+            return Err(format!("more than {STRICT_MAX_NODES} schema nodes"));
         }
         let Value::Object(m) = value else {
             return Err(format!("{} is `{value}`, not a schema object", at(path)));
