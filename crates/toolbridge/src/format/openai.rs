@@ -186,6 +186,54 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
     Value::Array(out)
 }
 
+/// Removes the `null`s a strict-mode model sends for properties that the
+/// tool's own schema leaves optional, at any depth, so the server sees them
+/// absent as it expects (strict mode makes every property required and the
+/// optional ones nullable). Safe for non-strict calls too.
+pub fn strip_strict_nulls(arguments: &mut JsonObject, input_schema: &JsonObject) {
+    strip_nulls(arguments, input_schema, input_schema, 0);
+}
+
+fn strip_nulls(args: &mut JsonObject, node: &JsonObject, root: &JsonObject, depth: usize) {
+    if depth > schema::MAX_DEPTH {
+        return;
+    }
+    let node = match node.get("$ref") {
+        Some(Value::String(r)) if schema::is_root_ref(r) => root,
+        Some(Value::String(r)) => match resolve_local_ref(root, r) {
+            Some(Value::Object(target)) => target,
+            _ => return,
+        },
+        _ => node,
+    };
+    let Some(Value::Object(props)) = node.get("properties") else {
+        return;
+    };
+    let required: Vec<&str> = match node.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    args.retain(|k, v| !v.is_null() || required.contains(&k.as_str()) || !props.contains_key(k));
+    for (key, value) in args.iter_mut() {
+        let Some(Value::Object(prop)) = props.get(key) else {
+            continue;
+        };
+        match value {
+            Value::Object(inner) => strip_nulls(inner, prop, root, depth + 1),
+            Value::Array(items) => {
+                if let Some(Value::Object(item_schema)) = prop.get("items") {
+                    for item in items.iter_mut() {
+                        if let Value::Object(inner) = item {
+                            strip_nulls(inner, item_schema, root, depth + 1);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The non-strict schema: processJsonSchema, and `items` for arrays without.
 fn non_strict(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
     let mut normalized = schema::normalize(input, Target::OpenAi, notes);
@@ -772,6 +820,36 @@ mod tests {
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
         );
         assert!(notes.iter().any(|n| n.kind == ChangeKind::FormatDropped));
+    }
+
+    #[test]
+    fn nulls_for_optional_properties_are_removed_before_calling() {
+        let schema = obj(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "head": {"type": "number"},
+                "keep": {"type": ["string", "null"]},
+                "opts": {"$ref": "#/$defs/Opts"},
+                "edits": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                    "required": ["a"]
+                }}
+            },
+            "required": ["path", "keep"],
+            "$defs": {"Opts": {"type": "object", "properties": {"x": {"type": "number"}}}}
+        }));
+        let mut args = obj(json!({
+            "path": "/a", "head": null, "keep": null, "extra": null,
+            "opts": {"x": null},
+            "edits": [{"a": null, "b": null}]
+        }));
+        strip_strict_nulls(&mut args, &schema);
+        assert_eq!(
+            Value::Object(args),
+            json!({"path": "/a", "keep": null, "extra": null, "opts": {}, "edits": [{"a": null}]})
+        );
     }
 
     #[test]

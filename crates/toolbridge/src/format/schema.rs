@@ -260,11 +260,17 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
         if KEPT.contains(&key.as_str()) {
             continue;
         }
+        let rejects = top_level_rejects(target, key);
+        let detail = if rejects {
+            format!("top-level `{key}` dropped; the provider refuses it")
+        } else {
+            format!("top-level `{key}` dropped by processJsonSchema")
+        };
         notes.push(Change::new(
             format!("/{}", escape_pointer(key)),
             ChangeKind::KeywordDropped,
-            top_level_rejects(target, key),
-            format!("top-level `{key}` is not kept by processJsonSchema"),
+            rejects,
+            detail,
         ));
     }
     out
