@@ -4,7 +4,7 @@
 //! [`convert_tools`] dispatches to [`openai`], [`anthropic`] and [`gemini`],
 //! which start from the spec's [`process_json_schema`](schema::process_json_schema)
 //! and apply each provider's rules; [`names`] gives every tool a name all
-//! providers accept and maps it back; [`check`] reports what changed.
+//! providers accept and maps it back; [`check()`] reports what changed.
 //!
 //! Inbound, [`calls`] reads the tool calls in a provider's response and
 //! [`results`] renders what running them produced, using [`flatten`] where a
