@@ -45,6 +45,7 @@ pub mod config;
 pub mod deps;
 pub mod doctor;
 pub mod example_server;
+pub mod format;
 pub mod pool;
 pub mod presets;
 pub mod process;

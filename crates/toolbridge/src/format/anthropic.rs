@@ -1,0 +1,69 @@
+//! Anthropic tool definitions: `{"name","description","input_schema"}`.
+//!
+//! Anthropic takes JSON Schema (draft 2020-12) nearly as is, `$ref` and
+//! `$defs` included, but refuses an `input_schema` that is not `type: object`
+//! or that has `oneOf`/`allOf`/`anyOf` at the top; processJsonSchema removes
+//! both problems.
+
+use super::check::Change;
+use super::names::NameTable;
+use super::schema::{self, JsonObject, Target};
+use crate::tools::McpTool;
+use serde_json::{Value, json};
+
+/// One tool's `input_schema`: always `type: object`, no top-level composition.
+pub fn input_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
+    Value::Object(schema::normalize(input, Target::Anthropic, notes))
+}
+
+/// Anthropic tools: `[{"name","description","input_schema"}]`.
+pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
+    let out = tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": names.name_for(tool),
+                "description": tool.description,
+                "input_schema": input_schema(&tool.input_schema, &mut Vec::new()),
+            })
+        })
+        .collect();
+    Value::Array(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn shape_and_top_level_object() {
+        let schema = json!({
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+            "properties": {"a": {"type": "string"}, "b": {"$ref": "#/$defs/B"}},
+            "$defs": {"B": {"type": "integer"}}
+        });
+        let tools = vec![McpTool {
+            id: McpTool::id_for("s", "t"),
+            name: "t".into(),
+            description: "d".into(),
+            input_schema: Arc::new(schema.as_object().cloned().unwrap_or_default()),
+            server_id: "s".into(),
+            server_name: "s".into(),
+        }];
+        let names = NameTable::for_tools(&tools);
+        assert_eq!(
+            super::tools(&tools, &names),
+            json!([{
+                "name": "mcp__s__t",
+                "description": "d",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}, "b": {"$ref": "#/$defs/B"}},
+                    "required": [],
+                    "$defs": {"B": {"type": "integer"}}
+                }
+            }])
+        );
+    }
+}

@@ -1,0 +1,1180 @@
+//! Gemini function declarations: `[{"functionDeclarations":[...]}]`.
+//!
+//! By default the schema goes in `parameters`, which takes a subset of the
+//! OpenAPI 3.0 schema object and answers 400 to anything else: `$schema`,
+//! `additionalProperties`, `$ref`/`$defs`, `const`, `oneOf`, type lists such as
+//! `["string","null"]`, string formats other than `enum` and `date-time`,
+//! non-string enums, `properties` on a non-object, an array without `items`,
+//! an object whose `properties` is empty. Conversion rewrites each of these
+//! into what Gemini accepts (inlining local `$ref`s with a cycle guard and a
+//! budget), and `check` reports every rewrite.
+//!
+//! With [`FormatOptions::gemini_json_schema`] the schema goes in
+//! `parametersJsonSchema` instead, which takes JSON Schema minus `$schema`.
+
+use super::check::{Change, ChangeKind};
+use super::names::NameTable;
+use super::options::FormatOptions;
+use super::schema::{
+    self, JsonObject, MAX_DEPTH, Target, escape_pointer, is_root_ref, resolve_local_ref, types_of,
+};
+use crate::tools::McpTool;
+use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// The keywords Gemini's `parameters` schema accepts; nothing else is ever emitted.
+pub(crate) const ALLOWED_KEYWORDS: [&str; 19] = [
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "anyOf",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "title",
+    "default",
+    "propertyOrdering",
+];
+
+/// The order keys are written in.
+const OUTPUT_ORDER: [&str; 12] = [
+    "type",
+    "title",
+    "description",
+    "format",
+    "nullable",
+    "enum",
+    "default",
+    "items",
+    "properties",
+    "required",
+    "propertyOrdering",
+    "anyOf",
+];
+
+/// The types Gemini knows.
+pub(crate) const TYPES: [&str; 6] = ["string", "number", "integer", "boolean", "array", "object"];
+
+/// How many `$ref`s one tool may have inlined; stops exponential blow-up of
+/// schemas whose definitions refer to each other many times.
+const MAX_INLINED_REFS: usize = 200;
+
+/// How many schema nodes one tool's conversion may produce; folding a union's
+/// constraints into each branch could otherwise grow a small hostile schema
+/// exponentially.
+const MAX_NODES: usize = 10_000;
+
+/// Keywords that describe rather than constrain; they stay on a union node.
+const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
+
+/// One tool's `parameters`, or `None` for a tool without arguments (Gemini
+/// refuses an object whose `properties` is empty).
+pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
+    let normalized = schema::normalize(input, Target::Gemini, notes);
+    let root = Value::Object(normalized.clone());
+    let mut cx = Gemini {
+        root: &normalized,
+        notes,
+        refs: Vec::new(),
+        inlined: 0,
+        nodes: 0,
+    };
+    let mut out = cx.convert(&root, "", 0)?;
+    let is_object = out.get("type").and_then(Value::as_str) == Some("object");
+    let has_properties = matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
+    if !is_object || !has_properties {
+        cx.notes.push(Change::new(
+            "",
+            ChangeKind::ParametersOmitted,
+            true,
+            "the tool takes no arguments; declared without parameters",
+        ));
+        return None;
+    }
+    out.entry("required")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    Some(Value::Object(out))
+}
+
+/// One tool's `parametersJsonSchema`: processJsonSchema minus every `$schema`.
+pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
+    let mut out = Value::Object(schema::normalize(input, Target::GeminiJsonSchema, notes));
+    schema::walk_mut(&mut out, &mut |node, path| {
+        if node.remove("$schema").is_some() {
+            notes.push(Change::new(
+                path,
+                ChangeKind::KeywordDropped,
+                true,
+                "`$schema` is not accepted by Gemini",
+            ));
+        }
+    });
+    out
+}
+
+/// Gemini tools: `[{"functionDeclarations":[{"name","description",
+/// "parameters"}]}]` (or `parametersJsonSchema`), or `[]` without tools.
+pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> Value {
+    if tools.is_empty() {
+        return Value::Array(Vec::new());
+    }
+    let declarations: Vec<Value> = tools
+        .iter()
+        .map(|tool| {
+            let mut declaration = JsonObject::new();
+            declaration.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            declaration.insert("description".into(), Value::from(tool.description.clone()));
+            let mut notes = Vec::new();
+            if options.gemini_json_schema {
+                declaration.insert(
+                    "parametersJsonSchema".into(),
+                    parameters_json_schema(&tool.input_schema, &mut notes),
+                );
+            } else if let Some(params) = parameters(&tool.input_schema, &mut notes) {
+                declaration.insert("parameters".into(), params);
+            }
+            Value::Object(declaration)
+        })
+        .collect();
+    json!([{ "functionDeclarations": declarations }])
+}
+
+/// State of converting one tool's schema.
+struct Gemini<'a> {
+    /// The normalized schema, for resolving `$ref`s.
+    root: &'a JsonObject,
+    /// Where changes are recorded.
+    notes: &'a mut Vec<Change>,
+    /// `$ref`s being inlined on the current path, to cut cycles.
+    refs: Vec<String>,
+    /// `$ref`s inlined so far, against [`MAX_INLINED_REFS`].
+    inlined: usize,
+    /// Nodes converted so far, against [`MAX_NODES`].
+    nodes: usize,
+}
+
+impl Gemini<'_> {
+    /// Converts any schema value; `None` when it accepts nothing (`false`).
+    fn convert(&mut self, value: &Value, path: &str, depth: usize) -> Option<JsonObject> {
+        let node = match value {
+            Value::Object(m) => Cow::Borrowed(m),
+            Value::Bool(false) => return None,
+            Value::Bool(true) => {
+                self.note(
+                    path,
+                    ChangeKind::InvalidSchema,
+                    true,
+                    "`true` schema (anything) replaced",
+                );
+                Cow::Owned(JsonObject::new())
+            }
+            other => {
+                self.note(
+                    path,
+                    ChangeKind::InvalidSchema,
+                    true,
+                    format!("`{other}` is not a schema; replaced"),
+                );
+                Cow::Owned(JsonObject::new())
+            }
+        };
+        if depth > MAX_DEPTH {
+            self.note(
+                path,
+                ChangeKind::DepthLimit,
+                true,
+                format!("nested deeper than {MAX_DEPTH} levels; cut"),
+            );
+            return Some(stub(&node));
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            if self.nodes == MAX_NODES + 1 {
+                self.note(
+                    path,
+                    ChangeKind::DepthLimit,
+                    true,
+                    format!("more than {MAX_NODES} schema nodes; the rest is cut"),
+                );
+            }
+            return Some(stub(&node));
+        }
+        self.node(&node, path, depth)
+            .map(|out| schema::ordered(out, &OUTPUT_ORDER))
+    }
+
+    fn node(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+        if let Some(reference) = m.get("$ref") {
+            return self.reference(m, reference, path, depth);
+        }
+        if let Some(all) = m.get("allOf") {
+            let merged = self.merge_all_of(m, all, path);
+            return self.convert(&Value::Object(merged), path, depth + 1);
+        }
+        if m.contains_key("anyOf") || m.contains_key("oneOf") {
+            return self.union(m, path, depth);
+        }
+        self.simple(m, path, depth)
+    }
+
+    /// A `$ref` node: the target inlined, the node's siblings overriding it.
+    fn reference(
+        &mut self,
+        m: &JsonObject,
+        reference: &Value,
+        path: &str,
+        depth: usize,
+    ) -> Option<JsonObject> {
+        let mut rest = m.clone();
+        rest.remove("$ref");
+        let Value::String(reference) = reference else {
+            self.note(
+                path,
+                ChangeKind::InvalidSchema,
+                true,
+                "`$ref` is not a string; dropped",
+            );
+            return self.convert(&Value::Object(rest), path, depth + 1);
+        };
+        let target = if is_root_ref(reference) {
+            Some(Value::Object(self.root.clone()))
+        } else {
+            resolve_local_ref(self.root, reference).cloned()
+        };
+        let Some(target) = target else {
+            self.note(
+                path,
+                ChangeKind::RefUnresolved,
+                true,
+                format!("$ref `{reference}` does not point into this schema; dropped"),
+            );
+            return self.convert(&Value::Object(rest), path, depth + 1);
+        };
+        let recursive = is_root_ref(reference) || self.refs.iter().any(|r| r == reference);
+        if recursive || self.inlined >= MAX_INLINED_REFS {
+            let why = if recursive {
+                "recursive; cut here"
+            } else {
+                "too many $refs to inline; cut here"
+            };
+            self.note(
+                path,
+                ChangeKind::RefCycle,
+                true,
+                format!("$ref `{reference}` is {why}"),
+            );
+            let mut merged = match target {
+                Value::Object(t) => t,
+                _ => JsonObject::new(),
+            };
+            merged.extend(rest);
+            return Some(stub(&merged));
+        }
+        let mut merged = match target {
+            Value::Object(t) => t,
+            Value::Bool(false) => return None,
+            _ => JsonObject::new(),
+        };
+        merged.extend(rest);
+        self.note(
+            path,
+            ChangeKind::RefInlined,
+            true,
+            format!("$ref `{reference}` inlined"),
+        );
+        self.inlined += 1;
+        self.refs.push(reference.clone());
+        let out = self.convert(&Value::Object(merged), path, depth + 1);
+        self.refs.pop();
+        out
+    }
+
+    /// Merges `allOf` branches into the node: properties and required are
+    /// united, other keywords kept from the node first, then the branches.
+    fn merge_all_of(&mut self, m: &JsonObject, all: &Value, path: &str) -> JsonObject {
+        let mut merged = m.clone();
+        merged.remove("allOf");
+        let Value::Array(branches) = all else {
+            self.note(
+                path,
+                ChangeKind::InvalidSchema,
+                true,
+                "`allOf` is not a list; dropped",
+            );
+            return merged;
+        };
+        for branch in branches {
+            let Value::Object(branch) = branch else {
+                continue;
+            };
+            let resolved;
+            let branch = match branch.get("$ref") {
+                Some(Value::String(r)) if !self.refs.iter().any(|x| x == r) => {
+                    match resolve_local_ref(self.root, r) {
+                        Some(Value::Object(target)) => {
+                            let mut t = target.clone();
+                            t.extend(
+                                branch
+                                    .iter()
+                                    .filter(|(k, _)| *k != "$ref")
+                                    .map(|(k, v)| (k.clone(), v.clone())),
+                            );
+                            resolved = t;
+                            &resolved
+                        }
+                        _ => branch,
+                    }
+                }
+                _ => branch,
+            };
+            for (key, value) in branch {
+                match (key.as_str(), merged.get_mut(key)) {
+                    ("properties", Some(Value::Object(props))) => {
+                        if let Value::Object(more) = value {
+                            for (name, schema) in more {
+                                props.entry(name.clone()).or_insert_with(|| schema.clone());
+                            }
+                        }
+                    }
+                    ("required", Some(Value::Array(names))) => {
+                        if let Value::Array(more) = value {
+                            for name in more {
+                                if !names.contains(name) {
+                                    names.push(name.clone());
+                                }
+                            }
+                        }
+                    }
+                    (_, Some(_)) => {}
+                    (_, None) => {
+                        merged.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        self.note(
+            path,
+            ChangeKind::CompositionRewritten,
+            true,
+            "allOf merged into one schema",
+        );
+        merged
+    }
+
+    /// `anyOf`/`oneOf`: null branches become `nullable`, one remaining branch
+    /// is merged into the node, several become `anyOf` with the node's own
+    /// constraints folded into each branch.
+    fn union(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+        let mut base = m.clone();
+        let mut branches: Vec<(String, Value)> = Vec::new();
+        for keyword in ["anyOf", "oneOf"] {
+            match base.remove(keyword) {
+                Some(Value::Array(list)) => {
+                    for (i, b) in list.into_iter().enumerate() {
+                        branches.push((format!("{path}/{keyword}/{i}"), b));
+                    }
+                }
+                Some(_) => {
+                    self.note(
+                        path,
+                        ChangeKind::InvalidSchema,
+                        true,
+                        format!("`{keyword}` is not a list; dropped"),
+                    );
+                }
+                None => {}
+            }
+        }
+        if m.contains_key("oneOf") {
+            self.note(
+                path,
+                ChangeKind::CompositionRewritten,
+                true,
+                "oneOf became anyOf",
+            );
+        }
+        let before = branches.len();
+        branches.retain(|(_, b)| !is_null_schema(b));
+        let nullable = branches.len() != before;
+        if nullable {
+            self.note(
+                path,
+                ChangeKind::NullableRewritten,
+                true,
+                "null branch became nullable: true",
+            );
+        }
+
+        let mut out = match branches.len() {
+            0 => self.simple(&base, path, depth)?,
+            1 => {
+                let (_, branch) = branches.remove(0);
+                let mut merged = match branch {
+                    Value::Object(b) => b,
+                    Value::Bool(false) => return None,
+                    _ => JsonObject::new(),
+                };
+                for (k, v) in base {
+                    merged.entry(k).or_insert(v);
+                }
+                self.convert(&Value::Object(merged), path, depth + 1)?
+            }
+            _ => {
+                let mut converted = Vec::with_capacity(branches.len());
+                for (branch_path, branch) in branches {
+                    let mut merged = match branch {
+                        Value::Object(b) => b,
+                        Value::Bool(false) => continue,
+                        _ => JsonObject::new(),
+                    };
+                    for (k, v) in &base {
+                        if !ANNOTATIONS.contains(&k.as_str()) && k != "nullable" {
+                            merged.entry(k.clone()).or_insert_with(|| v.clone());
+                        }
+                    }
+                    if let Some(c) = self.convert(&Value::Object(merged), &branch_path, depth + 1) {
+                        converted.push(Value::Object(c));
+                    }
+                }
+                match converted.len() {
+                    0 => return None,
+                    1 => match converted.pop() {
+                        Some(Value::Object(only)) => only,
+                        _ => return None,
+                    },
+                    _ => {
+                        let mut out = JsonObject::new();
+                        out.insert("anyOf".into(), Value::Array(converted));
+                        out
+                    }
+                }
+            }
+        };
+        for key in ["description", "title"] {
+            if let Some(Value::String(s)) = m.get(key) {
+                out.entry(key).or_insert_with(|| Value::from(s.clone()));
+            }
+        }
+        if nullable || m.get("nullable") == Some(&Value::Bool(true)) {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        Some(out)
+    }
+
+    /// A node without `$ref`, `allOf`, `anyOf` or `oneOf`.
+    fn simple(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+        let mut nullable = m.get("nullable") == Some(&Value::Bool(true));
+        let mut types: Vec<String> = Vec::new();
+        match m.get("type") {
+            None => {}
+            Some(Value::String(t)) => types.push(t.clone()),
+            Some(Value::Array(ts)) => {
+                for t in ts {
+                    match t.as_str() {
+                        Some(t) if !types.iter().any(|x| x == t) => types.push(t.to_owned()),
+                        Some(_) => {}
+                        None => self.note(
+                            path,
+                            ChangeKind::TypeRewritten,
+                            true,
+                            format!("type entry `{t}` dropped"),
+                        ),
+                    }
+                }
+            }
+            Some(other) => {
+                self.note(
+                    path,
+                    ChangeKind::TypeRewritten,
+                    true,
+                    format!("type `{other}` dropped"),
+                );
+            }
+        }
+        if let Some(i) = types.iter().position(|t| t == "null") {
+            types.remove(i);
+            nullable = true;
+            self.note(
+                path,
+                ChangeKind::NullableRewritten,
+                true,
+                "null type became nullable: true",
+            );
+        }
+        let unknown: Vec<String> = types
+            .iter()
+            .filter(|t| !TYPES.contains(&t.as_str()))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            types.retain(|t| TYPES.contains(&t.as_str()));
+            self.note(
+                path,
+                ChangeKind::TypeRewritten,
+                true,
+                format!("unknown types {unknown:?} dropped"),
+            );
+        }
+
+        if types.len() > 1 {
+            self.note(
+                path,
+                ChangeKind::CompositionRewritten,
+                true,
+                "type list became anyOf",
+            );
+            let mut branches = Vec::with_capacity(types.len());
+            for t in &types {
+                let mut branch = JsonObject::new();
+                branch.insert("type".into(), Value::from(t.clone()));
+                for (k, v) in m {
+                    if relevant(k, t) {
+                        branch.insert(k.clone(), v.clone());
+                    }
+                }
+                if let Some(b) = self.simple(&branch, path, depth + 1) {
+                    branches.push(Value::Object(b));
+                }
+            }
+            let mut out = JsonObject::new();
+            out.insert("anyOf".into(), Value::Array(branches));
+            copy_annotations(m, &mut out);
+            if nullable {
+                out.insert("nullable".into(), Value::Bool(true));
+            }
+            return Some(out);
+        }
+
+        let mut out = JsonObject::new();
+        let mut ty = types.pop();
+        let mut handled: Vec<&str> = vec!["type", "nullable", "description", "title", "default"];
+
+        // const and enum: Gemini takes string enums only.
+        let values = match (m.get("const"), m.get("enum")) {
+            (Some(c), _) => {
+                self.note(
+                    path,
+                    ChangeKind::ConstToEnum,
+                    true,
+                    "const became a one-value enum",
+                );
+                Some(vec![c.clone()])
+            }
+            (None, Some(Value::Array(values))) => Some(values.clone()),
+            (None, Some(_)) => {
+                self.note(
+                    path,
+                    ChangeKind::InvalidSchema,
+                    true,
+                    "`enum` is not a list; dropped",
+                );
+                None
+            }
+            (None, None) => None,
+        };
+        handled.extend(["const", "enum"]);
+        let mut stringified = false;
+        if let Some(values) = values {
+            let mut strings: Vec<Value> = Vec::with_capacity(values.len());
+            let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
+            for v in &values {
+                let s = match v {
+                    Value::Null => {
+                        nullable = true;
+                        continue;
+                    }
+                    Value::String(s) => s.clone(),
+                    other => {
+                        stringified = true;
+                        other.to_string()
+                    }
+                };
+                if seen.insert(s.clone()) {
+                    strings.push(Value::from(s));
+                }
+            }
+            let retyped = ty.as_deref().is_some_and(|t| t != "string");
+            if stringified || retyped {
+                self.note(
+                    path,
+                    ChangeKind::EnumRewritten,
+                    true,
+                    "enum values sent as strings with type string",
+                );
+                stringified = true;
+            }
+            if !strings.is_empty() {
+                out.insert("enum".into(), Value::Array(strings));
+                ty = Some("string".into());
+            }
+        }
+
+        let ty = match ty {
+            Some(t) => t,
+            None => match infer_type(m) {
+                Some(t) => {
+                    self.note(
+                        path,
+                        ChangeKind::TypeRewritten,
+                        true,
+                        format!("missing type inferred as {t}"),
+                    );
+                    t.to_owned()
+                }
+                None => {
+                    self.note(
+                        path,
+                        ChangeKind::TypeRewritten,
+                        true,
+                        "no type (any value); described as string, which Gemini can express",
+                    );
+                    "string".to_owned()
+                }
+            },
+        };
+        out.insert("type".into(), Value::from(ty.clone()));
+        copy_annotations(m, &mut out);
+        if let Some(default) = m.get("default") {
+            let default = match default {
+                Value::String(_) | Value::Null => default.clone(),
+                other if stringified => Value::from(other.to_string()),
+                other => other.clone(),
+            };
+            out.insert("default".into(), default);
+        }
+
+        match ty.as_str() {
+            "string" => {
+                handled.extend(["format", "minLength", "maxLength", "pattern"]);
+                self.format(m, &mut out, path, &["enum", "date-time"]);
+                copy_if(m, &mut out, "minLength", Value::is_u64);
+                copy_if(m, &mut out, "maxLength", Value::is_u64);
+                copy_if(m, &mut out, "pattern", Value::is_string);
+            }
+            "number" | "integer" => {
+                handled.extend(["format", "minimum", "maximum"]);
+                let formats: &[&str] = if ty == "number" {
+                    &["float", "double"]
+                } else {
+                    &["int32", "int64"]
+                };
+                self.format(m, &mut out, path, formats);
+                copy_if(m, &mut out, "minimum", Value::is_number);
+                copy_if(m, &mut out, "maximum", Value::is_number);
+            }
+            "array" => {
+                handled.extend(["items", "prefixItems", "minItems", "maxItems"]);
+                let items = self.items(m, path, depth);
+                out.insert("items".into(), Value::Object(items));
+                copy_if(m, &mut out, "minItems", Value::is_u64);
+                copy_if(m, &mut out, "maxItems", Value::is_u64);
+            }
+            "object" => {
+                handled.extend(["properties", "required", "propertyOrdering"]);
+                self.object(m, &mut out, path, depth);
+            }
+            _ => {}
+        }
+
+        if nullable {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        for key in m.keys() {
+            if handled.contains(&key.as_str()) {
+                continue;
+            }
+            let known = ALLOWED_KEYWORDS.contains(&key.as_str());
+            let detail = if known {
+                format!("`{key}` does not apply to type {ty}; dropped")
+            } else {
+                format!("`{key}` is not accepted by Gemini; dropped")
+            };
+            let would_reject =
+                !known || matches!(key.as_str(), "properties" | "required" | "items");
+            self.note(
+                format!("{path}/{}", escape_pointer(key)),
+                ChangeKind::KeywordDropped,
+                would_reject,
+                detail,
+            );
+        }
+        Some(out)
+    }
+
+    fn format(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, accepted: &[&str]) {
+        match m.get("format") {
+            None => {}
+            Some(Value::String(f)) if accepted.contains(&f.as_str()) => {
+                out.insert("format".into(), Value::from(f.clone()));
+            }
+            Some(other) => self.note(
+                format!("{path}/format"),
+                ChangeKind::FormatDropped,
+                true,
+                format!("format {other} is not accepted by Gemini; dropped"),
+            ),
+        }
+    }
+
+    /// The `items` of an array: converted, or a string schema when missing.
+    fn items(&mut self, m: &JsonObject, path: &str, depth: usize) -> JsonObject {
+        let items_path = format!("{path}/items");
+        let converted = match (m.get("items"), m.get("prefixItems")) {
+            (Some(items @ Value::Object(_)), _) => self.convert(items, &items_path, depth + 1),
+            (Some(Value::Array(tuple)), _) => self.tuple(tuple, &items_path, depth),
+            (_, Some(Value::Array(tuple))) => {
+                self.tuple(tuple, &format!("{path}/prefixItems"), depth)
+            }
+            _ => None,
+        };
+        converted.unwrap_or_else(|| {
+            self.note(
+                items_path,
+                ChangeKind::ItemsAdded,
+                true,
+                "array without an items schema; items described as strings",
+            );
+            let mut s = JsonObject::new();
+            s.insert("type".into(), Value::from("string"));
+            s
+        })
+    }
+
+    /// Tuple items: their union, since Gemini has no tuples.
+    fn tuple(&mut self, tuple: &[Value], path: &str, depth: usize) -> Option<JsonObject> {
+        self.note(
+            path,
+            ChangeKind::CompositionRewritten,
+            true,
+            "tuple items became anyOf",
+        );
+        let mut converted: Vec<Value> = Vec::new();
+        for (i, item) in tuple.iter().enumerate() {
+            if let Some(c) = self.convert(item, &format!("{path}/{i}"), depth + 1) {
+                let c = Value::Object(c);
+                if !converted.contains(&c) {
+                    converted.push(c);
+                }
+            }
+        }
+        match converted.len() {
+            0 => None,
+            1 => match converted.pop() {
+                Some(Value::Object(c)) => Some(c),
+                _ => None,
+            },
+            _ => {
+                let mut out = JsonObject::new();
+                out.insert("anyOf".into(), Value::Array(converted));
+                Some(out)
+            }
+        }
+    }
+
+    /// The object part: properties converted, required filtered; an object
+    /// without properties stays a plain object.
+    fn object(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, depth: usize) {
+        let mut props = JsonObject::new();
+        match m.get("properties") {
+            Some(Value::Object(input)) => {
+                for (name, schema) in input {
+                    let p = format!("{path}/properties/{}", escape_pointer(name));
+                    match self.convert(schema, &p, depth + 1) {
+                        Some(c) => {
+                            props.insert(name.clone(), Value::Object(c));
+                        }
+                        None => self.note(
+                            p,
+                            ChangeKind::PropertyDropped,
+                            true,
+                            "property whose schema is `false` dropped",
+                        ),
+                    }
+                }
+            }
+            Some(_) => self.note(
+                format!("{path}/properties"),
+                ChangeKind::InvalidSchema,
+                true,
+                "`properties` is not an object; dropped",
+            ),
+            None => {}
+        }
+        let mut required: Vec<Value> = Vec::new();
+        let mut filtered = false;
+        if let Some(Value::Array(names)) = m.get("required") {
+            for name in names {
+                match name.as_str() {
+                    Some(n) if props.contains_key(n) && !required.contains(name) => {
+                        required.push(name.clone())
+                    }
+                    Some(n) if props.contains_key(n) => {}
+                    _ => filtered = true,
+                }
+            }
+        }
+        if filtered {
+            self.note(
+                format!("{path}/required"),
+                ChangeKind::RequiredFiltered,
+                true,
+                "required names that are not properties dropped",
+            );
+        }
+        if props.is_empty() {
+            if depth > 0 {
+                self.note(
+                    path,
+                    ChangeKind::FreeFormObject,
+                    false,
+                    "object without properties: Gemini cannot describe its keys (gemini_json_schema can)",
+                );
+            }
+            return;
+        }
+        if let Some(Value::Array(order)) = m.get("propertyOrdering") {
+            let valid = order.len() == props.len()
+                && order
+                    .iter()
+                    .all(|k| k.as_str().is_some_and(|k| props.contains_key(k)));
+            if valid {
+                out.insert("propertyOrdering".into(), Value::Array(order.clone()));
+            }
+        }
+        out.insert("properties".into(), Value::Object(props));
+        if !required.is_empty() {
+            out.insert("required".into(), Value::Array(required));
+        }
+    }
+
+    fn note(
+        &mut self,
+        path: impl Into<String>,
+        kind: ChangeKind,
+        would_reject: bool,
+        detail: impl Into<String>,
+    ) {
+        self.notes
+            .push(Change::new(path, kind, would_reject, detail));
+    }
+}
+
+/// Whether a union branch only admits `null`.
+fn is_null_schema(branch: &Value) -> bool {
+    let Value::Object(b) = branch else {
+        return false;
+    };
+    types_of(b) == ["null"]
+        || b.get("const") == Some(&Value::Null)
+        || b.get("enum") == Some(&Value::Array(vec![Value::Null]))
+}
+
+/// Whether keyword `key` applies to type `ty` (when a type list is split).
+fn relevant(key: &str, ty: &str) -> bool {
+    let keys: &[&str] = match ty {
+        "object" => &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyOrdering",
+        ],
+        "array" => &["items", "prefixItems", "minItems", "maxItems"],
+        "string" => &[
+            "minLength",
+            "maxLength",
+            "pattern",
+            "format",
+            "enum",
+            "const",
+        ],
+        "number" | "integer" => &["minimum", "maximum", "format", "enum", "const"],
+        "boolean" => &["enum", "const"],
+        _ => &[],
+    };
+    keys.contains(&key)
+}
+
+/// The type a schema without `type` evidently has.
+fn infer_type(m: &JsonObject) -> Option<&'static str> {
+    let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
+    if has(&[
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+    ]) {
+        Some("object")
+    } else if has(&["items", "prefixItems", "minItems", "maxItems"]) {
+        Some("array")
+    } else if has(&["minLength", "maxLength", "pattern", "format"]) {
+        Some("string")
+    } else if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
+        Some("number")
+    } else {
+        None
+    }
+}
+
+fn copy_annotations(m: &JsonObject, out: &mut JsonObject) {
+    for key in ["description", "title"] {
+        if let Some(Value::String(s)) = m.get(key) {
+            out.insert(key.into(), Value::from(s.clone()));
+        }
+    }
+}
+
+fn copy_if(m: &JsonObject, out: &mut JsonObject, key: &str, ok: fn(&Value) -> bool) {
+    if let Some(v) = m.get(key).filter(|v| ok(v)) {
+        out.insert(key.into(), v.clone());
+    }
+}
+
+/// What stands in for a part that is cut (recursion, depth): its simple type,
+/// or a plain object/array/string.
+fn stub(m: &JsonObject) -> JsonObject {
+    let types = types_of(m);
+    let ty = ["string", "number", "integer", "boolean"]
+        .into_iter()
+        .find(|t| types.contains(t))
+        .or_else(|| {
+            if types.contains(&"object") || m.contains_key("properties") {
+                Some("object")
+            } else if types.contains(&"array") || m.contains_key("items") {
+                Some("array")
+            } else {
+                None
+            }
+        })
+        .unwrap_or("string");
+    let mut out = JsonObject::new();
+    out.insert("type".into(), Value::from(ty));
+    if ty == "array" {
+        out.insert("items".into(), json!({"type": "string"}));
+    }
+    copy_annotations(m, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().cloned().expect("test schemas are objects")
+    }
+
+    fn params(v: Value) -> (Option<Value>, Vec<Change>) {
+        let mut notes = Vec::new();
+        let p = parameters(&obj(v), &mut notes);
+        (p, notes)
+    }
+
+    fn prop(v: Value) -> Value {
+        let (p, _) = params(json!({"type": "object", "properties": {"p": v}}));
+        p.map(|p| p["properties"]["p"].clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn keeps_what_gemini_accepts() {
+        let (p, notes) = params(json!({
+            "type": "object",
+            "properties": {
+                "q": {"type": "string", "description": "query", "minLength": 1, "pattern": "^a"},
+                "n": {"type": "integer", "minimum": 0, "maximum": 10, "format": "int32"},
+                "when": {"type": "string", "format": "date-time"},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3}
+            },
+            "required": ["q"]
+        }));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(
+            p,
+            Some(json!({
+                "type": "object",
+                "properties": {
+                    "q": {"type": "string", "description": "query", "minLength": 1, "pattern": "^a"},
+                    "n": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 10},
+                    "when": {"type": "string", "format": "date-time"},
+                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3}
+                },
+                "required": ["q"]
+            }))
+        );
+    }
+
+    #[test]
+    fn nullable_type_lists_and_unions() {
+        assert_eq!(
+            prop(json!({"type": ["string", "null"]})),
+            json!({"type": "string", "nullable": true})
+        );
+        assert_eq!(
+            prop(json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "d"})),
+            json!({"type": "integer", "description": "d", "nullable": true})
+        );
+        assert_eq!(
+            prop(json!({"oneOf": [{"type": "integer"}, {"type": "string"}]})),
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+        );
+        assert_eq!(
+            prop(json!({"type": ["string", "number"]})),
+            json!({"anyOf": [{"type": "string"}, {"type": "number"}]})
+        );
+    }
+
+    #[test]
+    fn const_and_enums_become_string_enums() {
+        assert_eq!(
+            prop(json!({"const": "x"})),
+            json!({"enum": ["x"], "type": "string"})
+        );
+        assert_eq!(
+            prop(json!({"type": "integer", "enum": [1, 2, null]})),
+            json!({"enum": ["1", "2"], "type": "string", "nullable": true})
+        );
+    }
+
+    #[test]
+    fn formats_gemini_refuses_are_dropped() {
+        assert_eq!(
+            prop(json!({"type": "string", "format": "uri"})),
+            json!({"type": "string"})
+        );
+        assert_eq!(
+            prop(json!({"type": "string", "format": "enum", "enum": ["a"]})),
+            json!({"enum": ["a"], "type": "string", "format": "enum"})
+        );
+    }
+
+    #[test]
+    fn refs_are_inlined_and_cycles_cut() {
+        let (p, notes) = params(json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+            "$defs": {"Tree": {
+                "type": "object",
+                "description": "a tree",
+                "properties": {
+                    "label": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}
+                }
+            }}
+        }));
+        assert_eq!(
+            p,
+            Some(json!({
+                "type": "object",
+                "properties": {"tree": {
+                    "type": "object",
+                    "description": "a tree",
+                    "properties": {
+                        "label": {"type": "string"},
+                        "children": {"type": "array", "items": {"type": "object", "description": "a tree"}}
+                    }
+                }},
+                "required": []
+            }))
+        );
+        assert!(notes.iter().any(|n| n.kind == ChangeKind::RefCycle));
+        assert!(notes.iter().any(|n| n.kind == ChangeKind::RefInlined));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.kind == ChangeKind::KeywordDropped && n.path == "/$defs")
+        );
+    }
+
+    #[test]
+    fn all_of_is_merged() {
+        assert_eq!(
+            prop(json!({"allOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"properties": {"b": {"type": "number"}}, "required": ["b"]}
+            ]})),
+            json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "number"}},
+                "required": ["a", "b"]
+            })
+        );
+    }
+
+    #[test]
+    fn structural_problems_are_fixed() {
+        // properties on a non-object, additionalProperties, array without items
+        assert_eq!(
+            prop(json!({"type": "string", "properties": {"x": {}}, "required": ["x"]})),
+            json!({"type": "string"})
+        );
+        assert_eq!(
+            prop(
+                json!({"type": "object", "properties": {"a": {"type": "boolean"}}, "additionalProperties": false})
+            ),
+            json!({"type": "object", "properties": {"a": {"type": "boolean"}}})
+        );
+        assert_eq!(
+            prop(json!({"type": "array"})),
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(prop(json!({"type": "object"})), json!({"type": "object"}));
+        assert_eq!(
+            prop(json!({"properties": {"x": {"type": "string"}}})),
+            json!({"type": "object", "properties": {"x": {"type": "string"}}})
+        );
+    }
+
+    #[test]
+    fn tools_without_arguments_omit_parameters() {
+        let (p, notes) = params(json!({"type": "object", "properties": {}}));
+        assert_eq!(p, None);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.kind == ChangeKind::ParametersOmitted)
+        );
+    }
+
+    #[test]
+    fn json_schema_mode_only_removes_schema_keyword() {
+        let mut notes = Vec::new();
+        let out = parameters_json_schema(
+            &obj(json!({
+                "$schema": "x",
+                "type": "object",
+                "properties": {"$schema": {"type": "string", "$schema": "y"}, "a": {"type": ["string", "null"]}},
+                "additionalProperties": false
+            })),
+            &mut notes,
+        );
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {"$schema": {"type": "string"}, "a": {"type": ["string", "null"]}},
+                "required": [],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(notes.len(), 2);
+    }
+}

@@ -1,0 +1,473 @@
+//! Tool names as providers see them, and the table that maps them back.
+//!
+//! Every name toolbridge sends to a provider matches
+//! `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`, the intersection of OpenAI's, Anthropic's
+//! and Gemini's rules. The raw name of a tool is `mcp__{server}__{tool}` (pool
+//! tools) or `{server}__{tool}` (direct adapters); characters outside the
+//! alphabet become `_`, a leading digit or hyphen gets a `_` in front, and a
+//! name that is too long or that collides with another gets a short hash
+//! suffix computed from the full original (server, tool) pair, so it is the
+//! same on every run and every platform.
+//!
+//! A model answers with the exposed name; [`NameTable::resolve`] gives back the
+//! server and the tool. Names are never split to recover them: `a__b__c` could
+//! be tool `b__c` of server `a` or tool `c` of server `a__b`.
+
+use crate::tools::McpTool;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The longest name any provider accepts.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Hex digits of the hash suffix.
+const HASH_LEN: usize = 8;
+
+/// One tool of one server: what a provider-facing name routes to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ToolRef {
+    /// The config name of the server, as in [`McpTool::server_id`].
+    pub server_id: String,
+    /// The tool's name as the server knows it; what `tools/call` takes.
+    pub tool: String,
+}
+
+impl ToolRef {
+    /// The tool `tool` of server `server_id`.
+    pub fn new(server_id: impl Into<String>, tool: impl Into<String>) -> Self {
+        ToolRef {
+            server_id: server_id.into(),
+            tool: tool.into(),
+        }
+    }
+}
+
+/// Which raw name a tool gets before sanitizing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameStyle {
+    /// Tools reached through the pool: `mcp__{server}__{tool}`.
+    #[default]
+    Mcp,
+    /// Direct (built-in) adapters: `{server}__{tool}`.
+    Direct,
+}
+
+impl NameStyle {
+    /// The raw, unsanitized name of `tool` of `server` in this style.
+    pub fn raw_name(self, server: &str, tool: &str) -> String {
+        match self {
+            NameStyle::Mcp => McpTool::id_for(server, tool),
+            NameStyle::Direct => format!("{server}__{tool}"),
+        }
+    }
+}
+
+/// The name one tool is exposed under, and why it differs from the raw name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExposedName {
+    /// The name sent to providers; always passes [`is_valid_name`].
+    pub name: String,
+    /// The raw name (`mcp__{server}__{tool}` or `{server}__{tool}`).
+    pub raw: String,
+    /// Characters outside `[a-zA-Z0-9_-]` were replaced, or a `_` was put in front.
+    pub sanitized: bool,
+    /// The name was longer than 64 characters and got a hash suffix.
+    pub shortened: bool,
+    /// The sanitized name collided with another tool's and got a hash suffix.
+    pub deduplicated: bool,
+}
+
+/// The exposed names of a set of tools, and the way back from a name to its tool.
+///
+/// Built once from all the tools offered to a model; the same tools always get
+/// the same names, whatever order they are listed in.
+#[derive(Debug, Clone, Default)]
+pub struct NameTable {
+    /// The raw-name style every entry was built with.
+    style: NameStyle,
+    /// Tool → its name; ordered so iteration is deterministic.
+    by_tool: BTreeMap<ToolRef, ExposedName>,
+    /// Exposed name → tool, for routing a model's calls.
+    by_name: HashMap<String, ToolRef>,
+}
+
+impl NameTable {
+    /// Assigns names to `tools`, given as (server id, tool name) pairs.
+    ///
+    /// Duplicated pairs get one name. A name that needs no change is kept as
+    /// is unless it is too long; when several tools sanitize to the same name,
+    /// the one whose raw name is already valid (if exactly one is) keeps it and
+    /// the others get a hash suffix.
+    pub fn new<I, S, T>(style: NameStyle, tools: I) -> Self
+    where
+        I: IntoIterator<Item = (S, T)>,
+        S: Into<String>,
+        T: Into<String>,
+    {
+        let mut keys: Vec<ToolRef> = tools
+            .into_iter()
+            .map(|(server, tool)| ToolRef::new(server, tool))
+            .collect();
+        keys.sort();
+        keys.dedup();
+
+        struct Draft {
+            key: ToolRef,
+            raw: String,
+            sanitized: String,
+        }
+        let drafts: Vec<Draft> = keys
+            .into_iter()
+            .map(|key| {
+                let raw = style.raw_name(&key.server_id, &key.tool);
+                let sanitized = sanitize(&raw);
+                Draft {
+                    key,
+                    raw,
+                    sanitized,
+                }
+            })
+            .collect();
+
+        // Group the names that fit by their sanitized form to find collisions.
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, d) in drafts.iter().enumerate() {
+            if d.sanitized.len() <= MAX_NAME_LEN {
+                groups.entry(d.sanitized.as_str()).or_default().push(i);
+            }
+        }
+        let mut plain = vec![false; drafts.len()];
+        let mut collided = vec![false; drafts.len()];
+        for members in groups.values() {
+            if let [only] = members.as_slice() {
+                plain[*only] = true;
+                continue;
+            }
+            let exact: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&i| drafts[i].raw == drafts[i].sanitized)
+                .collect();
+            for &i in members {
+                collided[i] = true;
+            }
+            if let [keeper] = exact.as_slice() {
+                plain[*keeper] = true;
+                collided[*keeper] = false;
+            }
+        }
+
+        // Plain names are taken first so a hashed name never steals one.
+        let mut used: HashSet<String> = drafts
+            .iter()
+            .zip(&plain)
+            .filter(|(_, p)| **p)
+            .map(|(d, _)| d.sanitized.clone())
+            .collect();
+
+        let mut table = NameTable {
+            style,
+            ..NameTable::default()
+        };
+        for (i, d) in drafts.into_iter().enumerate() {
+            let name = if plain[i] {
+                d.sanitized.clone()
+            } else {
+                let mut salt = 0u32;
+                loop {
+                    let candidate = suffixed(&d.sanitized, &d.key, salt);
+                    if used.insert(candidate.clone()) {
+                        break candidate;
+                    }
+                    salt = salt.wrapping_add(1);
+                }
+            };
+            let entry = ExposedName {
+                sanitized: d.sanitized != d.raw,
+                shortened: d.sanitized.len() > MAX_NAME_LEN,
+                deduplicated: collided[i],
+                name: name.clone(),
+                raw: d.raw,
+            };
+            table.by_name.insert(name, d.key.clone());
+            table.by_tool.insert(d.key, entry);
+        }
+        table
+    }
+
+    /// Names for pool tools (`mcp__{server}__{tool}`), keyed by each tool's
+    /// `server_id` and `name`.
+    pub fn for_tools(tools: &[McpTool]) -> Self {
+        Self::new(
+            NameStyle::Mcp,
+            tools
+                .iter()
+                .map(|t| (t.server_id.as_str(), t.name.as_str())),
+        )
+    }
+
+    /// Names for direct adapters (`{server}__{tool}`).
+    pub fn direct<I, S, T>(tools: I) -> Self
+    where
+        I: IntoIterator<Item = (S, T)>,
+        S: Into<String>,
+        T: Into<String>,
+    {
+        Self::new(NameStyle::Direct, tools)
+    }
+
+    /// The raw-name style of this table.
+    pub fn style(&self) -> NameStyle {
+        self.style
+    }
+
+    /// The exposed name of `tool` of `server_id`, if the table has it.
+    pub fn name(&self, server_id: &str, tool: &str) -> Option<&str> {
+        self.entry(server_id, tool).map(|e| e.name.as_str())
+    }
+
+    /// The full entry of `tool` of `server_id`, if the table has it.
+    pub fn entry(&self, server_id: &str, tool: &str) -> Option<&ExposedName> {
+        self.by_tool.get(&ToolRef::new(server_id, tool))
+    }
+
+    /// The exposed name of `tool`.
+    ///
+    /// A tool missing from the table (the table was built from other tools)
+    /// still gets a valid name, computed on its own, which may collide with
+    /// another tool's.
+    pub fn name_for(&self, tool: &McpTool) -> Cow<'_, str> {
+        match self.name(&tool.server_id, &tool.name) {
+            Some(name) => Cow::Borrowed(name),
+            None => Cow::Owned(standalone_name(self.style, &tool.server_id, &tool.name)),
+        }
+    }
+
+    /// The tool a provider-facing name stands for.
+    pub fn resolve(&self, exposed: &str) -> Option<&ToolRef> {
+        self.by_name.get(exposed)
+    }
+
+    /// Every tool and its name, ordered by server then tool.
+    pub fn iter(&self) -> impl Iterator<Item = (&ToolRef, &ExposedName)> {
+        self.by_tool.iter()
+    }
+
+    /// How many tools the table names.
+    pub fn len(&self) -> usize {
+        self.by_tool.len()
+    }
+
+    /// Whether the table names no tool.
+    pub fn is_empty(&self) -> bool {
+        self.by_tool.is_empty()
+    }
+}
+
+/// Whether `name` is acceptable to every provider:
+/// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`.
+pub fn is_valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    match bytes.first() {
+        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => {}
+        _ => return false,
+    }
+    bytes.len() <= MAX_NAME_LEN
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+}
+
+/// Replaces every character outside `[a-zA-Z0-9_-]` with `_` and puts a `_`
+/// in front of a leading digit or hyphen (or of nothing). Does not shorten.
+pub fn sanitize(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len() + 1);
+    for c in raw.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else {
+            out.push('_');
+        }
+    }
+    match out.as_bytes().first() {
+        None => out.push('_'),
+        Some(b) if b.is_ascii_digit() || *b == b'-' => out.insert(0, '_'),
+        Some(_) => {}
+    }
+    out
+}
+
+/// A valid name for one tool on its own, without looking at other tools: the
+/// sanitized raw name, shortened with a hash suffix when too long.
+pub fn standalone_name(style: NameStyle, server: &str, tool: &str) -> String {
+    let sanitized = sanitize(&style.raw_name(server, tool));
+    if sanitized.len() <= MAX_NAME_LEN {
+        sanitized
+    } else {
+        suffixed(&sanitized, &ToolRef::new(server, tool), 0)
+    }
+}
+
+/// 64-bit FNV-1a of the (server, tool) pair and a salt. Stable across runs,
+/// versions and platforms, unlike std's `DefaultHasher`.
+pub fn stable_hash(server: &str, tool: &str, salt: u32) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    };
+    eat(server.as_bytes());
+    // 0xff never occurs in UTF-8, so the pair is unambiguous.
+    eat(&[0xff]);
+    eat(tool.as_bytes());
+    if salt > 0 {
+        eat(&[0xff]);
+        eat(&salt.to_le_bytes());
+    }
+    hash
+}
+
+/// `sanitized` cut to fit, then `_` and eight hex digits of the pair's hash.
+fn suffixed(sanitized: &str, key: &ToolRef, salt: u32) -> String {
+    let hash = stable_hash(&key.server_id, &key.tool, salt);
+    let folded = (hash ^ (hash >> 32)) as u32;
+    let keep = MAX_NAME_LEN - HASH_LEN - 1;
+    // `sanitized` is ASCII, so any byte index is a char boundary.
+    let head = sanitized.get(..keep).unwrap_or(sanitized);
+    format!("{head}_{folded:08x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_names_are_kept() {
+        let table = NameTable::new(NameStyle::Mcp, [("time", "get_current_time")]);
+        assert_eq!(
+            table.name("time", "get_current_time"),
+            Some("mcp__time__get_current_time")
+        );
+        let entry = table.entry("time", "get_current_time");
+        assert!(entry.is_some_and(|e| !e.sanitized && !e.shortened && !e.deduplicated));
+    }
+
+    #[test]
+    fn direct_style_has_no_prefix() {
+        let table = NameTable::direct([("fs", "read")]);
+        assert_eq!(table.name("fs", "read"), Some("fs__read"));
+        assert_eq!(table.resolve("fs__read"), Some(&ToolRef::new("fs", "read")));
+    }
+
+    #[test]
+    fn bad_characters_become_underscores() {
+        assert_eq!(
+            sanitize("mcp__my.server__do it/now"),
+            "mcp__my_server__do_it_now"
+        );
+        assert_eq!(sanitize("1abc"), "_1abc");
+        assert_eq!(sanitize("-x"), "_-x");
+        assert_eq!(sanitize(""), "_");
+        assert_eq!(sanitize("ü"), "_");
+        let table = NameTable::direct([("9lives", "ünïcode")]);
+        let name = table.name("9lives", "ünïcode").unwrap_or_default();
+        assert!(is_valid_name(name), "{name}");
+        assert_eq!(name, "_9lives___n_code");
+    }
+
+    #[test]
+    fn long_names_get_a_stable_suffix() {
+        let server = "s".repeat(70);
+        let table = NameTable::new(NameStyle::Mcp, [(server.as_str(), "echo")]);
+        let name = table.name(&server, "echo").unwrap_or_default();
+        assert!(is_valid_name(name), "{name}");
+        assert_eq!(name.len(), MAX_NAME_LEN);
+        assert!(name.starts_with("mcp__sss"));
+        // Pinned: the suffix must not change between releases or platforms.
+        assert_eq!(
+            stable_hash(&server, "echo", 0),
+            stable_hash(&server, "echo", 0)
+        );
+        assert_eq!(stable_hash("a", "b", 0), 0xe57d_a319_03de_37b1_u64);
+        assert_eq!(table.resolve(name), Some(&ToolRef::new(server, "echo")));
+    }
+
+    #[test]
+    fn collisions_get_distinct_names_and_the_exact_one_keeps_its_name() {
+        let table = NameTable::new(NameStyle::Mcp, [("a.b", "x"), ("a_b", "x"), ("a b", "x")]);
+        assert_eq!(table.name("a_b", "x"), Some("mcp__a_b__x"));
+        let dotted = table.name("a.b", "x").unwrap_or_default();
+        let spaced = table.name("a b", "x").unwrap_or_default();
+        assert_ne!(dotted, spaced);
+        assert_ne!(dotted, "mcp__a_b__x");
+        for name in [dotted, spaced] {
+            assert!(is_valid_name(name), "{name}");
+            assert!(name.starts_with("mcp__a_b__x_"), "{name}");
+        }
+        assert_eq!(table.resolve(dotted), Some(&ToolRef::new("a.b", "x")));
+        assert_eq!(table.resolve(spaced), Some(&ToolRef::new("a b", "x")));
+    }
+
+    #[test]
+    fn ambiguous_raw_names_are_told_apart() {
+        // Both are literally `mcp__a__b__c`.
+        let table = NameTable::new(NameStyle::Mcp, [("a", "b__c"), ("a__b", "c")]);
+        let one = table.name("a", "b__c").unwrap_or_default();
+        let two = table.name("a__b", "c").unwrap_or_default();
+        assert_ne!(one, two);
+        assert_eq!(table.resolve(one), Some(&ToolRef::new("a", "b__c")));
+        assert_eq!(table.resolve(two), Some(&ToolRef::new("a__b", "c")));
+    }
+
+    #[test]
+    fn order_of_input_does_not_matter() {
+        let pairs = [("a.b", "x"), ("a_b", "x"), ("z", "y"), ("a b", "x")];
+        let forward = NameTable::new(NameStyle::Mcp, pairs);
+        let backward = NameTable::new(NameStyle::Mcp, pairs.iter().rev().copied());
+        for (key, entry) in forward.iter() {
+            assert_eq!(
+                backward.name(&key.server_id, &key.tool),
+                Some(entry.name.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn duplicates_share_one_name() {
+        let table = NameTable::direct([("s", "t"), ("s", "t")]);
+        assert_eq!(table.len(), 1);
+        assert_eq!(table.name("s", "t"), Some("s__t"));
+    }
+
+    #[test]
+    fn missing_tools_still_get_a_valid_name() {
+        let table = NameTable::default();
+        let tool = McpTool {
+            id: McpTool::id_for("my server", "t"),
+            name: "t".into(),
+            description: String::new(),
+            input_schema: Default::default(),
+            server_id: "my server".into(),
+            server_name: "my server".into(),
+        };
+        assert_eq!(table.name_for(&tool), "mcp__my_server__t");
+    }
+
+    #[test]
+    fn validity_rule() {
+        assert!(is_valid_name("_"));
+        assert!(is_valid_name("a-b_c9"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name("9a"));
+        assert!(!is_valid_name("-a"));
+        assert!(!is_valid_name("a.b"));
+        assert!(!is_valid_name(&"a".repeat(65)));
+        assert!(is_valid_name(&"a".repeat(64)));
+    }
+}

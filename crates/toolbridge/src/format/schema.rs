@@ -1,0 +1,551 @@
+//! The provider-neutral part of schema conversion: the spec's
+//! `processJsonSchema`, local `$ref` lookup and a bounded walk over
+//! subschemas. The per-provider rules live in `openai`, `anthropic` and
+//! `gemini`.
+
+use super::check::{Change, ChangeKind};
+use serde_json::{Map, Value};
+
+/// A JSON object; what a schema is when it is not `true` or `false`.
+pub type JsonObject = Map<String, Value>;
+
+/// How deep a rewriting conversion goes; deeper parts are cut, so hostile
+/// input cannot exhaust the stack.
+pub(crate) const MAX_DEPTH: usize = 32;
+
+/// The provider a shared step works for; decides which of its changes would
+/// otherwise have been rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// OpenAI, non-strict (Chat Completions and Responses).
+    OpenAi,
+    /// OpenAI strict mode.
+    OpenAiStrict,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Gemini `parameters` (the OpenAPI 3.0 subset).
+    Gemini,
+    /// Gemini `parametersJsonSchema`.
+    GeminiJsonSchema,
+}
+
+/// Keywords holding a map of name → subschema.
+pub(crate) const MAP_KEYWORDS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords holding one subschema.
+pub(crate) const SINGLE_KEYWORDS: [&str; 11] = [
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+];
+/// Keywords holding a list of subschemas.
+pub(crate) const LIST_KEYWORDS: [&str; 5] = ["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+
+/// Top-level keywords that OpenAI and Anthropic refuse on a tool's schema.
+const TOP_LEVEL_COMPOSITION: [&str; 5] = ["anyOf", "oneOf", "allOf", "not", "enum"];
+
+/// The schema of a tool that takes no arguments:
+/// `{"type":"object","properties":{},"required":[]}`.
+pub fn empty_object_schema() -> JsonObject {
+    let mut out = JsonObject::new();
+    out.insert("type".into(), Value::from("object"));
+    out.insert("properties".into(), Value::Object(JsonObject::new()));
+    out.insert("required".into(), Value::Array(Vec::new()));
+    out
+}
+
+/// The spec's `processJsonSchema`: makes any value a tool input schema every
+/// provider accepts at the top.
+///
+/// - not an object, or an empty one: the empty object schema;
+/// - an object schema (`type: "object"`, or no type but `properties`): its
+///   `properties`, `required` (only names that are properties) and
+///   `description`, plus `additionalProperties` and the `$defs`/`definitions`
+///   its `$ref`s point into; a top-level `$ref` is followed, and top-level
+///   `allOf`/`anyOf`/`oneOf` branches are folded into the properties;
+/// - anything else: wrapped as an object schema.
+///
+/// The result always has `type: "object"`, `properties` and `required`.
+pub fn process_json_schema(schema: &Value) -> JsonObject {
+    match schema {
+        Value::Object(input) => normalize(input, Target::Anthropic, &mut Vec::new()),
+        _ => empty_object_schema(),
+    }
+}
+
+/// [`process_json_schema`] of a tool's input schema, recording what it
+/// changed for `target`.
+pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Change>) -> JsonObject {
+    if input.is_empty() {
+        return empty_object_schema();
+    }
+
+    // Follow a top-level `$ref` (some generators put the whole schema in $defs).
+    let followed;
+    let mut source = input;
+    if let Some(Value::String(reference)) = input.get("$ref") {
+        match resolve_local_ref(input, reference) {
+            Some(Value::Object(target_schema)) => {
+                let mut merged = target_schema.clone();
+                for (k, v) in input {
+                    if k != "$ref" {
+                        merged.insert(k.clone(), v.clone());
+                    }
+                }
+                notes.push(Change::new(
+                    "",
+                    ChangeKind::RefInlined,
+                    true,
+                    format!("followed top-level $ref `{reference}`"),
+                ));
+                followed = merged;
+                source = &followed;
+            }
+            _ => notes.push(Change::new(
+                "",
+                ChangeKind::RefUnresolved,
+                true,
+                format!("top-level $ref `{reference}` does not point into this schema; dropped"),
+            )),
+        }
+    }
+
+    let types = types_of(source);
+    let object_like = types.contains(&"object")
+        || (types.is_empty()
+            && (source.contains_key("properties")
+                || source.contains_key("required")
+                || source.contains_key("additionalProperties")
+                || !source.contains_key("type")));
+    if !object_like {
+        notes.push(Change::new(
+            "",
+            ChangeKind::TypeRewritten,
+            true,
+            format!(
+                "top-level type {} is not object; wrapped as an object schema",
+                source.get("type").map(Value::to_string).unwrap_or_default()
+            ),
+        ));
+    }
+
+    let mut out = JsonObject::new();
+    out.insert("type".into(), Value::from("object"));
+    if let Some(Value::String(description)) = source.get("description") {
+        out.insert("description".into(), Value::from(description.clone()));
+    }
+
+    let mut properties = match source.get("properties") {
+        Some(Value::Object(props)) if object_like => props.clone(),
+        Some(_) if object_like => {
+            notes.push(Change::new(
+                "/properties",
+                ChangeKind::KeywordDropped,
+                true,
+                "`properties` is not an object; dropped",
+            ));
+            JsonObject::new()
+        }
+        _ => JsonObject::new(),
+    };
+    let mut required: Vec<String> = Vec::new();
+    if object_like {
+        push_required(&mut required, source.get("required"));
+    }
+
+    // Top-level composition: providers want a plain object here.
+    for keyword in ["allOf", "anyOf", "oneOf"] {
+        let Some(branches) = source.get(keyword) else {
+            continue;
+        };
+        let mut folded = 0usize;
+        if let Value::Array(branches) = branches {
+            for branch in branches {
+                let branch = match branch {
+                    Value::Object(b) => match b.get("$ref") {
+                        Some(Value::String(r)) => match resolve_local_ref(input, r) {
+                            Some(Value::Object(t)) => t,
+                            _ => b,
+                        },
+                        _ => b,
+                    },
+                    _ => continue,
+                };
+                if let Some(Value::Object(props)) = branch.get("properties") {
+                    for (name, schema) in props {
+                        if !properties.contains_key(name) {
+                            properties.insert(name.clone(), schema.clone());
+                            folded += 1;
+                        }
+                    }
+                }
+                // Only allOf makes its branches' requirements binding.
+                if keyword == "allOf" {
+                    push_required(&mut required, branch.get("required"));
+                }
+            }
+        }
+        notes.push(Change::new(
+            format!("/{keyword}"),
+            ChangeKind::CompositionRewritten,
+            !matches!(target, Target::GeminiJsonSchema),
+            format!("top-level {keyword} folded into the object ({folded} properties added)"),
+        ));
+    }
+
+    let before = required.len();
+    required.retain(|name| properties.contains_key(name));
+    if required.len() != before {
+        notes.push(Change::new(
+            "/required",
+            ChangeKind::RequiredFiltered,
+            matches!(target, Target::Gemini),
+            "dropped required names that are not properties",
+        ));
+    }
+
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert(
+        "required".into(),
+        Value::Array(required.into_iter().map(Value::from).collect()),
+    );
+    if object_like {
+        match source.get("additionalProperties") {
+            Some(v @ (Value::Bool(_) | Value::Object(_))) => {
+                out.insert("additionalProperties".into(), v.clone());
+            }
+            Some(_) => notes.push(Change::new(
+                "/additionalProperties",
+                ChangeKind::KeywordDropped,
+                true,
+                "`additionalProperties` is neither a boolean nor a schema; dropped",
+            )),
+            None => {}
+        }
+    }
+    // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(d)) = input.get(defs).or_else(|| source.get(defs)) {
+            out.insert(defs.into(), Value::Object(d.clone()));
+        }
+    }
+
+    const KEPT: [&str; 11] = [
+        "type",
+        "description",
+        "properties",
+        "required",
+        "additionalProperties",
+        "$defs",
+        "definitions",
+        "$ref",
+        "allOf",
+        "anyOf",
+        "oneOf",
+    ];
+    for key in source.keys() {
+        if KEPT.contains(&key.as_str()) {
+            continue;
+        }
+        let rejects = top_level_rejects(target, key);
+        let detail = if rejects {
+            format!("top-level `{key}` dropped; the provider refuses it")
+        } else {
+            format!("top-level `{key}` dropped by processJsonSchema")
+        };
+        notes.push(Change::new(
+            format!("/{}", escape_pointer(key)),
+            ChangeKind::KeywordDropped,
+            rejects,
+            detail,
+        ));
+    }
+    out
+}
+
+/// Whether `target` would refuse the top-level keyword `key` on a tool schema.
+fn top_level_rejects(target: Target, key: &str) -> bool {
+    match target {
+        Target::Gemini => !super::gemini::ALLOWED_KEYWORDS.contains(&key),
+        Target::OpenAiStrict => {
+            TOP_LEVEL_COMPOSITION.contains(&key) || !super::openai::STRICT_KEYWORDS.contains(&key)
+        }
+        Target::OpenAi | Target::Anthropic => TOP_LEVEL_COMPOSITION.contains(&key),
+        Target::GeminiJsonSchema => key == "$schema",
+    }
+}
+
+/// Appends the string names in `value` (a `required` array) not yet in `out`.
+fn push_required(out: &mut Vec<String>, value: Option<&Value>) {
+    if let Some(Value::Array(names)) = value {
+        for name in names.iter().filter_map(Value::as_str) {
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_owned());
+            }
+        }
+    }
+}
+
+/// The schema a local reference (`#`, `#/$defs/x`, `#/definitions/x`, any
+/// JSON pointer after `#`) points to inside `root`.
+pub(crate) fn resolve_local_ref<'a>(root: &'a JsonObject, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return None;
+    }
+    let mut segments = pointer.strip_prefix('/')?.split('/');
+    let first = unescape_pointer(segments.next()?);
+    let mut node = root.get(&first)?;
+    for segment in segments {
+        let segment = unescape_pointer(segment);
+        node = match node {
+            Value::Object(m) => m.get(&segment)?,
+            Value::Array(items) => items.get(segment.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// Whether `reference` is `#`, a reference to the whole schema.
+pub(crate) fn is_root_ref(reference: &str) -> bool {
+    reference == "#"
+}
+
+/// The type names in a schema's `type` (a string or a list of strings).
+pub(crate) fn types_of(node: &JsonObject) -> Vec<&str> {
+    match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Calls `visit` on every schema object in `root`, parents before children
+/// and siblings in order; `visit` gets the JSON pointer of the node. Iterative,
+/// so no nesting depth can exhaust the stack. Values that are not schemas
+/// (`enum`, `const`, `default`, property-name maps) are never visited as schemas.
+pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, &str)) {
+    let mut stack: Vec<(&mut Value, String)> = vec![(root, String::new())];
+    while let Some((value, path)) = stack.pop() {
+        let Value::Object(node) = value else {
+            continue;
+        };
+        visit(node, &path);
+        let mut children: Vec<(&mut Value, String)> = Vec::new();
+        for (key, child) in node.iter_mut() {
+            let key_path = format!("{path}/{}", escape_pointer(key));
+            let key = key.as_str();
+            if MAP_KEYWORDS.contains(&key) {
+                if let Value::Object(map) = child {
+                    for (name, schema) in map.iter_mut() {
+                        let p = format!("{key_path}/{}", escape_pointer(name));
+                        children.push((schema, p));
+                    }
+                }
+            } else if LIST_KEYWORDS.contains(&key) && child.is_array() {
+                if let Value::Array(items) = child {
+                    for (i, schema) in items.iter_mut().enumerate() {
+                        children.push((schema, format!("{key_path}/{i}")));
+                    }
+                }
+            } else if SINGLE_KEYWORDS.contains(&key) {
+                children.push((child, key_path));
+            }
+        }
+        stack.extend(children.into_iter().rev());
+    }
+}
+
+/// `m` with the keys in `order` first, in that order, then the others as they
+/// were; keeps output readable and stable.
+pub(crate) fn ordered(mut m: JsonObject, order: &[&str]) -> JsonObject {
+    let mut out = JsonObject::new();
+    for key in order {
+        if let Some(v) = m.remove(*key) {
+            out.insert((*key).to_owned(), v);
+        }
+    }
+    out.extend(m);
+    out
+}
+
+/// `key` as one JSON pointer segment (`~` → `~0`, `/` → `~1`).
+pub(crate) fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The inverse of [`escape_pointer`].
+fn unescape_pointer(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().cloned().expect("test schemas are objects")
+    }
+
+    fn processed(v: Value) -> Value {
+        Value::Object(process_json_schema(&v))
+    }
+
+    #[test]
+    fn empty_and_non_objects_become_the_empty_object_schema() {
+        let empty = json!({"type": "object", "properties": {}, "required": []});
+        for input in [json!(null), json!({}), json!(3), json!("x"), json!([1])] {
+            assert_eq!(processed(input), empty);
+        }
+    }
+
+    #[test]
+    fn object_schemas_keep_properties_required_and_description() {
+        let input = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "title": "Args",
+            "description": "d",
+            "properties": {"a": {"type": "string"}},
+            "required": ["a", "ghost", 7],
+            "additionalProperties": false
+        });
+        assert_eq!(
+            processed(input),
+            json!({
+                "type": "object",
+                "description": "d",
+                "properties": {"a": {"type": "string"}},
+                "required": ["a"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn other_schemas_are_wrapped() {
+        let mut notes = Vec::new();
+        let out = normalize(&obj(json!({"type": "string"})), Target::OpenAi, &mut notes);
+        assert_eq!(
+            Value::Object(out),
+            json!({"type": "object", "properties": {}, "required": []})
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.kind == ChangeKind::TypeRewritten && n.would_reject)
+        );
+    }
+
+    #[test]
+    fn missing_type_with_properties_is_an_object() {
+        assert_eq!(
+            processed(json!({"properties": {"x": {}}})),
+            json!({"type": "object", "properties": {"x": {}}, "required": []})
+        );
+    }
+
+    #[test]
+    fn top_level_ref_is_followed_and_defs_kept() {
+        let input = json!({
+            "$ref": "#/$defs/Args",
+            "$defs": {
+                "Args": {"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "required": ["n"]},
+                "N": {"type": "integer"}
+            }
+        });
+        let out = processed(input);
+        assert_eq!(out["properties"], json!({"n": {"$ref": "#/$defs/N"}}));
+        assert_eq!(out["required"], json!(["n"]));
+        assert_eq!(out["$defs"]["N"], json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn top_level_composition_is_folded() {
+        let input = json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "allOf": [{"properties": {"x": {"type": "number"}}, "required": ["x"]}],
+            "oneOf": [{"required": ["id"]}, {"properties": {"y": {"type": "boolean"}}, "required": ["y"]}]
+        });
+        let mut notes = Vec::new();
+        let out = Value::Object(normalize(&obj(input), Target::Anthropic, &mut notes));
+        assert_eq!(
+            out,
+            json!({
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "x": {"type": "number"}, "y": {"type": "boolean"}},
+                "required": ["x"]
+            })
+        );
+        assert_eq!(
+            notes
+                .iter()
+                .filter(|n| n.kind == ChangeKind::CompositionRewritten)
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn local_refs_resolve_by_pointer() {
+        let root = obj(json!({"$defs": {"a/b": {"type": "string"}}, "items": [{"x": 1}]}));
+        assert_eq!(
+            resolve_local_ref(&root, "#/$defs/a~1b"),
+            Some(&json!({"type": "string"}))
+        );
+        assert_eq!(resolve_local_ref(&root, "#/items/0/x"), Some(&json!(1)));
+        assert_eq!(resolve_local_ref(&root, "#/nope"), None);
+        assert_eq!(resolve_local_ref(&root, "http://x/y"), None);
+        assert_eq!(resolve_local_ref(&root, "#"), None);
+    }
+
+    #[test]
+    fn walk_visits_schemas_in_order_and_skips_values() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "enum": {"enum": [{"type": "array"}]},
+                "b": {"items": {"type": "string"}}
+            },
+            "default": {"type": "object"}
+        });
+        let mut seen = Vec::new();
+        walk_mut(&mut schema, &mut |_, path| seen.push(path.to_owned()));
+        assert_eq!(
+            seen,
+            [
+                "",
+                "/properties/enum",
+                "/properties/b",
+                "/properties/b/items"
+            ]
+        );
+    }
+
+    #[test]
+    fn walk_survives_deep_nesting() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..300 {
+            deep = json!({"type": "array", "items": deep});
+        }
+        let mut seen = 0usize;
+        walk_mut(&mut deep, &mut |_, _| seen += 1);
+        assert_eq!(seen, 301);
+    }
+}
