@@ -42,6 +42,8 @@ pub enum Command {
     Tools(commands::tools::Args),
     /// Call one tool and print its result.
     Call(commands::call::Args),
+    /// Run the tool calls in a provider's response; print the messages to append.
+    Exec(commands::exec::Args),
     /// Run the built-in example MCP server over stdio.
     ExampleServer,
     /// List, add, remove, enable, disable or import servers in the config file.
@@ -244,6 +246,9 @@ pub fn main() -> ExitCode {
         }
         Command::Call(ref args) => {
             commands::run_with_pool(&cli, |ctx| commands::call::run(ctx, args))
+        }
+        Command::Exec(ref args) => {
+            commands::run_with_pool(&cli, |ctx| commands::exec::run(ctx, args))
         }
         Command::Servers(ref command) => commands::servers::run(&cli, command),
         Command::Presets(args) => return commands::presets::run(cli.config.as_deref(), args),

@@ -41,11 +41,13 @@
 //! The library never prints to stdout; the `toolbridge` binary decides what
 //! goes where.
 
+pub mod adapter;
 pub mod config;
 pub mod deps;
 pub mod doctor;
 pub mod example_server;
 pub mod format;
+pub mod loader;
 pub mod pool;
 pub mod presets;
 pub mod process;

@@ -5,6 +5,7 @@ pub mod call;
 pub mod config_file;
 pub mod doctor;
 pub mod example_server;
+pub mod exec;
 pub mod presets;
 pub mod servers;
 pub mod tools;

@@ -1,6 +1,7 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
 use futures::future::join_all;
+use toolbridge::format::{Format, FormatOptions, NameTable, check, convert_tools};
 
 use crate::{
     cli::{Failure, Outcome},
@@ -11,9 +12,23 @@ use super::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Output format: mcp, openai, openai-responses, anthropic or gemini.
+    #[arg(long, default_value = "mcp")]
+    pub format: Format,
     /// Only these servers (manual mode); without it, every enabled server.
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
+    /// OpenAI: strict mode (closed objects, every property required, optional
+    /// ones nullable); tools that cannot be strict are sent non-strict.
+    #[arg(long)]
+    pub strict: bool,
+    /// Gemini: send the full JSON Schema as `parametersJsonSchema`.
+    #[arg(long)]
+    pub gemini_json_schema: bool,
+    /// Instead of the tools, report per tool and provider what had to change
+    /// and what a provider would reject.
+    #[arg(long)]
+    pub check: bool,
 }
 
 pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
@@ -59,7 +74,16 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
             Err(error) => fail(Failure::from(error)),
         }
     }
-    crate::output::json(&tools)?;
+    let names = NameTable::for_tools(&tools);
+    let options = FormatOptions {
+        strict: args.strict,
+        gemini_json_schema: args.gemini_json_schema,
+    };
+    if args.check {
+        crate::output::json(&check(&tools, &names, &options))?;
+    } else {
+        crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
+    }
     match worst {
         Some(code) => Err(Failure::new(
             code,

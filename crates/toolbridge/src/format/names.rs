@@ -339,13 +339,80 @@ fn suffixed(sanitized: &str, key: &ToolRef, salt: u32) -> String {
     let folded = (hash ^ (hash >> 32)) as u32;
     let keep = MAX_NAME_LEN - HASH_LEN - 1;
     // `sanitized` is ASCII, so any byte index is a char boundary.
-    let head = sanitized.get(..keep).unwrap_or(sanitized);
-    format!("{head}_{folded:08x}")
+    let short = match sanitized.get(..keep) {
+        None => sanitized.to_owned(),
+        Some(cut) => keep_tool_visible(sanitized, cut, &key.tool, keep),
+    };
+    format!("{short}_{folded:08x}")
+}
+
+/// The longest tool part kept at the end of a shortened name.
+const MAX_TOOL_TAIL: usize = 36;
+
+/// Shortens `sanitized` (which ends in `__{tool}`) to `keep` bytes so that the
+/// tool's name stays readable: when a long server name would push the tool
+/// out, the server part is cut instead. A model tells tools apart by name, so
+/// `mcp__very_long_server…__search` beats `mcp__very_long_server_name…`.
+fn keep_tool_visible(sanitized: &str, cut: &str, tool: &str, keep: usize) -> String {
+    let tool = sanitize_tail(tool);
+    let tail_len = (tool.len() + 2).min(MAX_TOOL_TAIL);
+    let prefix_len = sanitized.len().saturating_sub(tool.len() + 2);
+    if prefix_len + tail_len <= keep {
+        // The server part is short: cutting the end keeps the tool's start.
+        return cut.to_owned();
+    }
+    let head = sanitized.get(..keep - tail_len).unwrap_or(cut);
+    let tail = format!("__{tool}");
+    format!("{head}{}", tail.get(..tail_len).unwrap_or(&tail))
+}
+
+/// `tool` with every character outside `[a-zA-Z0-9_-]` replaced by `_`.
+fn sanitize_tail(tool: &str) -> String {
+    tool.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_server_name_is_cut_so_the_tool_name_stays_readable() {
+        let server = "l".repeat(70);
+        let table = NameTable::new(
+            NameStyle::Mcp,
+            [(server.as_str(), "hello"), (server.as_str(), "echo")],
+        );
+        let hello = table.name(&server, "hello").unwrap_or_default();
+        let echo = table.name(&server, "echo").unwrap_or_default();
+        assert!(
+            is_valid_name(hello) && is_valid_name(echo),
+            "{hello} {echo}"
+        );
+        assert!(
+            hello.starts_with("mcp__lll") && hello.contains("__hello_"),
+            "{hello}"
+        );
+        assert!(echo.contains("__echo_"), "{echo}");
+        assert_eq!(
+            table.resolve(hello),
+            Some(&ToolRef::new(server.as_str(), "hello"))
+        );
+        // A long tool name on a short server keeps its start.
+        let long_tool = format!("search_{}", "x".repeat(80));
+        let name = standalone_name(NameStyle::Mcp, "web", &long_tool);
+        assert!(
+            name.starts_with("mcp__web__search_xxx") && is_valid_name(&name),
+            "{name}"
+        );
+    }
 
     #[test]
     fn valid_names_are_kept() {
