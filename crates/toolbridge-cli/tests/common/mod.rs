@@ -200,6 +200,8 @@ pub struct Listening {
 impl Listening {
     /// Starts `program args` with `env` and waits (60 s at most) for its
     /// `LISTENING <port>` line on stdout or stderr.
+    // The child is waited for in `Drop`, which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
     pub fn start(program: &str, args: &[String], env: &[(&str, &str)]) -> Listening {
         use std::io::BufRead;
         use std::os::unix::process::CommandExt;
