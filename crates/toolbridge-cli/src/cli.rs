@@ -42,7 +42,7 @@ pub enum Command {
     /// Call one tool and print its result.
     Call(commands::call::Args),
     /// Run the built-in example MCP server over stdio.
-    ExampleServer,
+    ExampleServer(commands::example_server::Args),
 }
 
 /// An error on its way to becoming an exit code: the message is printed once
@@ -96,7 +96,7 @@ pub fn main() -> ExitCode {
     };
     init_logging(&cli);
     let outcome = match cli.command {
-        Command::ExampleServer => commands::example_server::run(),
+        Command::ExampleServer(ref args) => commands::example_server::run(args),
         Command::Tools(ref args) => {
             commands::run_with_pool(&cli, |ctx| commands::tools::run(ctx, args))
         }
