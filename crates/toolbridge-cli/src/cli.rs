@@ -41,6 +41,8 @@ pub enum Command {
     Tools(commands::tools::Args),
     /// Call one tool and print its result.
     Call(commands::call::Args),
+    /// Load-test one tool of a server: calls/s and latency percentiles.
+    Bench(commands::bench::Args),
     /// Run the built-in example MCP server over stdio.
     ExampleServer(commands::example_server::Args),
 }
@@ -102,6 +104,9 @@ pub fn main() -> ExitCode {
         }
         Command::Call(ref args) => {
             commands::run_with_pool(&cli, |ctx| commands::call::run(ctx, args))
+        }
+        Command::Bench(ref args) => {
+            commands::run_with_pool(&cli, |ctx| commands::bench::run(ctx, args))
         }
     };
     match outcome {
