@@ -37,6 +37,12 @@ fn bench_reports_every_call_and_ordered_percentiles() {
         report["calls_per_sec"].as_f64().is_some_and(|r| r > 0.0),
         "{report}"
     );
+    assert!(
+        report["client_cpu_us_per_call"]
+            .as_f64()
+            .is_some_and(|c| c >= 0.0),
+        "{report}"
+    );
     let l = &report["latency_ms"];
     let get = |k: &str| {
         l[k].as_f64()

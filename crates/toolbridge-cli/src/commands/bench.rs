@@ -63,6 +63,9 @@ struct Report {
     /// Wall time of the calls.
     seconds: f64,
     calls_per_sec: f64,
+    /// CPU time (user + system) this process spent per call: the cost of
+    /// the client side, the server's excluded.
+    client_cpu_us_per_call: f64,
     latency_ms: Latency,
 }
 
@@ -96,6 +99,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
         first_error.set(first.or(Some(message)));
     };
 
+    let cpu_before = process_cpu();
     let began = Instant::now();
     let worker = || async {
         let mut latencies = Vec::new();
@@ -139,6 +143,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
         .flatten()
         .collect();
     let elapsed = began.elapsed();
+    let cpu = process_cpu().saturating_sub(cpu_before);
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -157,6 +162,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
         start_ms,
         seconds: elapsed.as_secs_f64(),
         calls_per_sec: calls as f64 / elapsed.as_secs_f64().max(1e-9),
+        client_cpu_us_per_call: cpu.as_secs_f64() * 1e6 / calls as f64,
         latency_ms: latency(&latencies),
     };
     if args.json {
@@ -212,6 +218,18 @@ fn latency(sorted: &[Duration]) -> Latency {
     }
 }
 
+/// CPU time (user + system) of this process so far, its children excluded.
+fn process_cpu() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv =
+        |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
 fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -220,7 +238,7 @@ fn render(r: &Report) -> String {
     let l = &r.latency_ms;
     format!(
         "{server}/{tool}: {calls} calls, {conc} in flight, {errors} errors (server started in {start:.1} ms)\n\
-         throughput  {rate:.0} calls/s ({secs:.3} s)\n\
+         throughput  {rate:.0} calls/s ({secs:.3} s), client CPU {cpu:.1} µs per call\n\
          latency ms  p50 {p50:.3}  p90 {p90:.3}  p99 {p99:.3}  max {max:.3}  (min {min:.3}, mean {mean:.3})",
         server = r.server,
         tool = r.tool,
@@ -230,6 +248,7 @@ fn render(r: &Report) -> String {
         start = r.start_ms,
         rate = r.calls_per_sec,
         secs = r.seconds,
+        cpu = r.client_cpu_us_per_call,
         p50 = l.p50,
         p90 = l.p90,
         p99 = l.p99,
