@@ -165,9 +165,12 @@ impl Run {
     }
 }
 
-/// Runs `calls` calls of `call`, `in_flight` at a time, each worker a tokio
-/// task (so a multi-thread runtime spreads them). `call` returns false for a
-/// failed call. The CPU is measured with `cpu` (a process or thread clock).
+/// Runs `calls` calls of `call`, `in_flight` at a time. On a current-thread
+/// runtime the workers are futures joined in the calling task (as an agent
+/// runs a batch of tool calls with `join_all`); on a multi-thread runtime
+/// each worker is a task, so the runtime can spread them over its threads.
+/// `call` returns false for a failed call. The CPU is measured with `cpu`
+/// (a process or thread clock).
 pub async fn drive<F, Fut>(calls: u64, in_flight: u64, cpu: impl Fn() -> Duration, call: F) -> Run
 where
     F: Fn() -> Fut + Send + Sync + 'static,
@@ -176,33 +179,41 @@ where
     let call = Arc::new(call);
     let next = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
+    let worker = || {
+        let call = call.clone();
+        let next = next.clone();
+        let errors = errors.clone();
+        async move {
+            let mut latencies = Vec::with_capacity((calls / in_flight + 1) as usize);
+            while next.fetch_add(1, Ordering::Relaxed) < calls {
+                let sent = Instant::now();
+                let ok = call().await;
+                latencies.push(sent.elapsed());
+                if !ok {
+                    errors.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            latencies
+        }
+    };
+    let workers = in_flight.min(calls);
+    let spread = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::MultiThread;
     let cpu_before = cpu();
     let began = Instant::now();
-    let workers: Vec<_> = (0..in_flight.min(calls))
-        .map(|_| {
-            let call = call.clone();
-            let next = next.clone();
-            let errors = errors.clone();
-            tokio::spawn(async move {
-                let mut latencies = Vec::with_capacity((calls / in_flight + 1) as usize);
-                while next.fetch_add(1, Ordering::Relaxed) < calls {
-                    let sent = Instant::now();
-                    let ok = call().await;
-                    latencies.push(sent.elapsed());
-                    if !ok {
-                        errors.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                latencies
-            })
-        })
-        .collect();
-    let mut latencies = Vec::with_capacity(calls as usize);
-    for worker in workers {
-        latencies.extend(worker.await.expect("worker panicked"));
-    }
+    let lists: Vec<Vec<Duration>> = if spread {
+        let handles: Vec<_> = (0..workers).map(|_| tokio::spawn(worker())).collect();
+        let mut lists = Vec::new();
+        for handle in handles {
+            lists.push(handle.await.expect("worker panicked"));
+        }
+        lists
+    } else {
+        futures::future::join_all((0..workers).map(|_| worker())).await
+    };
     let wall = began.elapsed();
     let cpu = cpu().saturating_sub(cpu_before);
+    let mut latencies: Vec<Duration> = lists.into_iter().flatten().collect();
     latencies.sort_unstable();
     Run {
         calls,
