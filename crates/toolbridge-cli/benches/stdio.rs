@@ -40,10 +40,12 @@ use toolbridge::{
 };
 
 const FLOOR: &str = "pipe floor (no JSON work)";
+const FLOOR_MODERN: &str = "pipe floor, 2026-07-28 requests";
 const RMCP: &str = "rmcp 3.11 (initialize)";
 const RMCP_DISCOVER: &str = "rmcp 3.11 (discover, as toolbridge)";
 const TOOLBRIDGE: &str = "toolbridge full path";
 const CEILING: &str = "pipe floor, 256 in flight (ceiling)";
+const CEILING_MODERN: &str = "pipe floor, 2026-07-28, 256 in flight";
 
 /// Ids of pipe-floor requests cycle through this many precomputed lines; more
 /// than can ever be in flight, so ids in flight are unique.
@@ -120,7 +122,12 @@ fn run_pass(opts: &Options, multi_thread: bool) -> (f64, f64) {
     let mut variants: Vec<Variant> = Vec::new();
     if !multi_thread && opts.wants("floor") {
         variants.push(start_variant(FLOOR, None, false, || {
-            Client::Floor(PipeFloor::start())
+            Client::Floor(PipeFloor::start(Protocol::Initialize))
+        }));
+        // The same requests as toolbridge's and rmcp's discover lifecycle
+        // send (each with its `_meta`), which cost the server more.
+        variants.push(start_variant(FLOOR_MODERN, None, false, || {
+            Client::Floor(PipeFloor::start(Protocol::Discover))
         }));
     }
     if opts.wants("rmcp") {
@@ -156,7 +163,13 @@ fn run_pass(opts: &Options, multi_thread: bool) -> (f64, f64) {
             CEILING,
             Some(CEILING_IN_FLIGHT),
             true,
-            || Client::Floor(PipeFloor::start()),
+            || Client::Floor(PipeFloor::start(Protocol::Initialize)),
+        ));
+        variants.push(start_variant(
+            CEILING_MODERN,
+            Some(CEILING_IN_FLIGHT),
+            true,
+            || Client::Floor(PipeFloor::start(Protocol::Discover)),
         ));
     }
 
@@ -232,6 +245,7 @@ fn run_pass(opts: &Options, multi_thread: bool) -> (f64, f64) {
         (RMCP, "rmcp"),
         (RMCP_DISCOVER, "rmcp-discover"),
         (FLOOR, "pipe floor"),
+        (FLOOR_MODERN, "pipe floor 2026-07-28"),
     ] {
         let (Some(tb), Some(o)) = (find(TOOLBRIDGE), find(other)) else {
             continue;
@@ -250,12 +264,17 @@ fn run_pass(opts: &Options, multi_thread: bool) -> (f64, f64) {
             );
         }
     }
-    if let (Some(tb), Some(c)) = (find(TOOLBRIDGE), find(CEILING)) {
-        println!(
-            "  toolbridge at {} in flight / server ceiling: {:.3}",
-            opts.in_flight,
-            ratio(&conc[tb], &conc[c], cps)
-        );
+    for (ceiling, name) in [
+        (CEILING, "server ceiling"),
+        (CEILING_MODERN, "server ceiling with 2026-07-28 requests"),
+    ] {
+        if let (Some(tb), Some(c)) = (find(TOOLBRIDGE), find(ceiling)) {
+            println!(
+                "  toolbridge at {} in flight / {name}: {:.3}",
+                opts.in_flight,
+                ratio(&conc[tb], &conc[c], cps)
+            );
+        }
     }
 
     // Close everything while the runtime still runs.
@@ -360,8 +379,25 @@ struct PipeFloor {
 
 const FIRST_ID: usize = 1000;
 
+/// Which lifecycle the pipe floor speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// `initialize` (2025-11-25): the cheapest requests the server takes.
+    Initialize,
+    /// `server/discover` (2026-07-28): every request carries its `_meta`,
+    /// byte for byte what toolbridge sends.
+    Discover,
+}
+
+/// The `_meta` of a 2026-07-28 request.
+const MODERN_META: &str = concat!(
+    r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"toolbridge","version":"0.1.0"},"#,
+    r#""io.modelcontextprotocol/clientCapabilities":{}"#
+);
+
 impl PipeFloor {
-    fn start() -> PipeFloor {
+    fn start(protocol: Protocol) -> PipeFloor {
         let mut child = std::process::Command::new(toolbridge_exe())
             .arg("example-server")
             .stdin(Stdio::piped())
@@ -371,24 +407,29 @@ impl PipeFloor {
             .expect("spawn example server");
         let mut stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
-        // The legacy handshake: the cheapest the server offers.
-        stdin
-            .write_all(
-                concat!(
-                    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","#,
-                    r#""capabilities":{},"clientInfo":{"name":"floor","version":"1"}}}"#,
-                    "\n"
-                )
-                .as_bytes(),
+        let handshake = match protocol {
+            Protocol::Initialize => concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","#,
+                r#""capabilities":{},"clientInfo":{"name":"floor","version":"1"}}}"#,
+                "\n"
             )
-            .expect("write initialize");
+            .to_owned(),
+            Protocol::Discover => format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{"_meta":{{{MODERN_META}}}}}}}"#
+            ) + "\n",
+        };
+        stdin
+            .write_all(handshake.as_bytes())
+            .expect("write the handshake");
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();
-        reader.read_line(&mut line).expect("initialize response");
-        assert!(line.contains("\"result\""), "initialize failed: {line}");
-        stdin
-            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-            .expect("write initialized");
+        reader.read_line(&mut line).expect("handshake response");
+        assert!(line.contains("\"result\""), "handshake failed: {line}");
+        if protocol == Protocol::Initialize {
+            stdin
+                .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+                .expect("write initialized");
+        }
         assert!(
             reader.buffer().is_empty(),
             "unexpected output after initialize"
@@ -396,10 +437,15 @@ impl PipeFloor {
         let text = "x".repeat(100);
         let lines = (0..FLOOR_SLOTS)
             .map(|i| {
-                format!(
-                    r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#,
-                    FIRST_ID + i
-                )
+                let id = FIRST_ID + i;
+                match protocol {
+                    Protocol::Initialize => format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
+                    ),
+                    Protocol::Discover => format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{{MODERN_META},"progressToken":{i}}},"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
+                    ),
+                }
                 .into_bytes()
                 .into_iter()
                 .chain([b'\n'])
