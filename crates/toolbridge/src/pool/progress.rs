@@ -166,3 +166,34 @@ async fn send_cancel(
     ))
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(rmcp::model::NumberOrString::Number(n))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn notes_too_old_to_matter_are_dropped_once_there_are_many() {
+        let log = ProgressLog::new(Duration::from_secs(1));
+        for n in 0..PRUNE_AT as i64 {
+            log.record(token(n));
+        }
+        tokio::time::advance(Duration::from_secs(2)).await;
+        log.record(token(-1));
+        assert!(log.last(&token(-1)).is_some());
+        assert!(log.last(&token(0)).is_none());
+        assert_eq!(log.last.lock().map(|m| m.len()).unwrap_or(0), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_finished_call_forgets_its_note() {
+        let log = ProgressLog::new(Duration::from_secs(600));
+        log.record(token(7));
+        assert!(log.last(&token(7)).is_some());
+        log.forget(&token(7));
+        assert!(log.last(&token(7)).is_none());
+    }
+}
