@@ -75,12 +75,16 @@ def main() -> None:
     print("|---|--:|--:|--:|--:|")
     for name, *_ in clients:
         print(f"| {name} | {med(name, 'seq', 'calls_per_sec'):,.0f} | {med(name, 'conc', 'calls_per_sec'):,.0f} "
-              f"| {med(name, 'conc', 'cpu_us_per_call'):.1f} | {statistics.median(once[name]):.0f} |")
+              f"| {med(name, 'conc', 'cpu_us_per_call'):.1f} | {ms(statistics.median(once[name]))} |")
     base = clients[0][0]
     print()
     for name, *_ in clients[1:]:
         print(f"RATIO conc toolbridge/{name.split()[0].lower()}="
               f"{med(base, 'conc', 'calls_per_sec') / med(name, 'conc', 'calls_per_sec'):.2f}")
+
+
+def ms(x: float) -> str:
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
 def run(command: list) -> str:
