@@ -44,8 +44,10 @@ pub enum Command {
     Call(commands::call::Args),
     /// Run the tool calls in a provider's response; print the messages to append.
     Exec(commands::exec::Args),
+    /// Load-test one tool of a server: calls/s and latency percentiles.
+    Bench(commands::bench::Args),
     /// Run the built-in example MCP server over stdio.
-    ExampleServer,
+    ExampleServer(commands::example_server::Args),
     /// List, add, remove, enable, disable or import servers in the config file.
     #[command(subcommand)]
     Servers(ServersCommand),
@@ -240,7 +242,7 @@ pub fn main() -> ExitCode {
     };
     init_logging(&cli);
     let outcome = match cli.command {
-        Command::ExampleServer => commands::example_server::run(),
+        Command::ExampleServer(ref args) => commands::example_server::run(args),
         Command::Tools(ref args) => {
             commands::run_with_pool(&cli, |ctx| commands::tools::run(ctx, args))
         }
@@ -253,6 +255,9 @@ pub fn main() -> ExitCode {
         Command::Servers(ref command) => commands::servers::run(&cli, command),
         Command::Presets(args) => return commands::presets::run(cli.config.as_deref(), args),
         Command::Doctor(args) => return commands::doctor::run(cli.config.as_deref(), args),
+        Command::Bench(ref args) => {
+            commands::run_with_pool(&cli, |ctx| commands::bench::run(ctx, args))
+        }
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

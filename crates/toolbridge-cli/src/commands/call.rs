@@ -65,7 +65,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
 }
 
 /// Reads `--args`: inline JSON, `@FILE`, or `-` for stdin. Must be an object.
-fn parse_arguments(
+pub(crate) fn parse_arguments(
     raw: Option<&str>,
 ) -> anyhow::Result<Option<serde_json::Map<String, serde_json::Value>>> {
     let Some(raw) = raw else { return Ok(None) };

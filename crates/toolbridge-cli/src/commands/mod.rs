@@ -1,6 +1,7 @@
 //! One module per subcommand, plus what they share: loading the config into
 //! a pool, and closing it on every way out (normal exit and signals).
 
+pub mod bench;
 pub mod call;
 pub mod config_file;
 pub mod doctor;

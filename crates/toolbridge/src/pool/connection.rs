@@ -8,13 +8,16 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion},
+    model::{
+        ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
+        ProtocolVersion,
+    },
     service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::PoolError;
+use super::{PoolError, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{StderrTail, TransportContext, create_transport},
@@ -66,12 +69,22 @@ impl ToolCache {
 pub(super) struct Handler {
     server: String,
     cache: Arc<ToolCache>,
+    /// Where progress notifications are noted, to restart call timers.
+    progress: Arc<ProgressLog>,
 }
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::debug!(server = %self.server, "tool list changed; dropping the cache");
         self.cache.invalidate();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.record(params.progress_token);
     }
 
     fn get_info(&self) -> ClientConfig {
@@ -90,6 +103,8 @@ pub(super) struct Connection {
     pub(super) info: ConnectionInfo,
     /// The server's stderr (stdio servers only).
     pub(super) stderr: Option<StderrTail>,
+    /// When progress last arrived for the calls in flight.
+    pub(super) progress: Arc<ProgressLog>,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
     /// Tells the supervisor to close the connection.
@@ -126,11 +141,13 @@ impl Connection {
 
 /// Starts `spec` and completes the MCP handshake. `on_end` runs in the
 /// supervisor when the connection ends by itself (a crash or the server
-/// closing), not when it was closed by us.
+/// closing), not when it was closed by us. `max_call_time` bounds any call
+/// (progress older than that is forgotten).
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
+    max_call_time: Duration,
     on_end: impl FnOnce(Option<String>) + Send + 'static,
 ) -> Result<Arc<Connection>, PoolError> {
     let started = Instant::now();
@@ -138,9 +155,11 @@ pub(super) async fn connect(
     let transport = create_transport(spec, ctx).await?;
     let kind = transport.kind();
     let stderr = transport.stderr_tail();
+    let progress = Arc::new(ProgressLog::new(max_call_time));
     let handler = Handler {
         server: server.clone(),
         cache,
+        progress: progress.clone(),
     };
     let lifecycle = ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::LATEST],
@@ -184,6 +203,7 @@ pub(super) async fn connect(
         peer,
         info,
         stderr,
+        progress,
         ended,
         close,
         supervisor: Mutex::new(Some(supervisor)),

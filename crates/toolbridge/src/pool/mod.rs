@@ -15,6 +15,7 @@
 
 mod connection;
 mod error;
+mod progress;
 mod service;
 mod slot;
 

@@ -66,6 +66,7 @@ impl Slot {
         ctx: &TransportContext,
         start_limit: &tokio::sync::Semaphore,
         start_timeout: Duration,
+        max_call_time: Duration,
     ) -> Result<Arc<Connection>, PoolError> {
         if let Some(conn) = self.current() {
             return Ok(conn);
@@ -95,7 +96,7 @@ impl Slot {
         };
         let conn = match tokio::time::timeout(
             start_timeout,
-            connection::connect(&self.spec, ctx, self.cache.clone(), on_end),
+            connection::connect(&self.spec, ctx, self.cache.clone(), max_call_time, on_end),
         )
         .await
         {

@@ -1,0 +1,104 @@
+//! Call timeouts the pool keeps itself (see `pool::progress`): the total
+//! bound holds even while progress keeps arriving, and a call its caller
+//! gives up on is cancelled on the server.
+
+mod common;
+
+use std::{sync::Arc, time::Duration};
+
+use common::*;
+use serde_json::json;
+use toolbridge::{
+    pool::{CallOptions, Pool, PoolError, PoolOptions},
+    process::ProcessTracker,
+};
+
+fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
+    v.as_object().cloned()
+}
+
+#[tokio::test]
+async fn progress_does_not_extend_a_call_past_the_total_bound() {
+    let pool = Pool::with_tracker(
+        vec![example("example")],
+        PoolOptions {
+            max_total_call_time: Duration::from_millis(500),
+            ..PoolOptions::default()
+        },
+        Arc::new(ProcessTracker::new()),
+    );
+    // Progress every 100 ms keeps the 300 ms idle timer from firing; the
+    // 500 ms total bound ends the call long before its 5 s of work.
+    let err = pool
+        .call_tool(
+            "example",
+            "slow",
+            args(json!({"ms": 5000})),
+            CallOptions {
+                timeout: Some(Duration::from_millis(300)),
+                call_id: None,
+            },
+        )
+        .await
+        .expect_err("the total bound must end the call");
+    match &err {
+        PoolError::Timeout { after, .. } => assert_eq!(*after, Duration::from_millis(500)),
+        other => panic!("expected a timeout, got {other}"),
+    }
+    // The connection is still usable.
+    let result = pool
+        .call_tool(
+            "example",
+            "echo",
+            args(json!({"text": "still here"})),
+            CallOptions::default(),
+        )
+        .await
+        .expect("echo after the timeout");
+    assert_eq!(result.is_error, Some(false));
+    pool.close_all().await;
+}
+
+#[tokio::test]
+async fn a_call_its_caller_drops_is_cancelled_on_the_server() {
+    let dir = tempdir();
+    let log = dir.path().join("cancelled.log");
+    let log_str = log.to_string_lossy().into_owned();
+    let pool = Pool::with_tracker(
+        vec![misbehave("hang", "hang", &[("CANCEL_LOG", &log_str)])],
+        PoolOptions::default(),
+        Arc::new(ProcessTracker::new()),
+    );
+    pool.connect("hang").await.expect("start");
+    // The caller stops waiting (its own deadline) long before the pool's.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(200),
+        pool.call_tool(
+            "hang",
+            "echo",
+            args(json!({"text": "hi"})),
+            CallOptions::default(),
+        ),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the hanging call cannot have returned");
+    // The cancellation is sent from a spawned task: let the runtime run it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let line = loop {
+        if let Some(line) = std::fs::read_to_string(&log)
+            .ok()
+            .and_then(|s| s.lines().next().map(str::to_owned))
+        {
+            break line;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server never received notifications/cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let cancelled: serde_json::Value = serde_json::from_str(&line).expect("JSON params");
+    assert!(cancelled.get("requestId").is_some(), "{cancelled}");
+    assert_eq!(cancelled["reason"], "request abandoned by the caller");
+    pool.close_all().await;
+}

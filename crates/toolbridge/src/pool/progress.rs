@@ -1,0 +1,199 @@
+//! Waiting for a tool call's response: a timeout that progress restarts, up
+//! to a total bound, and `notifications/cancelled` when the wait ends early.
+//!
+//! rmcp can do the timeout itself (`PeerRequestOptions::reset_timeout_on_progress`),
+//! but it pays for it on every request: a channel, an async lock taken twice,
+//! a map insert and remove, and a second timer for the total bound. That was
+//! most of what toolbridge added to a call in the stdio benchmark. Progress
+//! is rare and calls are many, so here the cost sits on the rare side: the
+//! client handler notes when progress arrives ([`ProgressLog::record`]), and
+//! a call reads that note only when its one timer fires.
+
+use std::{collections::HashMap, sync::Mutex, time::Duration};
+
+use rmcp::{
+    RoleClient,
+    model::{
+        CancelledNotification, CancelledNotificationParam, ClientNotification, ProgressToken,
+        RequestId, ServerResult,
+    },
+    service::{Peer, RequestHandle, ServiceError},
+};
+use tokio::time::Instant;
+
+/// Above this many notes, [`ProgressLog::record`] drops the ones too old to
+/// matter (progress for calls that already ended).
+const PRUNE_AT: usize = 256;
+
+/// When progress last arrived, per progress token, on one connection.
+#[derive(Debug)]
+pub(super) struct ProgressLog {
+    last: Mutex<HashMap<ProgressToken, Instant>>,
+    /// Notes older than this can no longer extend any call (it is the pool's
+    /// `max_total_call_time`).
+    horizon: Duration,
+}
+
+impl ProgressLog {
+    pub(super) fn new(horizon: Duration) -> Self {
+        ProgressLog {
+            last: Mutex::new(HashMap::new()),
+            horizon,
+        }
+    }
+
+    /// Notes that progress for `token` arrived now.
+    pub(super) fn record(&self, token: ProgressToken) {
+        let now = Instant::now();
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.len() >= PRUNE_AT {
+            let horizon = self.horizon;
+            last.retain(|_, at| now.duration_since(*at) < horizon);
+        }
+        last.insert(token, now);
+    }
+
+    fn last(&self, token: &ProgressToken) -> Option<Instant> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        last.get(token).copied()
+    }
+
+    fn forget(&self, token: &ProgressToken) {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if !last.is_empty() {
+            last.remove(token);
+        }
+    }
+}
+
+/// How long a call may take.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// Without progress.
+    pub(super) idle: Duration,
+    /// In all, even with progress.
+    pub(super) total: Duration,
+}
+
+/// Waits for the response to the request behind `handle`.
+///
+/// After `limits.idle` without a response or progress, or `limits.total` in
+/// all, the server is sent `notifications/cancelled` and the result is
+/// [`ServiceError::Timeout`]. If the returned future is dropped before the
+/// response arrives (the caller gave up), the server is sent
+/// `notifications/cancelled` too, from a spawned task.
+pub(super) async fn await_response(
+    handle: RequestHandle<RoleClient>,
+    log: &ProgressLog,
+    limits: Limits,
+) -> Result<ServerResult, ServiceError> {
+    let mut pending = Pending {
+        handle,
+        armed: true,
+    };
+    let started = Instant::now();
+    let total_deadline = started + limits.total;
+    let timer = tokio::time::sleep_until((started + limits.idle).min(total_deadline));
+    tokio::pin!(timer);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            response = &mut pending.handle.rx => {
+                break response.unwrap_or(Err(ServiceError::TransportClosed));
+            }
+            () = &mut timer => {
+                let now = Instant::now();
+                let extended = log
+                    .last(&pending.handle.progress_token)
+                    .map(|at| (at + limits.idle).min(total_deadline))
+                    .filter(|deadline| *deadline > now);
+                match extended {
+                    Some(deadline) => timer.as_mut().reset(deadline),
+                    None => {
+                        let (after, reason) = if now >= total_deadline {
+                            (limits.total, "maximum total timeout exceeded")
+                        } else {
+                            (limits.idle, "request timeout")
+                        };
+                        pending.armed = false;
+                        let _ = send_cancel(
+                            &pending.handle.peer,
+                            pending.handle.id.clone(),
+                            reason,
+                        )
+                        .await;
+                        break Err(ServiceError::Timeout { timeout: after });
+                    }
+                }
+            }
+        }
+    };
+    pending.armed = false;
+    log.forget(&pending.handle.progress_token);
+    outcome
+}
+
+/// A request in flight; tells the server to cancel it if dropped while armed.
+struct Pending {
+    handle: RequestHandle<RoleClient>,
+    armed: bool,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.handle.peer.clone();
+        let id = self.handle.id.clone();
+        runtime.spawn(async move {
+            let _ = send_cancel(&peer, id, "request abandoned by the caller").await;
+        });
+    }
+}
+
+async fn send_cancel(
+    peer: &Peer<RoleClient>,
+    id: RequestId,
+    reason: &str,
+) -> Result<(), ServiceError> {
+    let params = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
+    peer.send_notification(ClientNotification::CancelledNotification(
+        CancelledNotification::new(params),
+    ))
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(n: i64) -> ProgressToken {
+        ProgressToken(rmcp::model::NumberOrString::Number(n))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn notes_too_old_to_matter_are_dropped_once_there_are_many() {
+        let log = ProgressLog::new(Duration::from_secs(1));
+        for n in 0..PRUNE_AT as i64 {
+            log.record(token(n));
+        }
+        tokio::time::advance(Duration::from_secs(2)).await;
+        log.record(token(-1));
+        assert!(log.last(&token(-1)).is_some());
+        assert!(log.last(&token(0)).is_none());
+        assert_eq!(log.last.lock().map(|m| m.len()).unwrap_or(0), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_finished_call_forgets_its_note() {
+        let log = ProgressLog::new(Duration::from_secs(600));
+        log.record(token(7));
+        assert!(log.last(&token(7)).is_some());
+        log.forget(&token(7));
+        assert!(log.last(&token(7)).is_none());
+    }
+}
