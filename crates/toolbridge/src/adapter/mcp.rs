@@ -59,10 +59,12 @@ impl Tool for McpToolAdapter {
 
     fn call(&self, arguments: JsonObject) -> BoxFuture<'_, Result<CallToolResult, ToolError>> {
         Box::pin(async move {
-            let call_id = format!("call-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed));
+            // The id only feeds debug logs: don't pay for it otherwise.
+            let call_id = tracing::enabled!(tracing::Level::DEBUG)
+                .then(|| format!("call-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed)));
             let options = CallOptions {
                 timeout: None,
-                call_id: Some(call_id),
+                call_id,
             };
             Ok(self
                 .pool

@@ -55,6 +55,9 @@ const RECONNECT_ATTEMPTS: usize = 3;
 /// gave no `retry:`.
 const RECONNECT_BASE_DELAY: Duration = Duration::from_millis(500);
 
+/// How many POSTs (calls) may be in flight at once on one connection.
+const MAX_CONCURRENT_POSTS: usize = 64;
+
 /// The streamable HTTP client transport: rmcp's, over [`HttpClient`], with
 /// errors that name the server.
 pub struct HttpTransport {
@@ -79,7 +82,11 @@ impl HttpTransport {
         retry.max_times = Some(RECONNECT_ATTEMPTS);
         retry.base_duration = RECONNECT_BASE_DELAY;
         retry.max_delay = Some(Duration::from_secs(5));
-        let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str());
+        // rmcp sends at most 16 POSTs at once by default; a pool of agents
+        // easily has more calls in flight, and the connection pool of the
+        // shared reqwest client makes more cheap (2x calls/s at 64 in flight).
+        let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
+            .max_concurrent_requests(MAX_CONCURRENT_POSTS);
         config.retry_config = Arc::new(retry);
         config.reinit_on_expired_session = true;
         let client = HttpClient {
