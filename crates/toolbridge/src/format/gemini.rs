@@ -80,10 +80,14 @@ const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
 /// One tool's `parameters`, or `None` for a tool without arguments (Gemini
 /// refuses an object whose `properties` is empty).
 pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
-    let normalized = schema::normalize(input, Target::Gemini, notes);
-    let root = Value::Object(normalized.clone());
+    // Wrapped once, not cloned: `convert` walks a `Value`, `$ref`s resolve
+    // against the same object.
+    let root = Value::Object(schema::normalize(input, Target::Gemini, notes));
+    let Value::Object(normalized) = &root else {
+        return None;
+    };
     let mut cx = Gemini {
-        root: &normalized,
+        root: normalized,
         notes,
         refs: Vec::new(),
         inlined: 0,

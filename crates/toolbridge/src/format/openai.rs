@@ -271,7 +271,7 @@ fn to_strict(normalized: &JsonObject) -> Result<(Value, Vec<Change>), String> {
         expanding: Vec::new(),
         nodes: 0,
     };
-    let mut out = cx.node(&Value::Object(normalized.clone()), "", 0)?;
+    let mut out = cx.schema_object(normalized, "", 0)?;
     for keyword in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = normalized.get(keyword) {
             let mut strict_defs = JsonObject::new();
@@ -303,6 +303,19 @@ struct Strict<'a> {
 
 impl Strict<'_> {
     fn node(&mut self, value: &Value, path: &str, depth: usize) -> Result<JsonObject, String> {
+        let Value::Object(m) = value else {
+            return Err(format!("{} is `{value}`, not a schema object", at(path)));
+        };
+        self.schema_object(m, path, depth)
+    }
+
+    /// Like [`node`](Self::node), for a schema already known to be an object.
+    fn schema_object(
+        &mut self,
+        m: &JsonObject,
+        path: &str,
+        depth: usize,
+    ) -> Result<JsonObject, String> {
         if depth > STRICT_MAX_DEPTH {
             return Err(format!(
                 "{} nests deeper than {STRICT_MAX_DEPTH} levels",
@@ -313,9 +326,6 @@ impl Strict<'_> {
         if self.nodes > STRICT_MAX_NODES {
             return Err(format!("more than {STRICT_MAX_NODES} schema nodes"));
         }
-        let Value::Object(m) = value else {
-            return Err(format!("{} is `{value}`, not a schema object", at(path)));
-        };
 
         if let Some(reference) = m.get("$ref") {
             return self.reference(m, reference, path, depth);
