@@ -83,20 +83,14 @@ async fn a_call_its_caller_drops_is_cancelled_on_the_server() {
     .await;
     assert!(gave_up.is_err(), "the hanging call cannot have returned");
     // The cancellation is sent from a spawned task: let the runtime run it.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let line = loop {
-        if let Some(line) = std::fs::read_to_string(&log)
+    let log_ref = &log;
+    let line = poll_async(Duration::from_secs(5), move || async move {
+        std::fs::read_to_string(log_ref)
             .ok()
             .and_then(|s| s.lines().next().map(str::to_owned))
-        {
-            break line;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the server never received notifications/cancelled"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    })
+    .await
+    .expect("the server never received notifications/cancelled");
     let cancelled: serde_json::Value = serde_json::from_str(&line).expect("JSON params");
     assert!(cancelled.get("requestId").is_some(), "{cancelled}");
     assert_eq!(cancelled["reason"], "request abandoned by the caller");

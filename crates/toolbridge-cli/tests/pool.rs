@@ -364,21 +364,26 @@ async fn the_tool_cache_is_dropped_when_the_server_says_the_list_changed() {
         .unwrap();
     assert_eq!(text(&result), "grown_1");
     // The notification is handled on its own task: poll, with a deadline.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let mut after: Vec<String>;
-    loop {
-        after = pool
+    let pool_ref = &pool;
+    let after = poll_async(Duration::from_secs(5), move || async move {
+        let names: Vec<String> = pool_ref
             .list_server_tools("growing")
             .await
             .unwrap()
             .iter()
             .map(|t| t.name.clone())
             .collect();
-        if after.len() == 3 || tokio::time::Instant::now() > deadline {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(after, ["echo", "grow", "grown_1"]);
+        (names.len() == 3).then_some(names)
+    })
+    .await;
+    assert_eq!(
+        after,
+        Some(vec![
+            "echo".to_owned(),
+            "grow".to_owned(),
+            "grown_1".to_owned()
+        ]),
+        "the cached tool list was never refreshed"
+    );
     pool.close_all().await;
 }
