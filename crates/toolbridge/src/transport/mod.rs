@@ -14,6 +14,7 @@
 //!   transports' errors are [`TransportError::Remote`], naming the server, the
 //!   URL with its secrets masked, and the HTTP status when there is one.
 
+mod codec;
 pub mod http;
 pub mod redact;
 mod remote;
