@@ -140,6 +140,28 @@ async fn a_server_killed_mid_call_fails_the_call_at_once_with_its_stderr() {
 }
 
 #[tokio::test]
+async fn a_server_that_stops_reading_fails_calls_instead_of_leaving_them_to_time_out() {
+    let pool = pool(vec![misbehave("deaf", "deaf", &[])]);
+    // Listing makes the server close its stdin; it stays alive, stdout open.
+    let tools = pool.list_server_tools("deaf").await.expect("list");
+    assert_eq!(tools[0].name, "echo");
+    let call = pool.call_tool(
+        "deaf",
+        "echo",
+        args(json!({"text": "hi"})),
+        timeout(Duration::from_secs(120)),
+    );
+    let err = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("a server that cannot be written to must not wait for the call timeout")
+        .expect_err("the call must fail");
+    assert!(!err.is_timeout(), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("server \"deaf\""), "{message}");
+    pool.close_all().await;
+}
+
+#[tokio::test]
 async fn a_server_that_exits_at_start_shows_what_it_said() {
     let pool = pool(vec![misbehave("nokey", "die-at-start", &[])]);
     let err = pool.connect("nokey").await.expect_err("must fail to start");

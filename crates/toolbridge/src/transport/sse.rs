@@ -25,7 +25,12 @@ use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_util::sync::{CancellationToken, DropGuard};
 use url::Url;
 
-use super::{TransportError, redact::shown_url, remote::Remote};
+use super::{
+    TransportError,
+    codec::{Decoded, Decoder},
+    redact::shown_url,
+    remote::Remote,
+};
 use crate::config::RemoteSpec;
 
 /// How long the server may take to open the stream and send its `endpoint`
@@ -39,7 +44,9 @@ const CHANNEL_CAPACITY: usize = 64;
 /// The legacy HTTP+SSE client transport.
 pub struct SseTransport {
     /// Messages from the event stream, in order; closed when the stream ends.
-    messages: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    messages: mpsc::Receiver<String>,
+    /// Parses the messages (in `receive`, where it knows the calls sent).
+    decoder: Decoder,
     /// What `send` needs, shared with its futures.
     poster: Arc<Poster>,
     /// The task reading the event stream.
@@ -184,6 +191,7 @@ impl SseTransport {
         ));
         Ok(SseTransport {
             messages,
+            decoder: Decoder::default(),
             poster: Arc::new(Poster {
                 remote,
                 client,
@@ -222,7 +230,7 @@ async fn next_endpoint(
 async fn read_events(
     remote: Arc<Remote>,
     mut events: BoxStream<'static, Result<Sse, SseError>>,
-    tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    tx: mpsc::Sender<String>,
     stop: CancellationToken,
     stream_ended: CancellationToken,
 ) {
@@ -252,16 +260,9 @@ async fn read_events(
             }
         }
         let Some(data) = event.data else { continue };
-        let message = match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&data) {
-            Ok(message) => message,
-            Err(e) => {
-                tracing::debug!(server = %remote.server, error = %e, "non-JSON-RPC message skipped");
-                continue;
-            }
-        };
         tokio::select! {
             _ = stop.cancelled() => return,
-            sent = tx.send(message) => if sent.is_err() { return },
+            sent = tx.send(data) => if sent.is_err() { return },
         }
     }
 }
@@ -308,12 +309,22 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.decoder.note_sent(&item);
         let poster = self.poster.clone();
         async move { poster.post(item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        self.messages.recv().await
+        loop {
+            let data = self.messages.recv().await?;
+            match self.decoder.decode(data.as_bytes()) {
+                Decoded::Message(message) => return Some(message),
+                Decoded::Skip | Decoded::Invalid => tracing::debug!(
+                    server = %self.poster.remote.server,
+                    "non-JSON-RPC message skipped"
+                ),
+            }
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -34,6 +34,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
     TransportError,
+    codec::{Decoded, Decoder},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
 };
 use crate::config::RemoteSpec;
@@ -55,8 +56,10 @@ pub struct WebSocketTransport {
     remote: Arc<Remote>,
     /// To the socket task.
     outgoing: mpsc::Sender<Outgoing>,
-    /// From the socket task; closed when the socket has ended.
-    incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    /// Frames from the socket task; closed when the socket has ended.
+    incoming: mpsc::Receiver<tungstenite::Bytes>,
+    /// Parses the frames (in `receive`, where it knows the calls sent).
+    decoder: Decoder,
     /// The socket task.
     task: Option<JoinHandle<()>>,
     /// Asks the socket task to close the connection (on close, and on drop).
@@ -118,6 +121,7 @@ impl WebSocketTransport {
             remote,
             outgoing,
             incoming,
+            decoder: Decoder::default(),
             task: Some(task),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
@@ -172,7 +176,7 @@ async fn run_socket(
     remote: Arc<Remote>,
     mut socket: Socket,
     mut outgoing: mpsc::Receiver<Outgoing>,
-    incoming: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    incoming: mpsc::Sender<tungstenite::Bytes>,
     stop: CancellationToken,
 ) {
     loop {
@@ -192,13 +196,13 @@ async fn run_socket(
             }
             frame = socket.next() => match frame {
                 Some(Ok(Message::Text(text))) => {
-                    if !forward(&remote, text.as_bytes(), &incoming, &stop).await {
+                    if !forward(text.into(), &incoming, &stop).await {
                         break;
                     }
                 }
                 Some(Ok(Message::Binary(bytes))) => {
                     // Not what the protocol says, but unambiguous: accept it.
-                    if !forward(&remote, &bytes, &incoming, &stop).await {
+                    if !forward(bytes, &incoming, &stop).await {
                         break;
                     }
                 }
@@ -236,24 +240,16 @@ async fn run_socket(
     .await;
 }
 
-/// Parses one frame's JSON-RPC message and hands it to the client. False when
-/// the client is gone or the transport is stopping.
+/// Hands one frame to the client. False when the client is gone or the
+/// transport is stopping.
 async fn forward(
-    remote: &Remote,
-    bytes: &[u8],
-    incoming: &mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    frame: tungstenite::Bytes,
+    incoming: &mpsc::Sender<tungstenite::Bytes>,
     stop: &CancellationToken,
 ) -> bool {
-    let message = match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(bytes) {
-        Ok(message) => message,
-        Err(e) => {
-            tracing::debug!(server = %remote.server, error = %e, "non-JSON-RPC frame skipped");
-            return true;
-        }
-    };
     tokio::select! {
         _ = stop.cancelled() => false,
-        sent = incoming.send(message) => sent.is_ok(),
+        sent = incoming.send(frame) => sent.is_ok(),
     }
 }
 
@@ -268,6 +264,7 @@ impl Transport<RoleClient> for WebSocketTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.decoder.note_sent(&item);
         let outgoing = self.outgoing.clone();
         let remote = self.remote.clone();
         let text = serde_json::to_string(&item);
@@ -282,7 +279,15 @@ impl Transport<RoleClient> for WebSocketTransport {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        self.incoming.recv().await
+        loop {
+            let frame = self.incoming.recv().await?;
+            match self.decoder.decode(&frame) {
+                Decoded::Message(message) => return Some(message),
+                Decoded::Skip | Decoded::Invalid => {
+                    tracing::debug!(server = %self.remote.server, "non-JSON-RPC frame skipped");
+                }
+            }
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

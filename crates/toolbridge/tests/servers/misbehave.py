@@ -10,6 +10,8 @@ Modes:
   grandchild   starts a long-running grandchild (pid written to $PID_FILE,
                "pgid pid" of itself too), then behaves normally.
   slow-start   sleeps $START_DELAY_MS before answering the handshake.
+  deaf         closes its stdin when asked for tools/list (then answers it) and
+               stays alive with stdout open, so nothing sent later arrives.
 Tools: echo {text}; grow (adds a tool and sends notifications/tools/list_changed).
 In modes hang/crash a call to any tool hangs/crashes.
 """
@@ -80,6 +82,10 @@ for line in sys.stdin:
             "serverInfo": {"name": "misbehave-" + sys.argv[1], "version": "1.0"},
         }})
     elif method == "tools/list":
+        if "deaf" in modes:
+            os.close(0)
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+            time.sleep(1000)
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         if "hang" in modes:
