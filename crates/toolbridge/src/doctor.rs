@@ -361,7 +361,9 @@ fn key_gap(server: &ServerCheck, preset: &Preset, var: &str, env: &Environment) 
     })
 }
 
-fn install_fix(command: &str, plan: Option<&InstallPlan>, own_path: bool) -> String {
+/// What to do about a missing `command`: the best install line for this
+/// platform when toolbridge knows one.
+pub(crate) fn install_fix(command: &str, plan: Option<&InstallPlan>, own_path: bool) -> String {
     let path_note = if own_path {
         " (this server sets its own PATH in env; the command must be on that one)"
     } else {

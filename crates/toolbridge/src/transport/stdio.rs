@@ -531,22 +531,16 @@ fn resolve_command(
     which::which_in(&spec.command, path, cwd).map_err(|_| TransportError::CommandNotFound {
         server: server.to_owned(),
         command: spec.command.clone(),
-        hint: install_hint(&spec.command),
+        hint: install_hint(&spec.command, spec.env.contains_key("PATH")),
     })
 }
 
-/// What to tell a user whose server needs `command`.
-pub fn install_hint(command: &str) -> String {
-    let what = match command {
-        "npx" | "npm" | "node" => "install Node.js",
-        "uvx" | "uv" => "install uv",
-        "python" | "python3" | "pip" | "pipx" => "install Python 3",
-        "docker" => "install Docker",
-        "bunx" | "bun" => "install Bun",
-        "deno" => "install Deno",
-        _ => "install it or give its full path in the config",
-    };
-    format!("{what}, see `toolbridge doctor`")
+/// What to tell a user whose server needs `command` (the same advice as
+/// `toolbridge doctor` gives).
+fn install_hint(command: &str, own_path: bool) -> String {
+    let plan = crate::deps::install_plan(command, &crate::deps::Platform::current());
+    let fix = crate::doctor::install_fix(command, plan.as_ref(), own_path);
+    format!("{fix}; see `toolbridge doctor`")
 }
 
 async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
@@ -568,4 +562,21 @@ async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail:
         }
     }
     tail.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_for_a_missing_launcher_names_what_provides_it() {
+        let hint = install_hint("npx", false);
+        assert!(hint.starts_with("install Node.js"), "{hint}");
+        assert!(hint.ends_with("see `toolbridge doctor`"), "{hint}");
+        let hint = install_hint("uvx", true);
+        assert!(hint.starts_with("install uv"), "{hint}");
+        assert!(hint.contains("sets its own PATH"), "{hint}");
+        let hint = install_hint("my-server", false);
+        assert!(hint.starts_with("install \"my-server\""), "{hint}");
+    }
 }
