@@ -1,5 +1,5 @@
 //! JSON-RPC messages as text, for the transports that frame messages
-//! themselves (stdio lines, WebSocket frames, SSE events).
+//! themselves (stdio lines, WebSocket frames, SSE events), both sides.
 //!
 //! rmcp parses an incoming message as the untagged `JsonRpcMessage`, whose
 //! result is the untagged `ServerResult`: serde buffers the whole message and
@@ -10,18 +10,20 @@
 //! results as `CallToolResult` straight away. Everything else, including a
 //! result that is not a valid `CallToolResult`, goes through rmcp's own
 //! types, so a caller gets exactly what rmcp's generic path would give.
+//! A server does the same for incoming `tools/call` requests
+//! ([`decode_for_server`]), whose method names them.
 
 use std::collections::HashSet;
 
 use rmcp::{
-    RoleClient,
+    RoleClient, RoleServer,
     model::{
-        CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcRequest,
-        JsonRpcResponse, JsonRpcVersion2_0, NumberOrString, ServerResult,
+        CallToolRequest, CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage,
+        JsonRpcRequest, JsonRpcResponse, JsonRpcVersion2_0, NumberOrString, ServerResult,
     },
-    service::{RxJsonRpcMessage, TxJsonRpcMessage},
+    service::{RxJsonRpcMessage, ServiceRole, TxJsonRpcMessage},
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 /// Beyond this many unanswered calls the oldest ids are forgotten (their
@@ -31,10 +33,7 @@ const MAX_TRACKED_CALLS: usize = 1 << 16;
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Appends `message` and a newline to `out`. On error `out` is left as it was.
-pub fn encode_line(
-    message: &TxJsonRpcMessage<RoleClient>,
-    out: &mut Vec<u8>,
-) -> serde_json::Result<()> {
+pub fn encode_line(message: &impl Serialize, out: &mut Vec<u8>) -> serde_json::Result<()> {
     let start = out.len();
     match serde_json::to_writer(&mut *out, message) {
         Ok(()) => {
@@ -50,13 +49,9 @@ pub fn encode_line(
 
 /// What one incoming text turned out to be.
 #[derive(Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "returned by value once per message; boxing would allocate per message"
-)]
-pub enum Decoded {
+pub enum Decoded<R: ServiceRole = RoleClient> {
     /// A message for rmcp.
-    Message(RxJsonRpcMessage<RoleClient>),
+    Message(RxJsonRpcMessage<R>),
     /// Nothing to deliver: not JSON at all, or a notification this client
     /// does not know (both logged at debug).
     Skip,
@@ -147,8 +142,45 @@ impl Decoder {
     }
 }
 
+/// Parses one message a server received, taking the short way for
+/// `tools/call` requests.
+pub fn decode_for_server(text: &[u8]) -> Decoded<RoleServer> {
+    let text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
+    if let Some(message) = call_request(text) {
+        return Decoded::Message(message);
+    }
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+        Ok(message) => Decoded::Message(message),
+        Err(e) => classify_failure(text, &e),
+    }
+}
+
+/// The envelope of a request, borrowed from the text.
+#[derive(Deserialize)]
+struct RequestEnvelope<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<NumberOrString>,
+    method: Option<&'a str>,
+}
+
+/// The short way: a `tools/call` request parsed as one (its `params`, with
+/// their `_meta`, exactly as rmcp's own type reads them).
+fn call_request(text: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+    let envelope: RequestEnvelope = serde_json::from_slice(text).ok()?;
+    if envelope.jsonrpc != Some("2.0") || envelope.method != Some("tools/call") {
+        return None;
+    }
+    let id = envelope.id?;
+    let request: CallToolRequest = serde_json::from_slice(text).ok()?;
+    Some(JsonRpcMessage::Request(JsonRpcRequest {
+        jsonrpc: JsonRpcVersion2_0,
+        id,
+        request: ClientRequest::CallToolRequest(request),
+    }))
+}
+
 /// What to do with text that is not a message rmcp accepts.
-fn classify_failure(text: &[u8], error: &serde_json::Error) -> Decoded {
+fn classify_failure<R: ServiceRole>(text: &[u8], error: &serde_json::Error) -> Decoded<R> {
     use serde_json::error::Category;
     let shown = String::from_utf8_lossy(&text[..text.len().min(200)]);
     match error.classify() {
@@ -276,6 +308,65 @@ mod tests {
         ));
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}";
         assert!(matches!(decoder.decode(bom), Decoded::Message(_)));
+    }
+
+    #[test]
+    fn a_call_request_decodes_on_the_server_as_rmcp_would() {
+        let generic = |text: &str| {
+            let message: RxJsonRpcMessage<RoleServer> =
+                serde_json::from_str(text).expect("rmcp parses it");
+            serde_json::to_value(&message).unwrap()
+        };
+        for text in [
+            // 2026-07-28: per-request _meta, which rmcp keeps in extensions
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{},"progressToken":0},"name":"echo","arguments":{"text":"hi"}}}"#,
+            // initialize-era, string id, no arguments
+            r#"{"id":"a","method":"tools/call","jsonrpc":"2.0","params":{"name":"hello"}}"#,
+        ] {
+            let Decoded::Message(fast) = decode_for_server(text.as_bytes()) else {
+                panic!("{text} must decode");
+            };
+            assert!(
+                matches!(
+                    &fast,
+                    JsonRpcMessage::Request(JsonRpcRequest {
+                        request: ClientRequest::CallToolRequest(_),
+                        ..
+                    })
+                ),
+                "{text}"
+            );
+            assert_eq!(
+                serde_json::to_value(&fast).unwrap(),
+                generic(text),
+                "{text}"
+            );
+        }
+        // Anything else takes rmcp's path: other methods, and a tools/call
+        // without params (not a CallToolRequest; rmcp makes it a custom one).
+        for text in [
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#,
+        ] {
+            let Decoded::Message(message) = decode_for_server(text.as_bytes()) else {
+                panic!("{text} must decode");
+            };
+            assert!(
+                !matches!(
+                    &message,
+                    JsonRpcMessage::Request(JsonRpcRequest {
+                        request: ClientRequest::CallToolRequest(_),
+                        ..
+                    })
+                ),
+                "{text}"
+            );
+            assert_eq!(
+                serde_json::to_value(&message).unwrap(),
+                generic(text),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 mod codec;
 pub mod http;
+pub mod lines;
 pub mod redact;
 mod remote;
 pub mod sse;

@@ -21,19 +21,19 @@ use std::{
 use process_wrap::tokio::{ChildWrapper, CommandWrap, ProcessGroup};
 use rmcp::{
     RoleClient,
-    model::ErrorData,
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
 use tokio::{
-    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    io::{AsyncBufReadExt, BufReader},
     process::{ChildStdin, ChildStdout},
     sync::Notify,
 };
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder, encode_line},
+    codec::{Decoded, Decoder},
+    lines::{LineReader, Outbox, invalid_request},
 };
 use crate::{
     config::StdioSpec,
@@ -123,13 +123,10 @@ impl StderrTail {
 
 /// A running stdio server.
 ///
-/// Messages are written through an [`Outbox`]: `send` serializes into a
-/// shared buffer at once, and whichever send task gets to the pipe first
-/// writes everything queued so far in one `write`. With many calls in flight
-/// that is one syscall for a burst of requests instead of one per message
-/// (rmcp's own transport locks, writes and flushes per message).
-/// Responses are parsed by [`Decoder`], which reads `tools/call` results
-/// without trying every result type first.
+/// Messages go out through an [`Outbox`], which writes a burst of requests
+/// in one syscall, and come in through a [`LineReader`] and the [`Decoder`],
+/// which reads `tools/call` results without trying every result type first
+/// (see [`super::lines`] and [`super::codec`]).
 pub struct StdioTransport {
     /// The child; taken by `close`, killed (with its group) when dropped.
     child: Option<Box<dyn ChildWrapper>>,
@@ -137,8 +134,8 @@ pub struct StdioTransport {
     /// keeps it registered with the reaper until then.
     group: Option<GroupGuard>,
     stderr: StderrTail,
-    outbox: Arc<Outbox>,
-    reader: LineReader,
+    outbox: Arc<Outbox<ChildStdin>>,
+    reader: LineReader<ChildStdout>,
     decoder: Decoder,
 }
 
@@ -230,20 +227,17 @@ impl Transport<RoleClient> for StdioTransport {
                 // arrive, so end the connection rather than wait for answers.
                 return None;
             }
+            let decoder = &mut self.decoder;
             let decoded = tokio::select! {
                 biased;
-                line = self.reader.next_line(&mut self.decoder) => line?,
-                () = self.outbox.write_failed.notified() => return None,
+                line = self.reader.next_line(|line| decoder.decode(line)) => line?,
+                () = self.outbox.write_failed() => return None,
             };
             match decoded {
                 Decoded::Message(message) => return Some(message),
                 Decoded::Skip => {}
                 Decoded::Invalid => {
-                    let reply = TxJsonRpcMessage::<RoleClient>::error(
-                        ErrorData::invalid_request("Invalid request", None),
-                        None,
-                    );
-                    if self.outbox.queue(&reply).is_ok() {
+                    if self.outbox.queue(&invalid_request::<RoleClient>()).is_ok() {
                         let _ = self.outbox.flush().await;
                     }
                 }
@@ -293,204 +287,6 @@ async fn wait_for_exit(child: &mut dyn ChildWrapper) -> std::io::Result<bool> {
         }
         Ok(Err(e)) => Err(e),
         Err(_) => Ok(false),
-    }
-}
-
-/// The write side of a stdio connection: a buffer of serialized messages and
-/// the pipe, held by at most one writer at a time.
-struct Outbox {
-    state: Mutex<OutboxState>,
-    /// Woken once when a write fails.
-    write_failed: Notify,
-}
-
-struct OutboxState {
-    /// Serialized messages not yet handed to the pipe.
-    queued: Vec<u8>,
-    /// The pipe; `None` while a writer holds it, or after close.
-    stdin: Option<ChildStdin>,
-    closed: bool,
-    failed: bool,
-}
-
-impl Outbox {
-    fn new(stdin: ChildStdin) -> Self {
-        Outbox {
-            state: Mutex::new(OutboxState {
-                queued: Vec::with_capacity(8 * 1024),
-                stdin: Some(stdin),
-                closed: false,
-                failed: false,
-            }),
-            write_failed: Notify::new(),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, OutboxState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn failed(&self) -> bool {
-        self.lock().failed
-    }
-
-    /// Serializes `message` onto the queue.
-    fn queue(&self, message: &TxJsonRpcMessage<RoleClient>) -> std::io::Result<()> {
-        let mut state = self.lock();
-        if state.closed || state.failed {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "the server's stdin is closed",
-            ));
-        }
-        encode_line(message, &mut state.queued).map_err(std::io::Error::from)
-    }
-
-    /// Writes everything queued, unless another writer holds the pipe (it
-    /// writes what was queued before it lets go).
-    async fn flush(&self) -> std::io::Result<()> {
-        let (stdin, mut batch) = {
-            let mut state = self.lock();
-            if state.queued.is_empty() {
-                return Ok(());
-            }
-            let Some(stdin) = state.stdin.take() else {
-                return if state.failed || state.closed {
-                    Err(std::io::Error::new(
-                        std::io::ErrorKind::BrokenPipe,
-                        "the server's stdin is closed",
-                    ))
-                } else {
-                    Ok(())
-                };
-            };
-            (stdin, std::mem::take(&mut state.queued))
-        };
-        // If this future is dropped mid-write, the message on the pipe is
-        // cut: the guard then closes the pipe and fails the connection.
-        let mut writer = Writer {
-            outbox: self,
-            stdin: Some(stdin),
-        };
-        loop {
-            let stdin = writer.stdin.as_mut().expect("held until done");
-            if let Err(e) = stdin.write_all(&batch).await {
-                tracing::debug!(error = %e, "writing to a stdio server failed");
-                writer.fail();
-                return Err(e);
-            }
-            batch.clear();
-            let mut state = self.lock();
-            if state.queued.is_empty() || state.closed {
-                if !state.closed {
-                    state.stdin = writer.stdin.take();
-                    // Keep the larger buffer's capacity for the next burst.
-                    state.queued = batch;
-                } else {
-                    writer.stdin = None;
-                }
-                return Ok(());
-            }
-            std::mem::swap(&mut state.queued, &mut batch);
-        }
-    }
-
-    /// Closes stdin now, or as soon as the writer holding it is done.
-    fn close(&self) {
-        let mut state = self.lock();
-        state.closed = true;
-        drop(state.stdin.take());
-    }
-}
-
-/// The pipe while one flush holds it.
-struct Writer<'a> {
-    outbox: &'a Outbox,
-    stdin: Option<ChildStdin>,
-}
-
-impl Writer<'_> {
-    fn fail(&mut self) {
-        self.stdin = None;
-        self.outbox.lock().failed = true;
-        self.outbox.write_failed.notify_one();
-    }
-}
-
-impl Drop for Writer<'_> {
-    fn drop(&mut self) {
-        if self.stdin.is_some() {
-            self.fail();
-        }
-    }
-}
-
-/// Most bytes one incoming message may have (the same cap as rmcp's).
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Reads newline-delimited messages from the server's stdout.
-struct LineReader {
-    read: BufReader<ChildStdout>,
-    /// The start of a line that did not fit in the read buffer.
-    partial: Vec<u8>,
-    /// Dropping the rest of a line that was too long.
-    discarding: bool,
-}
-
-impl LineReader {
-    fn new(stdout: ChildStdout) -> Self {
-        LineReader {
-            read: BufReader::with_capacity(64 * 1024, stdout),
-            partial: Vec::new(),
-            discarding: false,
-        }
-    }
-
-    /// The next line, decoded; `None` at end of stream. Cancel-safe: a line
-    /// read in part stays in `partial` for the next call.
-    async fn next_line(&mut self, decoder: &mut Decoder) -> Option<Decoded> {
-        loop {
-            let available = match self.read.fill_buf().await {
-                Ok([]) => return None,
-                Ok(available) => available,
-                Err(e) => {
-                    tracing::debug!(error = %e, "reading a stdio server's stdout failed");
-                    return None;
-                }
-            };
-            let newline = available.iter().position(|&b| b == b'\n');
-            let taken = newline.map_or(available.len(), |i| i + 1);
-            let mut decoded = None;
-            if self.discarding {
-                self.discarding = newline.is_none();
-            } else if self.partial.len() + taken > MAX_LINE_BYTES {
-                tracing::warn!(
-                    max_bytes = MAX_LINE_BYTES,
-                    "a stdio server sent a message over the size limit; dropped it"
-                );
-                self.partial = Vec::new();
-                self.discarding = newline.is_none();
-            } else if let Some(end) = newline {
-                // Most lines are whole in the read buffer: parse them there.
-                let line = if self.partial.is_empty() {
-                    &available[..end]
-                } else {
-                    self.partial.extend_from_slice(&available[..end]);
-                    &self.partial[..]
-                };
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                if !line.is_empty() {
-                    decoded = Some(decoder.decode(line));
-                }
-                self.partial.clear();
-            } else {
-                self.partial.extend_from_slice(available);
-            }
-            self.read.consume(taken);
-            if let Some(decoded) = decoded {
-                return Some(decoded);
-            }
-        }
     }
 }
 

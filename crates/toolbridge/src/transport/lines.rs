@@ -1,0 +1,312 @@
+//! Newline-delimited JSON-RPC over a byte stream pair: the write and read
+//! halves the stdio client uses with a child's pipes, and a server-side
+//! transport over any reader and writer (the example server's stdin/stdout).
+//!
+//! Writes go through an [`Outbox`]: `send` serializes into a shared buffer at
+//! once, and whichever send task gets to the stream first writes everything
+//! queued so far in one `write`. With many messages in flight that is one
+//! syscall per burst instead of one per message (rmcp's own transport locks,
+//! writes and flushes per message). Reads go through a [`LineReader`], which
+//! parses a line in place when it is whole in the read buffer.
+
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicBool, Ordering},
+};
+
+use rmcp::{
+    RoleServer,
+    model::ErrorData,
+    service::{RxJsonRpcMessage, ServiceRole, TxJsonRpcMessage},
+    transport::Transport,
+};
+use serde::Serialize;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    sync::Notify,
+};
+
+use super::codec::{Decoded, decode_for_server, encode_line};
+
+/// The write half: serialized messages waiting for the stream, and the
+/// stream, held by at most one writer at a time.
+pub(crate) struct Outbox<W> {
+    state: Mutex<OutboxState<W>>,
+    /// Set once a write has failed (the peer stopped reading).
+    failed: AtomicBool,
+    /// Woken once when a write fails.
+    write_failed: Notify,
+}
+
+struct OutboxState<W> {
+    /// Serialized messages not yet handed to the stream.
+    queued: Vec<u8>,
+    /// The stream; `None` while a writer holds it, or after close.
+    stream: Option<W>,
+    closed: bool,
+}
+
+fn closed_error() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stream is closed")
+}
+
+impl<W: AsyncWrite + Unpin> Outbox<W> {
+    pub(crate) fn new(stream: W) -> Self {
+        Outbox {
+            state: Mutex::new(OutboxState {
+                queued: Vec::with_capacity(8 * 1024),
+                stream: Some(stream),
+                closed: false,
+            }),
+            failed: AtomicBool::new(false),
+            write_failed: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutboxState<W>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a write has failed: nothing sent from now on can arrive.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    /// Completes once a write has failed.
+    pub(crate) async fn write_failed(&self) {
+        if !self.failed() {
+            self.write_failed.notified().await;
+        }
+    }
+
+    /// Serializes `message` onto the queue.
+    pub(crate) fn queue(&self, message: &impl Serialize) -> std::io::Result<()> {
+        let mut state = self.lock();
+        if state.closed || self.failed() {
+            return Err(closed_error());
+        }
+        encode_line(message, &mut state.queued).map_err(std::io::Error::from)
+    }
+
+    /// Writes everything queued, unless another writer holds the stream (it
+    /// writes what was queued before it lets go).
+    pub(crate) async fn flush(&self) -> std::io::Result<()> {
+        let (stream, mut batch) = {
+            let mut state = self.lock();
+            if state.queued.is_empty() {
+                return Ok(());
+            }
+            let Some(stream) = state.stream.take() else {
+                return if state.closed || self.failed() {
+                    Err(closed_error())
+                } else {
+                    Ok(())
+                };
+            };
+            (stream, std::mem::take(&mut state.queued))
+        };
+        // If this future is dropped mid-write, the message on the stream is
+        // cut: the guard then closes the stream and fails the connection.
+        let mut writer = Writer {
+            outbox: self,
+            stream: Some(stream),
+        };
+        loop {
+            let stream = writer.stream.as_mut().expect("held until done");
+            let written = match stream.write_all(&batch).await {
+                Ok(()) => stream.flush().await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                tracing::debug!(error = %e, "writing a message failed");
+                writer.fail();
+                return Err(e);
+            }
+            batch.clear();
+            let mut state = self.lock();
+            if state.queued.is_empty() || state.closed {
+                if state.closed {
+                    writer.stream = None;
+                } else {
+                    state.stream = writer.stream.take();
+                    // Keep this buffer's capacity for the next burst.
+                    state.queued = batch;
+                }
+                return Ok(());
+            }
+            std::mem::swap(&mut state.queued, &mut batch);
+        }
+    }
+
+    /// Closes the stream now, or as soon as the writer holding it is done.
+    pub(crate) fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        drop(state.stream.take());
+    }
+}
+
+/// The stream while one flush holds it.
+struct Writer<'a, W: AsyncWrite + Unpin> {
+    outbox: &'a Outbox<W>,
+    stream: Option<W>,
+}
+
+impl<W: AsyncWrite + Unpin> Writer<'_, W> {
+    fn fail(&mut self) {
+        self.stream = None;
+        self.outbox.failed.store(true, Ordering::Release);
+        self.outbox.write_failed.notify_one();
+    }
+}
+
+impl<W: AsyncWrite + Unpin> Drop for Writer<'_, W> {
+    fn drop(&mut self) {
+        if self.stream.is_some() {
+            self.fail();
+        }
+    }
+}
+
+/// Most bytes one incoming message may have (the same cap as rmcp's).
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The read half: newline-delimited messages.
+pub(crate) struct LineReader<R> {
+    read: BufReader<R>,
+    /// The start of a line that did not fit in the read buffer.
+    partial: Vec<u8>,
+    /// Dropping the rest of a line that was too long.
+    discarding: bool,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub(crate) fn new(stream: R) -> Self {
+        LineReader {
+            read: BufReader::with_capacity(64 * 1024, stream),
+            partial: Vec::new(),
+            discarding: false,
+        }
+    }
+
+    /// The next non-empty line, passed to `decode`; `None` at end of stream.
+    /// Cancel-safe: a line read in part stays in `partial` for the next call.
+    pub(crate) async fn next_line<D>(&mut self, mut decode: impl FnMut(&[u8]) -> D) -> Option<D> {
+        loop {
+            let available = match self.read.fill_buf().await {
+                Ok([]) => return None,
+                Ok(available) => available,
+                Err(e) => {
+                    tracing::debug!(error = %e, "reading messages failed");
+                    return None;
+                }
+            };
+            let newline = available.iter().position(|&b| b == b'\n');
+            let taken = newline.map_or(available.len(), |i| i + 1);
+            let mut decoded = None;
+            if self.discarding {
+                self.discarding = newline.is_none();
+            } else if self.partial.len() + taken > MAX_LINE_BYTES {
+                tracing::warn!(
+                    max_bytes = MAX_LINE_BYTES,
+                    "dropped an incoming message over the size limit"
+                );
+                self.partial = Vec::new();
+                self.discarding = newline.is_none();
+            } else if let Some(end) = newline {
+                // Most lines are whole in the read buffer: parse them there.
+                let line = if self.partial.is_empty() {
+                    &available[..end]
+                } else {
+                    self.partial.extend_from_slice(&available[..end]);
+                    &self.partial[..]
+                };
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if !line.is_empty() {
+                    decoded = Some(decode(line));
+                }
+                self.partial.clear();
+            } else {
+                self.partial.extend_from_slice(available);
+            }
+            self.read.consume(taken);
+            if let Some(decoded) = decoded {
+                return Some(decoded);
+            }
+        }
+    }
+}
+
+/// The reply JSON-RPC asks for to a well-formed message that is not valid.
+pub(crate) fn invalid_request<R: ServiceRole>() -> TxJsonRpcMessage<R> {
+    TxJsonRpcMessage::<R>::error(ErrorData::invalid_request("Invalid request", None), None)
+}
+
+/// A server's side of newline-delimited JSON-RPC over `read` and `write`
+/// (for example a process's stdin and stdout), with coalesced writes and
+/// `tools/call` requests parsed without trying every request type first.
+pub struct ServerLines<R, W> {
+    outbox: Arc<Outbox<W>>,
+    reader: LineReader<R>,
+}
+
+impl<R, W> ServerLines<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Serves over `read` (requests in) and `write` (responses out).
+    pub fn new(read: R, write: W) -> Self {
+        ServerLines {
+            outbox: Arc::new(Outbox::new(write)),
+            reader: LineReader::new(read),
+        }
+    }
+}
+
+impl<R, W> Transport<RoleServer> for ServerLines<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let queued = self.outbox.queue(&item);
+        let outbox = self.outbox.clone();
+        async move {
+            queued?;
+            outbox.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            if self.outbox.failed() {
+                return None;
+            }
+            let decoded = tokio::select! {
+                biased;
+                line = self.reader.next_line(decode_for_server) => line?,
+                () = self.outbox.write_failed() => return None,
+            };
+            match decoded {
+                Decoded::Message(message) => return Some(message),
+                Decoded::Skip => {}
+                Decoded::Invalid => {
+                    if self.outbox.queue(&invalid_request::<RoleServer>()).is_ok() {
+                        let _ = self.outbox.flush().await;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.outbox.close();
+        Ok(())
+    }
+}
