@@ -153,7 +153,10 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
             Value::Object(declaration)
         })
         .collect();
-    json!([{ "functionDeclarations": declarations }])
+    Value::Array(vec![schema::object([(
+        "functionDeclarations",
+        Value::Array(declarations),
+    )])])
 }
 
 /// State of converting one tool's schema.

@@ -152,15 +152,20 @@ pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions)
         .iter()
         .map(|tool| {
             let params = parameters(&tool.input_schema, options.strict, &mut Vec::new());
-            let mut function = json!({
-                "name": names.name_for(tool),
-                "description": tool.description,
-                "parameters": params.schema,
-            });
-            if let (true, Value::Object(f)) = (options.strict, &mut function) {
-                f.insert("strict".into(), Value::Bool(params.strict));
+            let mut function = JsonObject::with_capacity(4);
+            function.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            function.insert("description".into(), Value::from(tool.description.clone()));
+            function.insert("parameters".into(), params.schema);
+            if options.strict {
+                function.insert("strict".into(), Value::Bool(params.strict));
             }
-            json!({"type": "function", "function": function})
+            schema::object([
+                ("type", Value::from("function")),
+                ("function", Value::Object(function)),
+            ])
         })
         .collect();
     Value::Array(out)
@@ -174,13 +179,13 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
         .iter()
         .map(|tool| {
             let params = parameters(&tool.input_schema, options.strict, &mut Vec::new());
-            json!({
-                "type": "function",
-                "name": names.name_for(tool),
-                "description": tool.description,
-                "parameters": params.schema,
-                "strict": params.strict,
-            })
+            schema::object([
+                ("type", Value::from("function")),
+                ("name", Value::from(names.name_for(tool).into_owned())),
+                ("description", Value::from(tool.description.clone())),
+                ("parameters", params.schema),
+                ("strict", Value::Bool(params.strict)),
+            ])
         })
         .collect();
     Value::Array(out)

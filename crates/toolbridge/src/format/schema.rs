@@ -57,6 +57,18 @@ pub(crate) const LIST_KEYWORDS: [&str; 5] = ["anyOf", "oneOf", "allOf", "prefixI
 /// Top-level keywords that OpenAI and Anthropic refuse on a tool's schema.
 const TOP_LEVEL_COMPOSITION: [&str; 5] = ["anyOf", "oneOf", "allOf", "not", "enum"];
 
+/// A JSON object of `members`, in order.
+///
+/// Unlike `json!`, which serializes every interpolated value again (a deep
+/// copy of a whole converted schema), this moves the values in.
+pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut out = JsonObject::with_capacity(N);
+    for (key, value) in members {
+        out.insert(key.to_owned(), value);
+    }
+    Value::Object(out)
+}
+
 /// The schema of a tool that takes no arguments:
 /// `{"type":"object","properties":{},"required":[]}`.
 pub fn empty_object_schema() -> JsonObject {
