@@ -15,7 +15,8 @@
 
 use crate::tools::McpTool;
 use serde::Serialize;
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The longest name any provider accepts.
@@ -40,6 +41,51 @@ impl ToolRef {
             server_id: server_id.into(),
             tool: tool.into(),
         }
+    }
+}
+
+/// A (server id, tool) pair, so the table can be searched with two `&str`s
+/// instead of a [`ToolRef`] built (two strings allocated) for every lookup.
+trait ToolKey {
+    fn parts(&self) -> (&str, &str);
+}
+
+impl ToolKey for ToolRef {
+    fn parts(&self) -> (&str, &str) {
+        (&self.server_id, &self.tool)
+    }
+}
+
+impl ToolKey for (&str, &str) {
+    fn parts(&self) -> (&str, &str) {
+        *self
+    }
+}
+
+impl<'a> Borrow<dyn ToolKey + 'a> for ToolRef {
+    fn borrow(&self) -> &(dyn ToolKey + 'a) {
+        self
+    }
+}
+
+// Ordered like the derived `Ord` of `ToolRef`: server id, then tool.
+impl PartialEq for dyn ToolKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn ToolKey + '_ {}
+
+impl PartialOrd for dyn ToolKey + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn ToolKey + '_ {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.parts().cmp(&other.parts())
     }
 }
 
@@ -230,7 +276,7 @@ impl NameTable {
 
     /// The full entry of `tool` of `server_id`, if the table has it.
     pub fn entry(&self, server_id: &str, tool: &str) -> Option<&ExposedName> {
-        self.by_tool.get(&ToolRef::new(server_id, tool))
+        self.by_tool.get(&(server_id, tool) as &dyn ToolKey)
     }
 
     /// The exposed name of `tool`.
