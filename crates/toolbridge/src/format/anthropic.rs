@@ -5,7 +5,7 @@
 //! or that has `oneOf`/`allOf`/`anyOf` at the top; processJsonSchema removes
 //! both problems.
 
-use super::check::Change;
+use super::check::{Change, Notes};
 use super::names::NameTable;
 use super::schema::{self, JsonObject, Target};
 use crate::tools::McpTool;
@@ -26,7 +26,11 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
                 ("description", Value::from(tool.description.clone())),
                 (
                     "input_schema",
-                    input_schema(&tool.input_schema, &mut Vec::new()),
+                    Value::Object(schema::normalize_with(
+                        &tool.input_schema,
+                        Target::Anthropic,
+                        &mut Notes::discarding(),
+                    )),
                 ),
             ])
         })

@@ -12,16 +12,17 @@
 //! With [`FormatOptions::gemini_json_schema`] the schema goes in
 //! `parametersJsonSchema` instead, which takes JSON Schema minus `$schema`.
 
-use super::check::{Change, ChangeKind};
+use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
 use super::schema::{
-    self, JsonObject, MAX_DEPTH, Target, escape_pointer, is_root_ref, resolve_local_ref, types_of,
+    self, JsonObject, MAX_DEPTH, Pointer, Target, is_root_ref, resolve_local_ref, types_of,
 };
 use crate::tools::McpTool;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt;
 
 /// The keywords Gemini's `parameters` schema accepts; nothing else is ever emitted.
 pub(crate) const ALLOWED_KEYWORDS: [&str; 19] = [
@@ -80,9 +81,17 @@ const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
 /// One tool's `parameters`, or `None` for a tool without arguments (Gemini
 /// refuses an object whose `properties` is empty).
 pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
+    let mut recorded = Notes::recording();
+    let out = convert(input, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`parameters`], recording into `notes`.
+fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
     // Wrapped once, not cloned: `convert` walks a `Value`, `$ref`s resolve
     // against the same object.
-    let root = Value::Object(schema::normalize(input, Target::Gemini, notes));
+    let root = Value::Object(schema::normalize_with(input, Target::Gemini, notes));
     let Value::Object(normalized) = &root else {
         return None;
     };
@@ -93,16 +102,16 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
         inlined: 0,
         nodes: 0,
     };
-    let mut out = cx.convert(&root, "", 0)?;
+    let mut out = cx.convert(&root, &Pointer::Root, 0)?;
     let is_object = out.get("type").and_then(Value::as_str) == Some("object");
     let has_properties = matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
     if !is_object || !has_properties {
-        cx.notes.push(Change::new(
+        cx.notes.add(
             "",
             ChangeKind::ParametersOmitted,
             true,
             "the tool takes no arguments; declared without parameters",
-        ));
+        );
         return None;
     }
     out.entry("required")
@@ -112,15 +121,27 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
 
 /// One tool's `parametersJsonSchema`: processJsonSchema minus every `$schema`.
 pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    let mut out = Value::Object(schema::normalize(input, Target::GeminiJsonSchema, notes));
+    let mut recorded = Notes::recording();
+    let out = json_schema(input, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`parameters_json_schema`], recording into `notes`.
+fn json_schema(input: &JsonObject, notes: &mut Notes) -> Value {
+    let mut out = Value::Object(schema::normalize_with(
+        input,
+        Target::GeminiJsonSchema,
+        notes,
+    ));
     schema::walk_mut(&mut out, &mut |node, path| {
         if node.remove("$schema").is_some() {
-            notes.push(Change::new(
+            notes.add(
                 path,
                 ChangeKind::KeywordDropped,
                 true,
                 "`$schema` is not accepted by Gemini",
-            ));
+            );
         }
     });
     out
@@ -141,13 +162,13 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
                 Value::from(names.name_for(tool).into_owned()),
             );
             declaration.insert("description".into(), Value::from(tool.description.clone()));
-            let mut notes = Vec::new();
+            let mut notes = Notes::discarding();
             if options.gemini_json_schema {
                 declaration.insert(
                     "parametersJsonSchema".into(),
-                    parameters_json_schema(&tool.input_schema, &mut notes),
+                    json_schema(&tool.input_schema, &mut notes),
                 );
-            } else if let Some(params) = parameters(&tool.input_schema, &mut notes) {
+            } else if let Some(params) = convert(&tool.input_schema, &mut notes) {
                 declaration.insert("parameters".into(), params);
             }
             Value::Object(declaration)
@@ -164,7 +185,7 @@ struct Gemini<'a> {
     /// The normalized schema, for resolving `$ref`s.
     root: &'a JsonObject,
     /// Where changes are recorded.
-    notes: &'a mut Vec<Change>,
+    notes: &'a mut Notes,
     /// `$ref`s being inlined on the current path, to cut cycles.
     refs: Vec<String>,
     /// `$ref`s inlined so far, against [`MAX_INLINED_REFS`].
@@ -175,7 +196,7 @@ struct Gemini<'a> {
 
 impl Gemini<'_> {
     /// Converts any schema value; `None` when it accepts nothing (`false`).
-    fn convert(&mut self, value: &Value, path: &str, depth: usize) -> Option<JsonObject> {
+    fn convert(&mut self, value: &Value, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let node = match value {
             Value::Object(m) => Cow::Borrowed(m),
             Value::Bool(false) => return None,
@@ -193,7 +214,7 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::InvalidSchema,
                     true,
-                    format!("`{other}` is not a schema; replaced"),
+                    format_args!("`{other}` is not a schema; replaced"),
                 );
                 Cow::Owned(JsonObject::new())
             }
@@ -203,7 +224,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::DepthLimit,
                 true,
-                format!("nested deeper than {MAX_DEPTH} levels; cut"),
+                format_args!("nested deeper than {MAX_DEPTH} levels; cut"),
             );
             return Some(stub(&node));
         }
@@ -214,7 +235,7 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::DepthLimit,
                     true,
-                    format!("more than {MAX_NODES} schema nodes; the rest is cut"),
+                    format_args!("more than {MAX_NODES} schema nodes; the rest is cut"),
                 );
             }
             return Some(stub(&node));
@@ -223,7 +244,7 @@ impl Gemini<'_> {
             .map(|out| schema::ordered(out, &OUTPUT_ORDER))
     }
 
-    fn node(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn node(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         if let Some(reference) = m.get("$ref") {
             return self.reference(m, reference, path, depth);
         }
@@ -242,7 +263,7 @@ impl Gemini<'_> {
         &mut self,
         m: &JsonObject,
         reference: &Value,
-        path: &str,
+        path: &Pointer<'_>,
         depth: usize,
     ) -> Option<JsonObject> {
         let mut rest = m.clone();
@@ -266,7 +287,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::RefUnresolved,
                 true,
-                format!("$ref `{reference}` does not point into this schema; dropped"),
+                format_args!("$ref `{reference}` does not point into this schema; dropped"),
             );
             return self.convert(&Value::Object(rest), path, depth + 1);
         };
@@ -281,7 +302,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::RefCycle,
                 true,
-                format!("$ref `{reference}` is {why}"),
+                format_args!("$ref `{reference}` is {why}"),
             );
             let mut merged = match target {
                 Value::Object(t) => t,
@@ -300,7 +321,7 @@ impl Gemini<'_> {
             path,
             ChangeKind::RefInlined,
             true,
-            format!("$ref `{reference}` inlined"),
+            format_args!("$ref `{reference}` inlined"),
         );
         self.inlined += 1;
         self.refs.push(reference.clone());
@@ -311,7 +332,7 @@ impl Gemini<'_> {
 
     /// Merges `allOf` branches into the node: properties and required are
     /// united, other keywords kept from the node first, then the branches.
-    fn merge_all_of(&mut self, m: &JsonObject, all: &Value, path: &str) -> JsonObject {
+    fn merge_all_of(&mut self, m: &JsonObject, all: &Value, path: &Pointer<'_>) -> JsonObject {
         let mut merged = m.clone();
         merged.remove("allOf");
         let Value::Array(branches) = all else {
@@ -384,14 +405,15 @@ impl Gemini<'_> {
     /// `anyOf`/`oneOf`: null branches become `nullable`, one remaining branch
     /// is merged into the node, several become `anyOf` with the node's own
     /// constraints folded into each branch.
-    fn union(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn union(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let mut base = m.clone();
-        let mut branches: Vec<(String, Value)> = Vec::new();
+        // Each branch with where it was: its keyword and index.
+        let mut branches: Vec<(&str, usize, Value)> = Vec::new();
         for keyword in ["anyOf", "oneOf"] {
             match base.remove(keyword) {
                 Some(Value::Array(list)) => {
                     for (i, b) in list.into_iter().enumerate() {
-                        branches.push((format!("{path}/{keyword}/{i}"), b));
+                        branches.push((keyword, i, b));
                     }
                 }
                 Some(_) => {
@@ -399,7 +421,7 @@ impl Gemini<'_> {
                         path,
                         ChangeKind::InvalidSchema,
                         true,
-                        format!("`{keyword}` is not a list; dropped"),
+                        format_args!("`{keyword}` is not a list; dropped"),
                     );
                 }
                 None => {}
@@ -414,7 +436,7 @@ impl Gemini<'_> {
             );
         }
         let before = branches.len();
-        branches.retain(|(_, b)| !is_null_schema(b));
+        branches.retain(|(_, _, b)| !is_null_schema(b));
         let nullable = branches.len() != before;
         if nullable {
             self.note(
@@ -428,7 +450,7 @@ impl Gemini<'_> {
         let mut out = match branches.len() {
             0 => self.simple(&base, path, depth)?,
             1 => {
-                let (_, branch) = branches.remove(0);
+                let (_, _, branch) = branches.remove(0);
                 let mut merged = match branch {
                     Value::Object(b) => b,
                     Value::Bool(false) => return None,
@@ -441,7 +463,7 @@ impl Gemini<'_> {
             }
             _ => {
                 let mut converted = Vec::with_capacity(branches.len());
-                for (branch_path, branch) in branches {
+                for (keyword, i, branch) in branches {
                     let mut merged = match branch {
                         Value::Object(b) => b,
                         Value::Bool(false) => continue,
@@ -452,6 +474,8 @@ impl Gemini<'_> {
                             merged.entry(k.clone()).or_insert_with(|| v.clone());
                         }
                     }
+                    let keyword_path = path.key(keyword);
+                    let branch_path = keyword_path.index(i);
                     if let Some(c) = self.convert(&Value::Object(merged), &branch_path, depth + 1) {
                         converted.push(Value::Object(c));
                     }
@@ -482,7 +506,7 @@ impl Gemini<'_> {
     }
 
     /// A node without `$ref`, `allOf`, `anyOf` or `oneOf`.
-    fn simple(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn simple(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let mut nullable = m.get("nullable") == Some(&Value::Bool(true));
         let mut types: Vec<String> = Vec::new();
         match m.get("type") {
@@ -497,7 +521,7 @@ impl Gemini<'_> {
                             path,
                             ChangeKind::TypeRewritten,
                             true,
-                            format!("type entry `{t}` dropped"),
+                            format_args!("type entry `{t}` dropped"),
                         ),
                     }
                 }
@@ -507,7 +531,7 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::TypeRewritten,
                     true,
-                    format!("type `{other}` dropped"),
+                    format_args!("type `{other}` dropped"),
                 );
             }
         }
@@ -532,7 +556,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::TypeRewritten,
                 true,
-                format!("unknown types {unknown:?} dropped"),
+                format_args!("unknown types {unknown:?} dropped"),
             );
         }
 
@@ -637,7 +661,7 @@ impl Gemini<'_> {
                         path,
                         ChangeKind::TypeRewritten,
                         true,
-                        format!("missing type inferred as {t}"),
+                        format_args!("missing type inferred as {t}"),
                     );
                     t.to_owned()
                 }
@@ -703,48 +727,54 @@ impl Gemini<'_> {
             if handled.contains(&key.as_str()) {
                 continue;
             }
-            let known = ALLOWED_KEYWORDS.contains(&key.as_str());
-            let detail = if known {
-                format!("`{key}` does not apply to type {ty}; dropped")
+            let key_path = path.key(key);
+            if ALLOWED_KEYWORDS.contains(&key.as_str()) {
+                self.note(
+                    key_path,
+                    ChangeKind::KeywordDropped,
+                    matches!(key.as_str(), "properties" | "required" | "items"),
+                    format_args!("`{key}` does not apply to type {ty}; dropped"),
+                );
             } else {
-                format!("`{key}` is not accepted by Gemini; dropped")
-            };
-            let would_reject =
-                !known || matches!(key.as_str(), "properties" | "required" | "items");
-            self.note(
-                format!("{path}/{}", escape_pointer(key)),
-                ChangeKind::KeywordDropped,
-                would_reject,
-                detail,
-            );
+                self.note(
+                    key_path,
+                    ChangeKind::KeywordDropped,
+                    true,
+                    format_args!("`{key}` is not accepted by Gemini; dropped"),
+                );
+            }
         }
         Some(out)
     }
 
-    fn format(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, accepted: &[&str]) {
+    fn format(
+        &mut self,
+        m: &JsonObject,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        accepted: &[&str],
+    ) {
         match m.get("format") {
             None => {}
             Some(Value::String(f)) if accepted.contains(&f.as_str()) => {
                 out.insert("format".into(), Value::from(f.clone()));
             }
             Some(other) => self.note(
-                format!("{path}/format"),
+                path.key("format"),
                 ChangeKind::FormatDropped,
                 true,
-                format!("format {other} is not accepted by Gemini; dropped"),
+                format_args!("format {other} is not accepted by Gemini; dropped"),
             ),
         }
     }
 
     /// The `items` of an array: converted, or a string schema when missing.
-    fn items(&mut self, m: &JsonObject, path: &str, depth: usize) -> JsonObject {
-        let items_path = format!("{path}/items");
+    fn items(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> JsonObject {
+        let items_path = path.key("items");
         let converted = match (m.get("items"), m.get("prefixItems")) {
             (Some(items @ Value::Object(_)), _) => self.convert(items, &items_path, depth + 1),
             (Some(Value::Array(tuple)), _) => self.tuple(tuple, &items_path, depth),
-            (_, Some(Value::Array(tuple))) => {
-                self.tuple(tuple, &format!("{path}/prefixItems"), depth)
-            }
+            (_, Some(Value::Array(tuple))) => self.tuple(tuple, &path.key("prefixItems"), depth),
             _ => None,
         };
         converted.unwrap_or_else(|| {
@@ -761,7 +791,7 @@ impl Gemini<'_> {
     }
 
     /// Tuple items: their union, since Gemini has no tuples.
-    fn tuple(&mut self, tuple: &[Value], path: &str, depth: usize) -> Option<JsonObject> {
+    fn tuple(&mut self, tuple: &[Value], path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         self.note(
             path,
             ChangeKind::CompositionRewritten,
@@ -770,7 +800,7 @@ impl Gemini<'_> {
         );
         let mut converted: Vec<Value> = Vec::new();
         for (i, item) in tuple.iter().enumerate() {
-            if let Some(c) = self.convert(item, &format!("{path}/{i}"), depth + 1) {
+            if let Some(c) = self.convert(item, &path.index(i), depth + 1) {
                 let c = Value::Object(c);
                 if !converted.contains(&c) {
                     converted.push(c);
@@ -793,12 +823,13 @@ impl Gemini<'_> {
 
     /// The object part: properties converted, required filtered; an object
     /// without properties stays a plain object.
-    fn object(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, depth: usize) {
+    fn object(&mut self, m: &JsonObject, out: &mut JsonObject, path: &Pointer<'_>, depth: usize) {
         let mut props = JsonObject::new();
         match m.get("properties") {
             Some(Value::Object(input)) => {
+                let properties_path = path.key("properties");
                 for (name, schema) in input {
-                    let p = format!("{path}/properties/{}", escape_pointer(name));
+                    let p = properties_path.key(name);
                     match self.convert(schema, &p, depth + 1) {
                         Some(c) => {
                             props.insert(name.clone(), Value::Object(c));
@@ -813,7 +844,7 @@ impl Gemini<'_> {
                 }
             }
             Some(_) => self.note(
-                format!("{path}/properties"),
+                path.key("properties"),
                 ChangeKind::InvalidSchema,
                 true,
                 "`properties` is not an object; dropped",
@@ -835,7 +866,7 @@ impl Gemini<'_> {
         }
         if filtered {
             self.note(
-                format!("{path}/required"),
+                path.key("required"),
                 ChangeKind::RequiredFiltered,
                 true,
                 "required names that are not properties dropped",
@@ -869,13 +900,12 @@ impl Gemini<'_> {
 
     fn note(
         &mut self,
-        path: impl Into<String>,
+        path: impl fmt::Display,
         kind: ChangeKind,
         would_reject: bool,
-        detail: impl Into<String>,
+        detail: impl fmt::Display,
     ) {
-        self.notes
-            .push(Change::new(path, kind, would_reject, detail));
+        self.notes.add(path, kind, would_reject, detail);
     }
 }
 

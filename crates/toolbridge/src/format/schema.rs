@@ -3,8 +3,9 @@
 //! subschemas. The per-provider rules live in `openai`, `anthropic` and
 //! `gemini`.
 
-use super::check::{Change, ChangeKind};
+use super::check::{Change, ChangeKind, Notes};
 use serde_json::{Map, Value};
+use std::fmt::{self, Write};
 
 /// A JSON object; what a schema is when it is not `true` or `false`.
 pub type JsonObject = Map<String, Value>;
@@ -93,7 +94,7 @@ pub fn empty_object_schema() -> JsonObject {
 /// The result always has `type: "object"`, `properties` and `required`.
 pub fn process_json_schema(schema: &Value) -> JsonObject {
     match schema {
-        Value::Object(input) => normalize(input, Target::Anthropic, &mut Vec::new()),
+        Value::Object(input) => normalize_with(input, Target::Anthropic, &mut Notes::discarding()),
         _ => empty_object_schema(),
     }
 }
@@ -101,6 +102,14 @@ pub fn process_json_schema(schema: &Value) -> JsonObject {
 /// [`process_json_schema`] of a tool's input schema, recording what it
 /// changed for `target`.
 pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Change>) -> JsonObject {
+    let mut recorded = Notes::recording();
+    let out = normalize_with(input, target, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`normalize`], recording into `notes`.
+pub(crate) fn normalize_with(input: &JsonObject, target: Target, notes: &mut Notes) -> JsonObject {
     if input.is_empty() {
         return empty_object_schema();
     }
@@ -117,21 +126,23 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
                         merged.insert(k.clone(), v.clone());
                     }
                 }
-                notes.push(Change::new(
+                notes.add(
                     "",
                     ChangeKind::RefInlined,
                     true,
-                    format!("followed top-level $ref `{reference}`"),
-                ));
+                    format_args!("followed top-level $ref `{reference}`"),
+                );
                 followed = merged;
                 source = &followed;
             }
-            _ => notes.push(Change::new(
+            _ => notes.add(
                 "",
                 ChangeKind::RefUnresolved,
                 true,
-                format!("top-level $ref `{reference}` does not point into this schema; dropped"),
-            )),
+                format_args!(
+                    "top-level $ref `{reference}` does not point into this schema; dropped"
+                ),
+            ),
         }
     }
 
@@ -143,15 +154,15 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
                 || source.contains_key("additionalProperties")
                 || !source.contains_key("type")));
     if !object_like {
-        notes.push(Change::new(
+        notes.add(
             "",
             ChangeKind::TypeRewritten,
             true,
-            format!(
+            format_args!(
                 "top-level type {} is not object; wrapped as an object schema",
                 source.get("type").map(Value::to_string).unwrap_or_default()
             ),
-        ));
+        );
     }
 
     let mut out = JsonObject::new();
@@ -163,12 +174,12 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
     let mut properties = match source.get("properties") {
         Some(Value::Object(props)) if object_like => props.clone(),
         Some(_) if object_like => {
-            notes.push(Change::new(
+            notes.add(
                 "/properties",
                 ChangeKind::KeywordDropped,
                 true,
                 "`properties` is not an object; dropped",
-            ));
+            );
             JsonObject::new()
         }
         _ => JsonObject::new(),
@@ -210,23 +221,23 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
                 }
             }
         }
-        notes.push(Change::new(
-            format!("/{keyword}"),
+        notes.add(
+            format_args!("/{keyword}"),
             ChangeKind::CompositionRewritten,
             !matches!(target, Target::GeminiJsonSchema),
-            format!("top-level {keyword} folded into the object ({folded} properties added)"),
-        ));
+            format_args!("top-level {keyword} folded into the object ({folded} properties added)"),
+        );
     }
 
     let before = required.len();
     required.retain(|name| properties.contains_key(name));
     if required.len() != before {
-        notes.push(Change::new(
+        notes.add(
             "/required",
             ChangeKind::RequiredFiltered,
             matches!(target, Target::Gemini),
             "dropped required names that are not properties",
-        ));
+        );
     }
 
     out.insert("properties".into(), Value::Object(properties));
@@ -239,12 +250,12 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
             Some(v @ (Value::Bool(_) | Value::Object(_))) => {
                 out.insert("additionalProperties".into(), v.clone());
             }
-            Some(_) => notes.push(Change::new(
+            Some(_) => notes.add(
                 "/additionalProperties",
                 ChangeKind::KeywordDropped,
                 true,
                 "`additionalProperties` is neither a boolean nor a schema; dropped",
-            )),
+            ),
             None => {}
         }
     }
@@ -273,17 +284,17 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
             continue;
         }
         let rejects = top_level_rejects(target, key);
-        let detail = if rejects {
-            format!("top-level `{key}` dropped; the provider refuses it")
+        let why = if rejects {
+            "; the provider refuses it"
         } else {
-            format!("top-level `{key}` dropped by processJsonSchema")
+            " by processJsonSchema"
         };
-        notes.push(Change::new(
-            format!("/{}", escape_pointer(key)),
+        notes.add(
+            Pointer::Root.key(key),
             ChangeKind::KeywordDropped,
             rejects,
-            detail,
-        ));
+            format_args!("top-level `{key}` dropped{why}"),
+        );
     }
     out
 }
@@ -351,34 +362,58 @@ pub(crate) fn types_of(node: &JsonObject) -> Vec<&str> {
 /// so no nesting depth can exhaust the stack. Values that are not schemas
 /// (`enum`, `const`, `default`, property-name maps) are never visited as schemas.
 pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, &str)) {
-    let mut stack: Vec<(&mut Value, String)> = vec![(root, String::new())];
-    while let Some((value, path)) = stack.pop() {
+    /// How a node's pointer extends its parent's.
+    enum Step<'a> {
+        Root,
+        /// `/keyword`: a keyword holding one subschema.
+        Single(&'a str),
+        /// `/keyword/name`: a keyword holding a map of subschemas.
+        Named(&'a str, &'a str),
+        /// `/keyword/3`: a keyword holding a list of subschemas.
+        Indexed(&'a str, usize),
+    }
+    // Depth first with an explicit stack; each entry carries the length of
+    // its parent's pointer, which is always a prefix of `path` when the
+    // entry is popped (everything visited since is the parent's descendant).
+    let mut stack: Vec<(&mut Value, usize, Step<'_>)> = vec![(root, 0, Step::Root)];
+    let mut path = String::new();
+    while let Some((value, parent_len, step)) = stack.pop() {
         let Value::Object(node) = value else {
             continue;
         };
+        path.truncate(parent_len);
+        // Writing to a String cannot fail.
+        let _ = match step {
+            Step::Root => Ok(()),
+            Step::Single(keyword) => write!(path, "/{}", Segment(keyword)),
+            Step::Named(keyword, name) => {
+                write!(path, "/{}/{}", Segment(keyword), Segment(name))
+            }
+            Step::Indexed(keyword, i) => write!(path, "/{}/{i}", Segment(keyword)),
+        };
         visit(node, &path);
-        let mut children: Vec<(&mut Value, String)> = Vec::new();
+        let len = path.len();
+        let first_child = stack.len();
         for (key, child) in node.iter_mut() {
-            let key_path = format!("{path}/{}", escape_pointer(key));
             let key = key.as_str();
             if MAP_KEYWORDS.contains(&key) {
                 if let Value::Object(map) = child {
                     for (name, schema) in map.iter_mut() {
-                        let p = format!("{key_path}/{}", escape_pointer(name));
-                        children.push((schema, p));
+                        stack.push((schema, len, Step::Named(key, name)));
                     }
                 }
             } else if LIST_KEYWORDS.contains(&key) && child.is_array() {
                 if let Value::Array(items) = child {
                     for (i, schema) in items.iter_mut().enumerate() {
-                        children.push((schema, format!("{key_path}/{i}")));
+                        stack.push((schema, len, Step::Indexed(key, i)));
                     }
                 }
             } else if SINGLE_KEYWORDS.contains(&key) {
-                children.push((child, key_path));
+                stack.push((child, len, Step::Single(key)));
             }
         }
-        stack.extend(children.into_iter().rev());
+        // Popped last-in first-out: reversed, the first child is visited first.
+        stack[first_child..].reverse();
     }
 }
 
@@ -395,12 +430,62 @@ pub(crate) fn ordered(mut m: JsonObject, order: &[&str]) -> JsonObject {
     out
 }
 
-/// `key` as one JSON pointer segment (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// A node's place in a schema, as a JSON pointer that is only spelled out
+/// (by `Display`) when a change is recorded there; most nodes need none.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Pointer<'a> {
+    /// The whole schema: `""`.
+    Root,
+    /// A member of the parent: `/key`, escaped.
+    Key(&'a Pointer<'a>, &'a str),
+    /// An item of the parent: `/3`.
+    Index(&'a Pointer<'a>, usize),
 }
 
-/// The inverse of [`escape_pointer`].
+impl Pointer<'_> {
+    /// The member `key` of this node.
+    pub(crate) fn key<'b>(&'b self, key: &'b str) -> Pointer<'b> {
+        Pointer::Key(self, key)
+    }
+
+    /// The item `index` of this node.
+    pub(crate) fn index(&self, index: usize) -> Pointer<'_> {
+        Pointer::Index(self, index)
+    }
+
+    /// Whether this is the whole schema.
+    pub(crate) fn is_root(&self) -> bool {
+        matches!(self, Pointer::Root)
+    }
+}
+
+impl fmt::Display for Pointer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pointer::Root => Ok(()),
+            Pointer::Key(parent, key) => write!(f, "{parent}/{}", Segment(key)),
+            Pointer::Index(parent, index) => write!(f, "{parent}/{index}"),
+        }
+    }
+}
+
+/// A key as one JSON pointer segment (`~` → `~0`, `/` → `~1`).
+struct Segment<'a>(&'a str);
+
+impl fmt::Display for Segment<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '~' => f.write_str("~0")?,
+                '/' => f.write_str("~1")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The inverse of [`Segment`]'s escaping.
 fn unescape_pointer(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
