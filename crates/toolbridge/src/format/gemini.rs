@@ -16,7 +16,7 @@ use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
 use super::schema::{
-    self, JsonObject, MAX_DEPTH, Pointer, Target, is_root_ref, resolve_local_ref, types_of,
+    self, JsonObject, MAX_DEPTH, Normalized, Pointer, Target, is_root_ref, types_of,
 };
 use crate::tools::McpTool;
 use serde_json::{Value, json};
@@ -89,20 +89,15 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
 
 /// [`parameters`], recording into `notes`.
 fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
-    // Wrapped once, not cloned: `convert` walks a `Value`, `$ref`s resolve
-    // against the same object.
-    let root = Value::Object(schema::normalize_with(input, Target::Gemini, notes));
-    let Value::Object(normalized) = &root else {
-        return None;
-    };
+    let normalized = Normalized::new(input, Target::Gemini, notes);
     let mut cx = Gemini {
-        root: normalized,
+        root: &normalized,
         notes,
         refs: Vec::new(),
         inlined: 0,
         nodes: 0,
     };
-    let mut out = cx.convert(&root, &Pointer::Root, 0)?;
+    let mut out = cx.root(&normalized);
     let is_object = out.get("type").and_then(Value::as_str) == Some("object");
     let has_properties = matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
     if !is_object || !has_properties {
@@ -183,7 +178,7 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
 /// State of converting one tool's schema.
 struct Gemini<'a> {
     /// The normalized schema, for resolving `$ref`s.
-    root: &'a JsonObject,
+    root: &'a Normalized<'a>,
     /// Where changes are recorded.
     notes: &'a mut Notes,
     /// `$ref`s being inlined on the current path, to cut cycles.
@@ -195,6 +190,48 @@ struct Gemini<'a> {
 }
 
 impl Gemini<'_> {
+    /// Converts the normalized root. processJsonSchema made it an object
+    /// schema, so this takes the steps [`simple`](Self::simple) takes for an
+    /// object node, reading the root's members where they are instead of a
+    /// copy of the whole schema.
+    fn root(&mut self, root: &Normalized<'_>) -> JsonObject {
+        self.nodes += 1;
+        let mut out = JsonObject::new();
+        out.insert("type".into(), Value::from("object"));
+        for key in ["description", "title"] {
+            if let Some(Value::String(s)) = root.get(key) {
+                out.insert(key.into(), Value::from(s.clone()));
+            }
+        }
+        self.object(
+            root.get("properties"),
+            root.get("required"),
+            root.get("propertyOrdering"),
+            &mut out,
+            &Pointer::Root,
+            0,
+        );
+        // What `simple` handles for an object node.
+        const HANDLED: [&str; 10] = [
+            "type",
+            "nullable",
+            "description",
+            "title",
+            "default",
+            "const",
+            "enum",
+            "properties",
+            "required",
+            "propertyOrdering",
+        ];
+        for key in root.keys() {
+            if !HANDLED.contains(&key) {
+                self.dropped(&Pointer::Root, key, "object");
+            }
+        }
+        schema::ordered(out, &OUTPUT_ORDER)
+    }
+
     /// Converts any schema value; `None` when it accepts nothing (`false`).
     fn convert(&mut self, value: &Value, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let node = match value {
@@ -278,9 +315,9 @@ impl Gemini<'_> {
             return self.convert(&Value::Object(rest), path, depth + 1);
         };
         let target = if is_root_ref(reference) {
-            Some(Value::Object(self.root.clone()))
+            Some(Value::Object(self.root.to_object()))
         } else {
-            resolve_local_ref(self.root, reference).cloned()
+            self.root.resolve(reference).cloned()
         };
         let Some(target) = target else {
             self.note(
@@ -351,7 +388,7 @@ impl Gemini<'_> {
             let resolved;
             let branch = match branch.get("$ref") {
                 Some(Value::String(r)) if !self.refs.iter().any(|x| x == r) => {
-                    match resolve_local_ref(self.root, r) {
+                    match self.root.resolve(r) {
                         Some(Value::Object(target)) => {
                             let mut t = target.clone();
                             t.extend(
@@ -715,7 +752,14 @@ impl Gemini<'_> {
             }
             "object" => {
                 handled.extend(["properties", "required", "propertyOrdering"]);
-                self.object(m, &mut out, path, depth);
+                self.object(
+                    m.get("properties"),
+                    m.get("required"),
+                    m.get("propertyOrdering"),
+                    &mut out,
+                    path,
+                    depth,
+                );
             }
             _ => {}
         }
@@ -724,27 +768,30 @@ impl Gemini<'_> {
             out.insert("nullable".into(), Value::Bool(true));
         }
         for key in m.keys() {
-            if handled.contains(&key.as_str()) {
-                continue;
-            }
-            let key_path = path.key(key);
-            if ALLOWED_KEYWORDS.contains(&key.as_str()) {
-                self.note(
-                    key_path,
-                    ChangeKind::KeywordDropped,
-                    matches!(key.as_str(), "properties" | "required" | "items"),
-                    format_args!("`{key}` does not apply to type {ty}; dropped"),
-                );
-            } else {
-                self.note(
-                    key_path,
-                    ChangeKind::KeywordDropped,
-                    true,
-                    format_args!("`{key}` is not accepted by Gemini; dropped"),
-                );
+            if !handled.contains(&key.as_str()) {
+                self.dropped(path, key, &ty);
             }
         }
         Some(out)
+    }
+
+    /// Notes that `key` of a node of type `ty` was left out.
+    fn dropped(&mut self, path: &Pointer<'_>, key: &str, ty: &str) {
+        if ALLOWED_KEYWORDS.contains(&key) {
+            self.note(
+                path.key(key),
+                ChangeKind::KeywordDropped,
+                matches!(key, "properties" | "required" | "items"),
+                format_args!("`{key}` does not apply to type {ty}; dropped"),
+            );
+        } else {
+            self.note(
+                path.key(key),
+                ChangeKind::KeywordDropped,
+                true,
+                format_args!("`{key}` is not accepted by Gemini; dropped"),
+            );
+        }
     }
 
     fn format(
@@ -823,9 +870,17 @@ impl Gemini<'_> {
 
     /// The object part: properties converted, required filtered; an object
     /// without properties stays a plain object.
-    fn object(&mut self, m: &JsonObject, out: &mut JsonObject, path: &Pointer<'_>, depth: usize) {
+    fn object(
+        &mut self,
+        properties: Option<&Value>,
+        required: Option<&Value>,
+        ordering: Option<&Value>,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) {
         let mut props = JsonObject::new();
-        match m.get("properties") {
+        match properties {
             Some(Value::Object(input)) => {
                 let properties_path = path.key("properties");
                 for (name, schema) in input {
@@ -851,13 +906,13 @@ impl Gemini<'_> {
             ),
             None => {}
         }
-        let mut required: Vec<Value> = Vec::new();
+        let mut kept: Vec<Value> = Vec::new();
         let mut filtered = false;
-        if let Some(Value::Array(names)) = m.get("required") {
+        if let Some(Value::Array(names)) = required {
             for name in names {
                 match name.as_str() {
-                    Some(n) if props.contains_key(n) && !required.contains(name) => {
-                        required.push(name.clone())
+                    Some(n) if props.contains_key(n) && !kept.contains(name) => {
+                        kept.push(name.clone())
                     }
                     Some(n) if props.contains_key(n) => {}
                     _ => filtered = true,
@@ -883,7 +938,7 @@ impl Gemini<'_> {
             }
             return;
         }
-        if let Some(Value::Array(order)) = m.get("propertyOrdering") {
+        if let Some(Value::Array(order)) = ordering {
             let valid = order.len() == props.len()
                 && order
                     .iter()
@@ -893,8 +948,8 @@ impl Gemini<'_> {
             }
         }
         out.insert("properties".into(), Value::Object(props));
-        if !required.is_empty() {
-            out.insert("required".into(), Value::Array(required));
+        if !kept.is_empty() {
+            out.insert("required".into(), Value::Array(kept));
         }
     }
 

@@ -14,7 +14,7 @@
 use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
-use super::schema::{self, JsonObject, Pointer, Target, resolve_local_ref, types_of};
+use super::schema::{self, JsonObject, Normalized, Pointer, Target, resolve_local_ref, types_of};
 use crate::tools::McpTool;
 use serde_json::{Value, json};
 use std::fmt;
@@ -123,7 +123,7 @@ fn convert(input: &JsonObject, strict: bool, notes: &mut Notes) -> OpenAiParamet
     if strict {
         // Kept only if the schema can be made strict.
         let mut strict_notes = notes.fork();
-        let normalized = schema::normalize_with(input, Target::OpenAiStrict, &mut strict_notes);
+        let normalized = Normalized::new(input, Target::OpenAiStrict, &mut strict_notes);
         match to_strict(&normalized, strict_notes) {
             Ok((schema, strict_notes)) => {
                 notes.append(strict_notes);
@@ -276,7 +276,7 @@ fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
 
 /// The strict form of a normalized schema and the changes made, or why there
 /// is none.
-fn to_strict(normalized: &JsonObject, notes: Notes) -> Result<(Value, Notes), String> {
+fn to_strict(normalized: &Normalized<'_>, notes: Notes) -> Result<(Value, Notes), String> {
     let mut cx = Strict {
         root: normalized,
         notes,
@@ -285,7 +285,7 @@ fn to_strict(normalized: &JsonObject, notes: Notes) -> Result<(Value, Notes), St
         expanding: Vec::new(),
         nodes: 0,
     };
-    let mut out = cx.schema_object(normalized, &Pointer::Root, 0)?;
+    let mut out = cx.root(normalized)?;
     for keyword in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = normalized.get(keyword) {
             let mut strict_defs = JsonObject::new();
@@ -303,7 +303,7 @@ fn to_strict(normalized: &JsonObject, notes: Notes) -> Result<(Value, Notes), St
 /// State of one strict conversion.
 struct Strict<'a> {
     /// The normalized schema, for resolving `$ref`s.
-    root: &'a JsonObject,
+    root: &'a Normalized<'a>,
     /// Changes made so far; only kept when the conversion succeeds.
     notes: Notes,
     /// Properties seen, against OpenAI's total limit.
@@ -317,6 +317,28 @@ struct Strict<'a> {
 }
 
 impl Strict<'_> {
+    /// Converts the normalized root. processJsonSchema made it an object
+    /// schema with only members strict mode takes, so this takes the steps
+    /// [`schema_object`](Self::schema_object) takes for it, reading the
+    /// root's members where they are instead of a copy of the whole schema.
+    fn root(&mut self, root: &Normalized<'_>) -> Result<JsonObject, String> {
+        self.nodes += 1;
+        let mut out = JsonObject::new();
+        self.object(
+            root.get("additionalProperties"),
+            root.get("properties"),
+            root.get("required"),
+            &mut out,
+            &Pointer::Root,
+            0,
+        )?;
+        out.insert("type".into(), Value::from("object"));
+        if let Some(description @ Value::String(_)) = root.get("description") {
+            out.insert("description".into(), description.clone());
+        }
+        Ok(schema::ordered(out, &OUTPUT_ORDER))
+    }
+
     fn node(
         &mut self,
         value: &Value,
@@ -418,7 +440,14 @@ impl Strict<'_> {
         let is_array = types.contains(&"array") || (types.is_empty() && m.contains_key("items"));
 
         if is_object {
-            self.object(m, &mut out, path, depth)?;
+            self.object(
+                m.get("additionalProperties"),
+                m.get("properties"),
+                m.get("required"),
+                &mut out,
+                path,
+                depth,
+            )?;
         }
         if is_array {
             match m.get("items") {
@@ -526,7 +555,7 @@ impl Strict<'_> {
         };
         let into_defs =
             reference.starts_with("#/$defs/") || reference.starts_with("#/definitions/");
-        let resolved = resolve_local_ref(self.root, reference);
+        let resolved = self.root.resolve(reference);
         if m.len() == 1 {
             if schema::is_root_ref(reference) || (into_defs && resolved.is_some()) {
                 let mut out = JsonObject::new();
@@ -571,12 +600,14 @@ impl Strict<'_> {
     /// ones nullable.
     fn object(
         &mut self,
-        m: &JsonObject,
+        additional_properties: Option<&Value>,
+        properties: Option<&Value>,
+        required: Option<&Value>,
         out: &mut JsonObject,
         path: &Pointer<'_>,
         depth: usize,
     ) -> Result<(), String> {
-        let closed = match m.get("additionalProperties") {
+        let closed = match additional_properties {
             None => false,
             Some(Value::Bool(false)) => true,
             Some(_) => {
@@ -587,7 +618,7 @@ impl Strict<'_> {
             }
         };
         let empty = JsonObject::new();
-        let props = match m.get("properties") {
+        let props = match properties {
             Some(Value::Object(p)) => p,
             None => &empty,
             Some(_) => return Err(format!("{} has malformed properties", at(path))),
@@ -604,7 +635,7 @@ impl Strict<'_> {
                 "more than {STRICT_MAX_PROPERTIES} properties in total"
             ));
         }
-        let required: Vec<&str> = match m.get("required") {
+        let required: Vec<&str> = match required {
             Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };

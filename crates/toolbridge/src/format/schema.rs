@@ -5,6 +5,7 @@
 
 use super::check::{Change, ChangeKind, Notes};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 /// A JSON object; what a schema is when it is not `true` or `false`.
@@ -110,193 +111,279 @@ pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Chan
 
 /// [`normalize`], recording into `notes`.
 pub(crate) fn normalize_with(input: &JsonObject, target: Target, notes: &mut Notes) -> JsonObject {
-    if input.is_empty() {
-        return empty_object_schema();
-    }
+    Normalized::new(input, target, notes).into_object()
+}
 
-    // Follow a top-level `$ref` (some generators put the whole schema in $defs).
-    let followed;
-    let mut source = input;
-    if let Some(Value::String(reference)) = input.get("$ref") {
-        match resolve_local_ref(input, reference) {
-            Some(Value::Object(target_schema)) => {
-                let mut merged = target_schema.clone();
-                for (k, v) in input {
-                    if k != "$ref" {
-                        merged.insert(k.clone(), v.clone());
-                    }
-                }
-                notes.add(
-                    "",
-                    ChangeKind::RefInlined,
-                    true,
-                    format_args!("followed top-level $ref `{reference}`"),
-                );
-                followed = merged;
-                source = &followed;
-            }
-            _ => notes.add(
-                "",
-                ChangeKind::RefUnresolved,
-                true,
-                format_args!(
-                    "top-level $ref `{reference}` does not point into this schema; dropped"
-                ),
-            ),
+/// What [`process_json_schema`] makes of a tool's input schema, before it is
+/// built: its top-level members in order, each borrowed from the input where
+/// it is kept unchanged.
+///
+/// Conversions that rewrite every node anyway (Gemini, OpenAI strict) read
+/// this instead of a deep copy of the schema they would throw away.
+#[derive(Debug)]
+pub(crate) struct Normalized<'a> {
+    members: Vec<(&'static str, Cow<'a, Value>)>,
+}
+
+impl<'a> Normalized<'a> {
+    /// processJsonSchema of `input`, recording what it changed for `target`.
+    pub(crate) fn new(input: &'a JsonObject, target: Target, notes: &mut Notes) -> Self {
+        if input.is_empty() {
+            return Normalized {
+                members: vec![
+                    ("type", Cow::Owned(Value::from("object"))),
+                    ("properties", Cow::Owned(Value::Object(JsonObject::new()))),
+                    ("required", Cow::Owned(Value::Array(Vec::new()))),
+                ],
+            };
         }
-    }
 
-    let types = types_of(source);
-    let object_like = types.contains(&"object")
-        || (types.is_empty()
-            && (source.contains_key("properties")
-                || source.contains_key("required")
-                || source.contains_key("additionalProperties")
-                || !source.contains_key("type")));
-    if !object_like {
-        notes.add(
-            "",
-            ChangeKind::TypeRewritten,
-            true,
-            format_args!(
-                "top-level type {} is not object; wrapped as an object schema",
-                source.get("type").map(Value::to_string).unwrap_or_default()
-            ),
-        );
-    }
-
-    let mut out = JsonObject::new();
-    out.insert("type".into(), Value::from("object"));
-    if let Some(Value::String(description)) = source.get("description") {
-        out.insert("description".into(), Value::from(description.clone()));
-    }
-
-    let mut properties = match source.get("properties") {
-        Some(Value::Object(props)) if object_like => props.clone(),
-        Some(_) if object_like => {
-            notes.add(
-                "/properties",
-                ChangeKind::KeywordDropped,
-                true,
-                "`properties` is not an object; dropped",
-            );
-            JsonObject::new()
-        }
-        _ => JsonObject::new(),
-    };
-    let mut required: Vec<String> = Vec::new();
-    if object_like {
-        push_required(&mut required, source.get("required"));
-    }
-
-    // Top-level composition: providers want a plain object here.
-    for keyword in ["allOf", "anyOf", "oneOf"] {
-        let Some(branches) = source.get(keyword) else {
-            continue;
-        };
-        let mut folded = 0usize;
-        if let Value::Array(branches) = branches {
-            for branch in branches {
-                let branch = match branch {
-                    Value::Object(b) => match b.get("$ref") {
-                        Some(Value::String(r)) => match resolve_local_ref(input, r) {
-                            Some(Value::Object(t)) => t,
-                            _ => b,
-                        },
-                        _ => b,
-                    },
-                    _ => continue,
-                };
-                if let Some(Value::Object(props)) = branch.get("properties") {
-                    for (name, schema) in props {
-                        if !properties.contains_key(name) {
-                            properties.insert(name.clone(), schema.clone());
-                            folded += 1;
+        // Follow a top-level `$ref` (some generators put the whole schema in $defs).
+        if let Some(Value::String(reference)) = input.get("$ref") {
+            match resolve_local_ref(input, reference) {
+                Some(Value::Object(target_schema)) => {
+                    let mut merged = target_schema.clone();
+                    for (k, v) in input {
+                        if k != "$ref" {
+                            merged.insert(k.clone(), v.clone());
                         }
                     }
+                    notes.add(
+                        "",
+                        ChangeKind::RefInlined,
+                        true,
+                        format_args!("followed top-level $ref `{reference}`"),
+                    );
+                    return Normalized::from_source(input, &merged, target, notes).into_owned();
                 }
-                // Only allOf makes its branches' requirements binding.
-                if keyword == "allOf" {
-                    push_required(&mut required, branch.get("required"));
-                }
+                _ => notes.add(
+                    "",
+                    ChangeKind::RefUnresolved,
+                    true,
+                    format_args!(
+                        "top-level $ref `{reference}` does not point into this schema; dropped"
+                    ),
+                ),
             }
         }
-        notes.add(
-            format_args!("/{keyword}"),
-            ChangeKind::CompositionRewritten,
-            !matches!(target, Target::GeminiJsonSchema),
-            format_args!("top-level {keyword} folded into the object ({folded} properties added)"),
-        );
+        Normalized::from_source(input, input, target, notes)
     }
 
-    let before = required.len();
-    required.retain(|name| properties.contains_key(name));
-    if required.len() != before {
-        notes.add(
-            "/required",
-            ChangeKind::RequiredFiltered,
-            matches!(target, Target::Gemini),
-            "dropped required names that are not properties",
-        );
-    }
-
-    out.insert("properties".into(), Value::Object(properties));
-    out.insert(
-        "required".into(),
-        Value::Array(required.into_iter().map(Value::from).collect()),
-    );
-    if object_like {
-        match source.get("additionalProperties") {
-            Some(v @ (Value::Bool(_) | Value::Object(_))) => {
-                out.insert("additionalProperties".into(), v.clone());
-            }
-            Some(_) => notes.add(
-                "/additionalProperties",
-                ChangeKind::KeywordDropped,
+    /// The members taken from `source`: `input` itself, or what its
+    /// top-level `$ref` points to merged with its other keywords.
+    fn from_source(
+        input: &'a JsonObject,
+        source: &'a JsonObject,
+        target: Target,
+        notes: &mut Notes,
+    ) -> Self {
+        let types = types_of(source);
+        let object_like = types.contains(&"object")
+            || (types.is_empty()
+                && (source.contains_key("properties")
+                    || source.contains_key("required")
+                    || source.contains_key("additionalProperties")
+                    || !source.contains_key("type")));
+        if !object_like {
+            notes.add(
+                "",
+                ChangeKind::TypeRewritten,
                 true,
-                "`additionalProperties` is neither a boolean nor a schema; dropped",
-            ),
-            None => {}
+                format_args!(
+                    "top-level type {} is not object; wrapped as an object schema",
+                    source.get("type").map(Value::to_string).unwrap_or_default()
+                ),
+            );
         }
+
+        let mut members = Vec::with_capacity(7);
+        members.push(("type", Cow::Owned(Value::from("object"))));
+        if let Some(description @ Value::String(_)) = source.get("description") {
+            members.push(("description", Cow::Borrowed(description)));
+        }
+
+        // Always an object; copied only if composition adds to it.
+        let mut properties = match source.get("properties") {
+            Some(props @ Value::Object(_)) if object_like => Cow::Borrowed(props),
+            Some(_) if object_like => {
+                notes.add(
+                    "/properties",
+                    ChangeKind::KeywordDropped,
+                    true,
+                    "`properties` is not an object; dropped",
+                );
+                Cow::Owned(Value::Object(JsonObject::new()))
+            }
+            _ => Cow::Owned(Value::Object(JsonObject::new())),
+        };
+        let mut required: Vec<&str> = Vec::new();
+        if object_like {
+            push_required(&mut required, source.get("required"));
+        }
+
+        // Top-level composition: providers want a plain object here.
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let Some(branches) = source.get(keyword) else {
+                continue;
+            };
+            let mut folded = 0usize;
+            if let Value::Array(branches) = branches {
+                for branch in branches {
+                    let branch = match branch {
+                        Value::Object(b) => match b.get("$ref") {
+                            Some(Value::String(r)) => match resolve_local_ref(input, r) {
+                                Some(Value::Object(t)) => t,
+                                _ => b,
+                            },
+                            _ => b,
+                        },
+                        _ => continue,
+                    };
+                    if let Some(Value::Object(props)) = branch.get("properties") {
+                        for (name, schema) in props {
+                            if properties.get(name).is_none()
+                                && let Value::Object(p) = properties.to_mut()
+                            {
+                                p.insert(name.clone(), schema.clone());
+                                folded += 1;
+                            }
+                        }
+                    }
+                    // Only allOf makes its branches' requirements binding.
+                    if keyword == "allOf" {
+                        push_required(&mut required, branch.get("required"));
+                    }
+                }
+            }
+            notes.add(
+                format_args!("/{keyword}"),
+                ChangeKind::CompositionRewritten,
+                !matches!(target, Target::GeminiJsonSchema),
+                format_args!(
+                    "top-level {keyword} folded into the object ({folded} properties added)"
+                ),
+            );
+        }
+
+        let before = required.len();
+        required.retain(|name| properties.get(name).is_some());
+        if required.len() != before {
+            notes.add(
+                "/required",
+                ChangeKind::RequiredFiltered,
+                matches!(target, Target::Gemini),
+                "dropped required names that are not properties",
+            );
+        }
+
+        members.push(("properties", properties));
+        members.push((
+            "required",
+            Cow::Owned(Value::Array(
+                required.into_iter().map(Value::from).collect(),
+            )),
+        ));
+        if object_like {
+            match source.get("additionalProperties") {
+                Some(v @ (Value::Bool(_) | Value::Object(_))) => {
+                    members.push(("additionalProperties", Cow::Borrowed(v)));
+                }
+                Some(_) => notes.add(
+                    "/additionalProperties",
+                    ChangeKind::KeywordDropped,
+                    true,
+                    "`additionalProperties` is neither a boolean nor a schema; dropped",
+                ),
+                None => {}
+            }
+        }
+        // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
+        for defs in ["$defs", "definitions"] {
+            if let Some(d @ Value::Object(_)) = input.get(defs).or_else(|| source.get(defs)) {
+                members.push((defs, Cow::Borrowed(d)));
+            }
+        }
+
+        const KEPT: [&str; 11] = [
+            "type",
+            "description",
+            "properties",
+            "required",
+            "additionalProperties",
+            "$defs",
+            "definitions",
+            "$ref",
+            "allOf",
+            "anyOf",
+            "oneOf",
+        ];
+        for key in source.keys() {
+            if KEPT.contains(&key.as_str()) {
+                continue;
+            }
+            let rejects = top_level_rejects(target, key);
+            let why = if rejects {
+                "; the provider refuses it"
+            } else {
+                " by processJsonSchema"
+            };
+            notes.add(
+                Pointer::Root.key(key),
+                ChangeKind::KeywordDropped,
+                rejects,
+                format_args!("top-level `{key}` dropped{why}"),
+            );
+        }
+        Normalized { members }
     }
-    // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
-    for defs in ["$defs", "definitions"] {
-        if let Some(Value::Object(d)) = input.get(defs).or_else(|| source.get(defs)) {
-            out.insert(defs.into(), Value::Object(d.clone()));
+
+    /// Every member copied, so nothing is borrowed any more.
+    fn into_owned(self) -> Normalized<'static> {
+        Normalized {
+            members: self
+                .members
+                .into_iter()
+                .map(|(key, value)| (key, Cow::Owned(value.into_owned())))
+                .collect(),
         }
     }
 
-    const KEPT: [&str; 11] = [
-        "type",
-        "description",
-        "properties",
-        "required",
-        "additionalProperties",
-        "$defs",
-        "definitions",
-        "$ref",
-        "allOf",
-        "anyOf",
-        "oneOf",
-    ];
-    for key in source.keys() {
-        if KEPT.contains(&key.as_str()) {
-            continue;
-        }
-        let rejects = top_level_rejects(target, key);
-        let why = if rejects {
-            "; the provider refuses it"
-        } else {
-            " by processJsonSchema"
-        };
-        notes.add(
-            Pointer::Root.key(key),
-            ChangeKind::KeywordDropped,
-            rejects,
-            format_args!("top-level `{key}` dropped{why}"),
-        );
+    /// The member `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        self.members
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_ref())
     }
-    out
+
+    /// The names of the members, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.members.iter().map(|(k, _)| *k)
+    }
+
+    /// What the local reference `reference` points to, as
+    /// [`resolve_local_ref`] finds it in the built schema.
+    pub(crate) fn resolve(&self, reference: &str) -> Option<&Value> {
+        resolve_pointer(reference, |first| self.get(first))
+    }
+
+    /// The schema built, borrowed members copied.
+    pub(crate) fn to_object(&self) -> JsonObject {
+        let mut out = JsonObject::with_capacity(self.members.len());
+        for (key, value) in &self.members {
+            out.insert((*key).to_owned(), value.as_ref().clone());
+        }
+        out
+    }
+
+    /// The schema built, borrowed members copied and owned ones moved.
+    pub(crate) fn into_object(self) -> JsonObject {
+        let mut out = JsonObject::with_capacity(self.members.len());
+        for (key, value) in self.members {
+            out.insert(key.to_owned(), value.into_owned());
+        }
+        out
+    }
 }
 
 /// Whether `target` would refuse the top-level keyword `key` on a tool schema.
@@ -312,11 +399,11 @@ fn top_level_rejects(target: Target, key: &str) -> bool {
 }
 
 /// Appends the string names in `value` (a `required` array) not yet in `out`.
-fn push_required(out: &mut Vec<String>, value: Option<&Value>) {
+fn push_required<'a>(out: &mut Vec<&'a str>, value: Option<&'a Value>) {
     if let Some(Value::Array(names)) = value {
         for name in names.iter().filter_map(Value::as_str) {
-            if !out.iter().any(|n| n == name) {
-                out.push(name.to_owned());
+            if !out.contains(&name) {
+                out.push(name);
             }
         }
     }
@@ -325,13 +412,21 @@ fn push_required(out: &mut Vec<String>, value: Option<&Value>) {
 /// The schema a local reference (`#`, `#/$defs/x`, `#/definitions/x`, any
 /// JSON pointer after `#`) points to inside `root`.
 pub(crate) fn resolve_local_ref<'a>(root: &'a JsonObject, reference: &str) -> Option<&'a Value> {
+    resolve_pointer(reference, |first| root.get(first))
+}
+
+/// [`resolve_local_ref`] in a root whose members `member` looks up.
+fn resolve_pointer<'a>(
+    reference: &str,
+    member: impl FnOnce(&str) -> Option<&'a Value>,
+) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return None;
     }
     let mut segments = pointer.strip_prefix('/')?.split('/');
     let first = unescape_pointer(segments.next()?);
-    let mut node = root.get(&first)?;
+    let mut node = member(&first)?;
     for segment in segments {
         let segment = unescape_pointer(segment);
         node = match node {
