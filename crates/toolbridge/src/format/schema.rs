@@ -512,17 +512,45 @@ pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, 
     }
 }
 
-/// `m` with the keys in `order` first, in that order, then the others as they
-/// were; keeps output readable and stable.
-pub(crate) fn ordered(mut m: JsonObject, order: &[&str]) -> JsonObject {
-    let mut out = JsonObject::new();
+/// `m` with the keys in `order` first, in that order, then the others in the
+/// order that swap-removing those keys from `m` leaves them (the order this
+/// has always written); keeps output readable and stable.
+pub(crate) fn ordered(m: JsonObject, order: &[&str]) -> JsonObject {
+    if is_ordered(&m, order) {
+        return m;
+    }
+    let mut rest: Vec<(String, Value)> = m.into_iter().collect();
+    let mut out = JsonObject::with_capacity(rest.len());
     for key in order {
-        if let Some(v) = m.remove(*key) {
-            out.insert((*key).to_owned(), v);
+        if let Some(i) = rest.iter().position(|(k, _)| k == key) {
+            let (k, v) = rest.swap_remove(i);
+            out.insert(k, v);
         }
     }
-    out.extend(m);
+    out.extend(rest);
     out
+}
+
+/// Whether [`ordered`] would leave `m` as it is: its keys in `order` come
+/// first, in that order, followed by at most one other key (swap-removing the
+/// first key moves the last one forward, so two or more would be reordered),
+/// or by any number when no key is in `order`. Most converted nodes are.
+fn is_ordered(m: &JsonObject, order: &[&str]) -> bool {
+    let mut next = 0; // where in `order` the next key must come from
+    let mut listed = 0;
+    let mut others = 0;
+    for key in m.keys() {
+        match order[next..].iter().position(|o| o == key) {
+            Some(i) if others == 0 => {
+                next += i + 1;
+                listed += 1;
+            }
+            Some(_) => return false,
+            None if order[..next].contains(&key.as_str()) => return false,
+            None => others += 1,
+        }
+    }
+    listed == 0 || others <= 1
 }
 
 /// A node's place in a schema, as a JSON pointer that is only spelled out
@@ -728,6 +756,48 @@ mod tests {
                 "/properties/b/items"
             ]
         );
+    }
+
+    #[test]
+    fn ordering_matches_swap_removing_each_listed_key() {
+        // The order `ordered` has always produced: swap_remove each key of
+        // `order` into a new map, then append what is left.
+        fn by_swap_remove(mut m: JsonObject, order: &[&str]) -> Vec<String> {
+            let mut out = JsonObject::new();
+            for key in order {
+                if let Some(v) = m.swap_remove(*key) {
+                    out.insert((*key).to_owned(), v);
+                }
+            }
+            out.extend(m);
+            out.keys().cloned().collect()
+        }
+        let order = ["type", "title", "description", "items"];
+        let keys = ["type", "title", "description", "items", "a", "b", "c"];
+        // Every arrangement of up to five of the keys.
+        let mut cases: Vec<Vec<&str>> = vec![Vec::new()];
+        let mut shorter = cases.clone();
+        for _ in 0..5 {
+            shorter = shorter
+                .iter()
+                .flat_map(|case| {
+                    keys.iter().filter(|k| !case.contains(k)).map(move |k| {
+                        let mut longer = case.clone();
+                        longer.push(*k);
+                        longer
+                    })
+                })
+                .collect();
+            cases.extend(shorter.iter().cloned());
+        }
+        for case in cases {
+            let m: JsonObject = case
+                .iter()
+                .map(|k| ((*k).to_owned(), Value::Null))
+                .collect();
+            let got: Vec<String> = ordered(m.clone(), &order).keys().cloned().collect();
+            assert_eq!(got, by_swap_remove(m, &order), "{case:?}");
+        }
     }
 
     #[test]
