@@ -16,8 +16,8 @@
 use crate::tools::McpTool;
 use serde::Serialize;
 use std::borrow::{Borrow, Cow};
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 /// The longest name any provider accepts.
 pub const MAX_NAME_LEN: usize = 64;
@@ -68,7 +68,8 @@ impl<'a> Borrow<dyn ToolKey + 'a> for ToolRef {
     }
 }
 
-// Ordered like the derived `Ord` of `ToolRef`: server id, then tool.
+// Equal and hashed like the derived `Eq` and `Hash` of `ToolRef`: server id,
+// then tool.
 impl PartialEq for dyn ToolKey + '_ {
     fn eq(&self, other: &Self) -> bool {
         self.parts() == other.parts()
@@ -77,15 +78,11 @@ impl PartialEq for dyn ToolKey + '_ {
 
 impl Eq for dyn ToolKey + '_ {}
 
-impl PartialOrd for dyn ToolKey + '_ {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for dyn ToolKey + '_ {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.parts().cmp(&other.parts())
+impl Hash for dyn ToolKey + '_ {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let (server_id, tool) = self.parts();
+        server_id.hash(state);
+        tool.hash(state);
     }
 }
 
@@ -133,8 +130,9 @@ pub struct ExposedName {
 pub struct NameTable {
     /// The raw-name style every entry was built with.
     style: NameStyle,
-    /// Tool → its name; ordered so iteration is deterministic.
-    by_tool: BTreeMap<ToolRef, ExposedName>,
+    /// Tool → its name. Hashed, so converting many tools does not compare
+    /// strings all the way down a tree; [`iter`](Self::iter) sorts.
+    by_tool: HashMap<ToolRef, ExposedName>,
     /// Exposed name → tool, for routing a model's calls.
     by_name: HashMap<String, ToolRef>,
 }
@@ -215,7 +213,8 @@ impl NameTable {
 
         let mut table = NameTable {
             style,
-            ..NameTable::default()
+            by_tool: HashMap::with_capacity(drafts.len()),
+            by_name: HashMap::with_capacity(drafts.len()),
         };
         for (i, d) in drafts.into_iter().enumerate() {
             let name = if plain[i] {
@@ -298,7 +297,9 @@ impl NameTable {
 
     /// Every tool and its name, ordered by server then tool.
     pub fn iter(&self) -> impl Iterator<Item = (&ToolRef, &ExposedName)> {
-        self.by_tool.iter()
+        let mut entries: Vec<_> = self.by_tool.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        entries.into_iter()
     }
 
     /// How many tools the table names.
