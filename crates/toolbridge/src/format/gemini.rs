@@ -211,21 +211,8 @@ impl Gemini<'_> {
             &Pointer::Root,
             0,
         );
-        // What `simple` handles for an object node.
-        const HANDLED: [&str; 10] = [
-            "type",
-            "nullable",
-            "description",
-            "title",
-            "default",
-            "const",
-            "enum",
-            "properties",
-            "required",
-            "propertyOrdering",
-        ];
         for key in root.keys() {
-            if !HANDLED.contains(&key) {
+            if !handled(key, "object") {
                 self.dropped(&Pointer::Root, key, "object");
             }
         }
@@ -545,14 +532,14 @@ impl Gemini<'_> {
     /// A node without `$ref`, `allOf`, `anyOf` or `oneOf`.
     fn simple(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let mut nullable = m.get("nullable") == Some(&Value::Bool(true));
-        let mut types: Vec<String> = Vec::new();
+        let mut types: Vec<&str> = Vec::new();
         match m.get("type") {
             None => {}
-            Some(Value::String(t)) => types.push(t.clone()),
+            Some(Value::String(t)) => types.push(t),
             Some(Value::Array(ts)) => {
                 for t in ts {
                     match t.as_str() {
-                        Some(t) if !types.iter().any(|x| x == t) => types.push(t.to_owned()),
+                        Some(t) if !types.contains(&t) => types.push(t),
                         Some(_) => {}
                         None => self.note(
                             path,
@@ -572,7 +559,7 @@ impl Gemini<'_> {
                 );
             }
         }
-        if let Some(i) = types.iter().position(|t| t == "null") {
+        if let Some(i) = types.iter().position(|t| *t == "null") {
             types.remove(i);
             nullable = true;
             self.note(
@@ -582,13 +569,13 @@ impl Gemini<'_> {
                 "null type became nullable: true",
             );
         }
-        let unknown: Vec<String> = types
+        let unknown: Vec<&str> = types
             .iter()
-            .filter(|t| !TYPES.contains(&t.as_str()))
-            .cloned()
+            .copied()
+            .filter(|t| !TYPES.contains(t))
             .collect();
         if !unknown.is_empty() {
-            types.retain(|t| TYPES.contains(&t.as_str()));
+            types.retain(|t| TYPES.contains(t));
             self.note(
                 path,
                 ChangeKind::TypeRewritten,
@@ -607,7 +594,7 @@ impl Gemini<'_> {
             let mut branches = Vec::with_capacity(types.len());
             for t in &types {
                 let mut branch = JsonObject::new();
-                branch.insert("type".into(), Value::from(t.clone()));
+                branch.insert("type".into(), Value::from(*t));
                 for (k, v) in m {
                     if relevant(k, t) {
                         branch.insert(k.clone(), v.clone());
@@ -628,7 +615,6 @@ impl Gemini<'_> {
 
         let mut out = JsonObject::new();
         let mut ty = types.pop();
-        let mut handled: Vec<&str> = vec!["type", "nullable", "description", "title", "default"];
 
         // const and enum: Gemini takes string enums only.
         let values = match (m.get("const"), m.get("enum")) {
@@ -639,9 +625,9 @@ impl Gemini<'_> {
                     true,
                     "const became a one-value enum",
                 );
-                Some(vec![c.clone()])
+                Some(std::slice::from_ref(c))
             }
-            (None, Some(Value::Array(values))) => Some(values.clone()),
+            (None, Some(Value::Array(values))) => Some(values.as_slice()),
             (None, Some(_)) => {
                 self.note(
                     path,
@@ -653,28 +639,27 @@ impl Gemini<'_> {
             }
             (None, None) => None,
         };
-        handled.extend(["const", "enum"]);
         let mut stringified = false;
         if let Some(values) = values {
             let mut strings: Vec<Value> = Vec::with_capacity(values.len());
-            let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
-            for v in &values {
+            let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(values.len());
+            for v in values {
                 let s = match v {
                     Value::Null => {
                         nullable = true;
                         continue;
                     }
-                    Value::String(s) => s.clone(),
+                    Value::String(s) => Cow::Borrowed(s.as_str()),
                     other => {
                         stringified = true;
-                        other.to_string()
+                        Cow::Owned(other.to_string())
                     }
                 };
                 if seen.insert(s.clone()) {
-                    strings.push(Value::from(s));
+                    strings.push(Value::from(s.into_owned()));
                 }
             }
-            let retyped = ty.as_deref().is_some_and(|t| t != "string");
+            let retyped = ty.is_some_and(|t| t != "string");
             if stringified || retyped {
                 self.note(
                     path,
@@ -686,7 +671,7 @@ impl Gemini<'_> {
             }
             if !strings.is_empty() {
                 out.insert("enum".into(), Value::Array(strings));
-                ty = Some("string".into());
+                ty = Some("string");
             }
         }
 
@@ -700,7 +685,7 @@ impl Gemini<'_> {
                         true,
                         format_args!("missing type inferred as {t}"),
                     );
-                    t.to_owned()
+                    t
                 }
                 None => {
                     self.note(
@@ -709,11 +694,11 @@ impl Gemini<'_> {
                         true,
                         "no type (any value); described as string, which Gemini can express",
                     );
-                    "string".to_owned()
+                    "string"
                 }
             },
         };
-        out.insert("type".into(), Value::from(ty.clone()));
+        out.insert("type".into(), Value::from(ty));
         copy_annotations(m, &mut out);
         if let Some(default) = m.get("default") {
             let default = match default {
@@ -724,16 +709,14 @@ impl Gemini<'_> {
             out.insert("default".into(), default);
         }
 
-        match ty.as_str() {
+        match ty {
             "string" => {
-                handled.extend(["format", "minLength", "maxLength", "pattern"]);
                 self.format(m, &mut out, path, &["enum", "date-time"]);
                 copy_if(m, &mut out, "minLength", Value::is_u64);
                 copy_if(m, &mut out, "maxLength", Value::is_u64);
                 copy_if(m, &mut out, "pattern", Value::is_string);
             }
             "number" | "integer" => {
-                handled.extend(["format", "minimum", "maximum"]);
                 let formats: &[&str] = if ty == "number" {
                     &["float", "double"]
                 } else {
@@ -744,14 +727,12 @@ impl Gemini<'_> {
                 copy_if(m, &mut out, "maximum", Value::is_number);
             }
             "array" => {
-                handled.extend(["items", "prefixItems", "minItems", "maxItems"]);
                 let items = self.items(m, path, depth);
                 out.insert("items".into(), Value::Object(items));
                 copy_if(m, &mut out, "minItems", Value::is_u64);
                 copy_if(m, &mut out, "maxItems", Value::is_u64);
             }
             "object" => {
-                handled.extend(["properties", "required", "propertyOrdering"]);
                 self.object(
                     m.get("properties"),
                     m.get("required"),
@@ -768,8 +749,8 @@ impl Gemini<'_> {
             out.insert("nullable".into(), Value::Bool(true));
         }
         for key in m.keys() {
-            if !handled.contains(&key.as_str()) {
-                self.dropped(path, key, &ty);
+            if !handled(key, ty) {
+                self.dropped(path, key, ty);
             }
         }
         Some(out)
@@ -962,6 +943,28 @@ impl Gemini<'_> {
     ) {
         self.notes.add(path, kind, would_reject, detail);
     }
+}
+
+/// Whether [`Gemini::simple`] converts keyword `key` of a node of type `ty`
+/// (the others are dropped, and noted).
+fn handled(key: &str, ty: &str) -> bool {
+    const ALWAYS: [&str; 7] = [
+        "type",
+        "nullable",
+        "description",
+        "title",
+        "default",
+        "const",
+        "enum",
+    ];
+    let for_type: &[&str] = match ty {
+        "string" => &["format", "minLength", "maxLength", "pattern"],
+        "number" | "integer" => &["format", "minimum", "maximum"],
+        "array" => &["items", "prefixItems", "minItems", "maxItems"],
+        "object" => &["properties", "required", "propertyOrdering"],
+        _ => &[],
+    };
+    ALWAYS.contains(&key) || for_type.contains(&key)
 }
 
 /// Whether a union branch only admits `null`.

@@ -14,7 +14,7 @@
 use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
-use super::schema::{self, JsonObject, Normalized, Pointer, Target, resolve_local_ref, types_of};
+use super::schema::{self, JsonObject, Normalized, Pointer, Target, resolve_local_ref};
 use crate::tools::McpTool;
 use serde_json::{Value, json};
 use std::fmt;
@@ -259,7 +259,7 @@ fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
 fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
     let mut root = Value::Object(std::mem::take(schema));
     schema::walk_mut(&mut root, &mut |node, path| {
-        if types_of(node).contains(&"array") && !node.contains_key("items") {
+        if schema::has_type(node, "array") && !node.contains_key("items") {
             node.insert("items".into(), Value::Object(JsonObject::new()));
             notes.add(
                 path,
@@ -434,10 +434,9 @@ impl Strict<'_> {
             Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
             Some(other) => return Err(format!("{} has type `{other}`", at(path))),
         }
-        let types = types_of(m);
-        let is_object =
-            types.contains(&"object") || (types.is_empty() && m.contains_key("properties"));
-        let is_array = types.contains(&"array") || (types.is_empty() && m.contains_key("items"));
+        let untyped = schema::is_untyped(m);
+        let is_object = schema::has_type(m, "object") || (untyped && m.contains_key("properties"));
+        let is_array = schema::has_type(m, "array") || (untyped && m.contains_key("items"));
 
         if is_object {
             self.object(
@@ -677,26 +676,34 @@ impl Strict<'_> {
 
 /// Lets a strict schema also accept `null`.
 fn make_nullable(node: &mut JsonObject) {
-    let null_schema = json!({"type": "null"});
+    let null_schema = || json!({"type": "null"});
     if node.contains_key("$ref") {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
-            Value::Array(vec![Value::Object(inner), null_schema]),
+            Value::Array(vec![Value::Object(inner), null_schema()]),
         );
         return;
     }
     let mut done = false;
     if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
-        if !branches.contains(&null_schema) {
-            branches.push(null_schema.clone());
+        let is_null_schema = |b: &Value| {
+            b.as_object().is_some_and(|b| {
+                b.len() == 1 && b.get("type").and_then(Value::as_str) == Some("null")
+            })
+        };
+        if !branches.iter().any(is_null_schema) {
+            branches.push(null_schema());
         }
         done = true;
     }
     match node.get_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            node.insert("type".into(), json!([t, "null"]));
+            node.insert(
+                "type".into(),
+                Value::Array(vec![Value::String(t), Value::from("null")]),
+            );
             done = true;
         }
         Some(Value::Array(ts)) => {
@@ -720,7 +727,7 @@ fn make_nullable(node: &mut JsonObject) {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
-            Value::Array(vec![Value::Object(inner), null_schema]),
+            Value::Array(vec![Value::Object(inner), null_schema()]),
         );
     }
 }

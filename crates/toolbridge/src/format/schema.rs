@@ -177,9 +177,8 @@ impl<'a> Normalized<'a> {
         target: Target,
         notes: &mut Notes,
     ) -> Self {
-        let types = types_of(source);
-        let object_like = types.contains(&"object")
-            || (types.is_empty()
+        let object_like = has_type(source, "object")
+            || (is_untyped(source)
                 && (source.contains_key("properties")
                     || source.contains_key("required")
                     || source.contains_key("additionalProperties")
@@ -452,6 +451,24 @@ pub(crate) fn types_of(node: &JsonObject) -> Vec<&str> {
     }
 }
 
+/// Whether `name` is one of the [`types_of`] a schema (without collecting them).
+pub(crate) fn has_type(node: &JsonObject, name: &str) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
+/// Whether a schema has no [`types_of`] at all.
+pub(crate) fn is_untyped(node: &JsonObject) -> bool {
+    match node.get("type") {
+        Some(Value::String(_)) => false,
+        Some(Value::Array(ts)) => !ts.iter().any(Value::is_string),
+        _ => true,
+    }
+}
+
 /// Calls `visit` on every schema object in `root`, parents before children
 /// and siblings in order; `visit` gets the JSON pointer of the node. Iterative,
 /// so no nesting depth can exhaust the stack. Values that are not schemas
@@ -470,8 +487,9 @@ pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, 
     // Depth first with an explicit stack; each entry carries the length of
     // its parent's pointer, which is always a prefix of `path` when the
     // entry is popped (everything visited since is the parent's descendant).
-    let mut stack: Vec<(&mut Value, usize, Step<'_>)> = vec![(root, 0, Step::Root)];
-    let mut path = String::new();
+    let mut stack: Vec<(&mut Value, usize, Step<'_>)> = Vec::with_capacity(16);
+    stack.push((root, 0, Step::Root));
+    let mut path = String::with_capacity(64);
     while let Some((value, parent_len, step)) = stack.pop() {
         let Value::Object(node) = value else {
             continue;
