@@ -5,11 +5,11 @@
 //! or that has `oneOf`/`allOf`/`anyOf` at the top; processJsonSchema removes
 //! both problems.
 
-use super::check::Change;
+use super::check::{Change, Notes};
 use super::names::NameTable;
 use super::schema::{self, JsonObject, Target};
 use crate::tools::McpTool;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// One tool's `input_schema`: always `type: object`, no top-level composition.
 pub fn input_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
@@ -21,11 +21,18 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
     let out = tools
         .iter()
         .map(|tool| {
-            json!({
-                "name": names.name_for(tool),
-                "description": tool.description,
-                "input_schema": input_schema(&tool.input_schema, &mut Vec::new()),
-            })
+            schema::object([
+                ("name", Value::from(names.name_for(tool).into_owned())),
+                ("description", Value::from(tool.description.clone())),
+                (
+                    "input_schema",
+                    Value::Object(schema::normalize_with(
+                        &tool.input_schema,
+                        Target::Anthropic,
+                        &mut Notes::discarding(),
+                    )),
+                ),
+            ])
         })
         .collect();
     Value::Array(out)
@@ -34,6 +41,7 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::sync::Arc;
 
     #[test]

@@ -7,6 +7,7 @@ use super::options::{Format, FormatOptions};
 use super::{anthropic, gemini, openai};
 use crate::tools::McpTool;
 use serde::Serialize;
+use std::fmt;
 
 /// What kind of change conversion made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -88,6 +89,70 @@ impl Change {
             would_reject,
             detail: detail.into(),
         }
+    }
+}
+
+/// Where one conversion records its changes.
+///
+/// Converting tools for a request throws the changes away, so a discarding
+/// list does not even format their paths and messages; only `check` and the
+/// public per-tool functions record them.
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    changes: Vec<Change>,
+    keep: bool,
+}
+
+impl Notes {
+    /// A list that keeps every change.
+    pub(crate) fn recording() -> Self {
+        Notes {
+            changes: Vec::new(),
+            keep: true,
+        }
+    }
+
+    /// A list that keeps nothing.
+    pub(crate) fn discarding() -> Self {
+        Notes::default()
+    }
+
+    /// A new, empty list that records if this one does; for changes kept
+    /// only when a step succeeds.
+    pub(crate) fn fork(&self) -> Self {
+        Notes {
+            changes: Vec::new(),
+            keep: self.keep,
+        }
+    }
+
+    /// Records a change at `path`; `path` and `detail` are only formatted
+    /// when the list keeps changes.
+    pub(crate) fn add(
+        &mut self,
+        path: impl fmt::Display,
+        kind: ChangeKind,
+        would_reject: bool,
+        detail: impl fmt::Display,
+    ) {
+        if self.keep {
+            self.changes.push(Change::new(
+                path.to_string(),
+                kind,
+                would_reject,
+                detail.to_string(),
+            ));
+        }
+    }
+
+    /// Moves the changes of `other` (a fork) to the end of this list.
+    pub(crate) fn append(&mut self, mut other: Notes) {
+        self.changes.append(&mut other.changes);
+    }
+
+    /// Moves the recorded changes to the end of `out`.
+    pub(crate) fn move_to(mut self, out: &mut Vec<Change>) {
+        out.append(&mut self.changes);
     }
 }
 

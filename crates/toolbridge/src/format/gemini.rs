@@ -12,16 +12,17 @@
 //! With [`FormatOptions::gemini_json_schema`] the schema goes in
 //! `parametersJsonSchema` instead, which takes JSON Schema minus `$schema`.
 
-use super::check::{Change, ChangeKind};
+use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
 use super::schema::{
-    self, JsonObject, MAX_DEPTH, Target, escape_pointer, is_root_ref, resolve_local_ref, types_of,
+    self, JsonObject, MAX_DEPTH, Normalized, Pointer, Target, is_root_ref, types_of,
 };
 use crate::tools::McpTool;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt;
 
 /// The keywords Gemini's `parameters` schema accepts; nothing else is ever emitted.
 pub(crate) const ALLOWED_KEYWORDS: [&str; 19] = [
@@ -80,29 +81,32 @@ const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
 /// One tool's `parameters`, or `None` for a tool without arguments (Gemini
 /// refuses an object whose `properties` is empty).
 pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
-    // Wrapped once, not cloned: `convert` walks a `Value`, `$ref`s resolve
-    // against the same object.
-    let root = Value::Object(schema::normalize(input, Target::Gemini, notes));
-    let Value::Object(normalized) = &root else {
-        return None;
-    };
+    let mut recorded = Notes::recording();
+    let out = convert(input, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`parameters`], recording into `notes`.
+fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
+    let normalized = Normalized::new(input, Target::Gemini, notes);
     let mut cx = Gemini {
-        root: normalized,
+        root: &normalized,
         notes,
         refs: Vec::new(),
         inlined: 0,
         nodes: 0,
     };
-    let mut out = cx.convert(&root, "", 0)?;
+    let mut out = cx.root(&normalized);
     let is_object = out.get("type").and_then(Value::as_str) == Some("object");
     let has_properties = matches!(out.get("properties"), Some(Value::Object(p)) if !p.is_empty());
     if !is_object || !has_properties {
-        cx.notes.push(Change::new(
+        cx.notes.add(
             "",
             ChangeKind::ParametersOmitted,
             true,
             "the tool takes no arguments; declared without parameters",
-        ));
+        );
         return None;
     }
     out.entry("required")
@@ -112,15 +116,27 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
 
 /// One tool's `parametersJsonSchema`: processJsonSchema minus every `$schema`.
 pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    let mut out = Value::Object(schema::normalize(input, Target::GeminiJsonSchema, notes));
+    let mut recorded = Notes::recording();
+    let out = json_schema(input, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`parameters_json_schema`], recording into `notes`.
+fn json_schema(input: &JsonObject, notes: &mut Notes) -> Value {
+    let mut out = Value::Object(schema::normalize_with(
+        input,
+        Target::GeminiJsonSchema,
+        notes,
+    ));
     schema::walk_mut(&mut out, &mut |node, path| {
         if node.remove("$schema").is_some() {
-            notes.push(Change::new(
+            notes.add(
                 path,
                 ChangeKind::KeywordDropped,
                 true,
                 "`$schema` is not accepted by Gemini",
-            ));
+            );
         }
     });
     out
@@ -141,27 +157,30 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
                 Value::from(names.name_for(tool).into_owned()),
             );
             declaration.insert("description".into(), Value::from(tool.description.clone()));
-            let mut notes = Vec::new();
+            let mut notes = Notes::discarding();
             if options.gemini_json_schema {
                 declaration.insert(
                     "parametersJsonSchema".into(),
-                    parameters_json_schema(&tool.input_schema, &mut notes),
+                    json_schema(&tool.input_schema, &mut notes),
                 );
-            } else if let Some(params) = parameters(&tool.input_schema, &mut notes) {
+            } else if let Some(params) = convert(&tool.input_schema, &mut notes) {
                 declaration.insert("parameters".into(), params);
             }
             Value::Object(declaration)
         })
         .collect();
-    json!([{ "functionDeclarations": declarations }])
+    Value::Array(vec![schema::object([(
+        "functionDeclarations",
+        Value::Array(declarations),
+    )])])
 }
 
 /// State of converting one tool's schema.
 struct Gemini<'a> {
     /// The normalized schema, for resolving `$ref`s.
-    root: &'a JsonObject,
+    root: &'a Normalized<'a>,
     /// Where changes are recorded.
-    notes: &'a mut Vec<Change>,
+    notes: &'a mut Notes,
     /// `$ref`s being inlined on the current path, to cut cycles.
     refs: Vec<String>,
     /// `$ref`s inlined so far, against [`MAX_INLINED_REFS`].
@@ -171,8 +190,37 @@ struct Gemini<'a> {
 }
 
 impl Gemini<'_> {
+    /// Converts the normalized root. processJsonSchema made it an object
+    /// schema, so this takes the steps [`simple`](Self::simple) takes for an
+    /// object node, reading the root's members where they are instead of a
+    /// copy of the whole schema.
+    fn root(&mut self, root: &Normalized<'_>) -> JsonObject {
+        self.nodes += 1;
+        let mut out = JsonObject::new();
+        out.insert("type".into(), Value::from("object"));
+        for key in ["description", "title"] {
+            if let Some(Value::String(s)) = root.get(key) {
+                out.insert(key.into(), Value::from(s.clone()));
+            }
+        }
+        self.object(
+            root.get("properties"),
+            root.get("required"),
+            root.get("propertyOrdering"),
+            &mut out,
+            &Pointer::Root,
+            0,
+        );
+        for key in root.keys() {
+            if !handled(key, "object") {
+                self.dropped(&Pointer::Root, key, "object");
+            }
+        }
+        schema::ordered(out, &OUTPUT_ORDER)
+    }
+
     /// Converts any schema value; `None` when it accepts nothing (`false`).
-    fn convert(&mut self, value: &Value, path: &str, depth: usize) -> Option<JsonObject> {
+    fn convert(&mut self, value: &Value, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let node = match value {
             Value::Object(m) => Cow::Borrowed(m),
             Value::Bool(false) => return None,
@@ -190,7 +238,7 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::InvalidSchema,
                     true,
-                    format!("`{other}` is not a schema; replaced"),
+                    format_args!("`{other}` is not a schema; replaced"),
                 );
                 Cow::Owned(JsonObject::new())
             }
@@ -200,7 +248,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::DepthLimit,
                 true,
-                format!("nested deeper than {MAX_DEPTH} levels; cut"),
+                format_args!("nested deeper than {MAX_DEPTH} levels; cut"),
             );
             return Some(stub(&node));
         }
@@ -211,7 +259,7 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::DepthLimit,
                     true,
-                    format!("more than {MAX_NODES} schema nodes; the rest is cut"),
+                    format_args!("more than {MAX_NODES} schema nodes; the rest is cut"),
                 );
             }
             return Some(stub(&node));
@@ -220,7 +268,7 @@ impl Gemini<'_> {
             .map(|out| schema::ordered(out, &OUTPUT_ORDER))
     }
 
-    fn node(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn node(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         if let Some(reference) = m.get("$ref") {
             return self.reference(m, reference, path, depth);
         }
@@ -239,7 +287,7 @@ impl Gemini<'_> {
         &mut self,
         m: &JsonObject,
         reference: &Value,
-        path: &str,
+        path: &Pointer<'_>,
         depth: usize,
     ) -> Option<JsonObject> {
         let mut rest = m.clone();
@@ -254,16 +302,16 @@ impl Gemini<'_> {
             return self.convert(&Value::Object(rest), path, depth + 1);
         };
         let target = if is_root_ref(reference) {
-            Some(Value::Object(self.root.clone()))
+            Some(Value::Object(self.root.to_object()))
         } else {
-            resolve_local_ref(self.root, reference).cloned()
+            self.root.resolve(reference).cloned()
         };
         let Some(target) = target else {
             self.note(
                 path,
                 ChangeKind::RefUnresolved,
                 true,
-                format!("$ref `{reference}` does not point into this schema; dropped"),
+                format_args!("$ref `{reference}` does not point into this schema; dropped"),
             );
             return self.convert(&Value::Object(rest), path, depth + 1);
         };
@@ -278,7 +326,7 @@ impl Gemini<'_> {
                 path,
                 ChangeKind::RefCycle,
                 true,
-                format!("$ref `{reference}` is {why}"),
+                format_args!("$ref `{reference}` is {why}"),
             );
             let mut merged = match target {
                 Value::Object(t) => t,
@@ -297,7 +345,7 @@ impl Gemini<'_> {
             path,
             ChangeKind::RefInlined,
             true,
-            format!("$ref `{reference}` inlined"),
+            format_args!("$ref `{reference}` inlined"),
         );
         self.inlined += 1;
         self.refs.push(reference.clone());
@@ -308,7 +356,7 @@ impl Gemini<'_> {
 
     /// Merges `allOf` branches into the node: properties and required are
     /// united, other keywords kept from the node first, then the branches.
-    fn merge_all_of(&mut self, m: &JsonObject, all: &Value, path: &str) -> JsonObject {
+    fn merge_all_of(&mut self, m: &JsonObject, all: &Value, path: &Pointer<'_>) -> JsonObject {
         let mut merged = m.clone();
         merged.remove("allOf");
         let Value::Array(branches) = all else {
@@ -327,7 +375,7 @@ impl Gemini<'_> {
             let resolved;
             let branch = match branch.get("$ref") {
                 Some(Value::String(r)) if !self.refs.iter().any(|x| x == r) => {
-                    match resolve_local_ref(self.root, r) {
+                    match self.root.resolve(r) {
                         Some(Value::Object(target)) => {
                             let mut t = target.clone();
                             t.extend(
@@ -381,14 +429,15 @@ impl Gemini<'_> {
     /// `anyOf`/`oneOf`: null branches become `nullable`, one remaining branch
     /// is merged into the node, several become `anyOf` with the node's own
     /// constraints folded into each branch.
-    fn union(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn union(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let mut base = m.clone();
-        let mut branches: Vec<(String, Value)> = Vec::new();
+        // Each branch with where it was: its keyword and index.
+        let mut branches: Vec<(&str, usize, Value)> = Vec::new();
         for keyword in ["anyOf", "oneOf"] {
             match base.remove(keyword) {
                 Some(Value::Array(list)) => {
                     for (i, b) in list.into_iter().enumerate() {
-                        branches.push((format!("{path}/{keyword}/{i}"), b));
+                        branches.push((keyword, i, b));
                     }
                 }
                 Some(_) => {
@@ -396,7 +445,7 @@ impl Gemini<'_> {
                         path,
                         ChangeKind::InvalidSchema,
                         true,
-                        format!("`{keyword}` is not a list; dropped"),
+                        format_args!("`{keyword}` is not a list; dropped"),
                     );
                 }
                 None => {}
@@ -411,7 +460,7 @@ impl Gemini<'_> {
             );
         }
         let before = branches.len();
-        branches.retain(|(_, b)| !is_null_schema(b));
+        branches.retain(|(_, _, b)| !is_null_schema(b));
         let nullable = branches.len() != before;
         if nullable {
             self.note(
@@ -425,7 +474,7 @@ impl Gemini<'_> {
         let mut out = match branches.len() {
             0 => self.simple(&base, path, depth)?,
             1 => {
-                let (_, branch) = branches.remove(0);
+                let (_, _, branch) = branches.remove(0);
                 let mut merged = match branch {
                     Value::Object(b) => b,
                     Value::Bool(false) => return None,
@@ -438,7 +487,7 @@ impl Gemini<'_> {
             }
             _ => {
                 let mut converted = Vec::with_capacity(branches.len());
-                for (branch_path, branch) in branches {
+                for (keyword, i, branch) in branches {
                     let mut merged = match branch {
                         Value::Object(b) => b,
                         Value::Bool(false) => continue,
@@ -449,6 +498,8 @@ impl Gemini<'_> {
                             merged.entry(k.clone()).or_insert_with(|| v.clone());
                         }
                     }
+                    let keyword_path = path.key(keyword);
+                    let branch_path = keyword_path.index(i);
                     if let Some(c) = self.convert(&Value::Object(merged), &branch_path, depth + 1) {
                         converted.push(Value::Object(c));
                     }
@@ -479,22 +530,22 @@ impl Gemini<'_> {
     }
 
     /// A node without `$ref`, `allOf`, `anyOf` or `oneOf`.
-    fn simple(&mut self, m: &JsonObject, path: &str, depth: usize) -> Option<JsonObject> {
+    fn simple(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let mut nullable = m.get("nullable") == Some(&Value::Bool(true));
-        let mut types: Vec<String> = Vec::new();
+        let mut types: Vec<&str> = Vec::new();
         match m.get("type") {
             None => {}
-            Some(Value::String(t)) => types.push(t.clone()),
+            Some(Value::String(t)) => types.push(t),
             Some(Value::Array(ts)) => {
                 for t in ts {
                     match t.as_str() {
-                        Some(t) if !types.iter().any(|x| x == t) => types.push(t.to_owned()),
+                        Some(t) if !types.contains(&t) => types.push(t),
                         Some(_) => {}
                         None => self.note(
                             path,
                             ChangeKind::TypeRewritten,
                             true,
-                            format!("type entry `{t}` dropped"),
+                            format_args!("type entry `{t}` dropped"),
                         ),
                     }
                 }
@@ -504,11 +555,11 @@ impl Gemini<'_> {
                     path,
                     ChangeKind::TypeRewritten,
                     true,
-                    format!("type `{other}` dropped"),
+                    format_args!("type `{other}` dropped"),
                 );
             }
         }
-        if let Some(i) = types.iter().position(|t| t == "null") {
+        if let Some(i) = types.iter().position(|t| *t == "null") {
             types.remove(i);
             nullable = true;
             self.note(
@@ -518,18 +569,18 @@ impl Gemini<'_> {
                 "null type became nullable: true",
             );
         }
-        let unknown: Vec<String> = types
+        let unknown: Vec<&str> = types
             .iter()
-            .filter(|t| !TYPES.contains(&t.as_str()))
-            .cloned()
+            .copied()
+            .filter(|t| !TYPES.contains(t))
             .collect();
         if !unknown.is_empty() {
-            types.retain(|t| TYPES.contains(&t.as_str()));
+            types.retain(|t| TYPES.contains(t));
             self.note(
                 path,
                 ChangeKind::TypeRewritten,
                 true,
-                format!("unknown types {unknown:?} dropped"),
+                format_args!("unknown types {unknown:?} dropped"),
             );
         }
 
@@ -543,7 +594,7 @@ impl Gemini<'_> {
             let mut branches = Vec::with_capacity(types.len());
             for t in &types {
                 let mut branch = JsonObject::new();
-                branch.insert("type".into(), Value::from(t.clone()));
+                branch.insert("type".into(), Value::from(*t));
                 for (k, v) in m {
                     if relevant(k, t) {
                         branch.insert(k.clone(), v.clone());
@@ -564,7 +615,6 @@ impl Gemini<'_> {
 
         let mut out = JsonObject::new();
         let mut ty = types.pop();
-        let mut handled: Vec<&str> = vec!["type", "nullable", "description", "title", "default"];
 
         // const and enum: Gemini takes string enums only.
         let values = match (m.get("const"), m.get("enum")) {
@@ -575,9 +625,9 @@ impl Gemini<'_> {
                     true,
                     "const became a one-value enum",
                 );
-                Some(vec![c.clone()])
+                Some(std::slice::from_ref(c))
             }
-            (None, Some(Value::Array(values))) => Some(values.clone()),
+            (None, Some(Value::Array(values))) => Some(values.as_slice()),
             (None, Some(_)) => {
                 self.note(
                     path,
@@ -589,28 +639,27 @@ impl Gemini<'_> {
             }
             (None, None) => None,
         };
-        handled.extend(["const", "enum"]);
         let mut stringified = false;
         if let Some(values) = values {
             let mut strings: Vec<Value> = Vec::with_capacity(values.len());
-            let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
-            for v in &values {
+            let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(values.len());
+            for v in values {
                 let s = match v {
                     Value::Null => {
                         nullable = true;
                         continue;
                     }
-                    Value::String(s) => s.clone(),
+                    Value::String(s) => Cow::Borrowed(s.as_str()),
                     other => {
                         stringified = true;
-                        other.to_string()
+                        Cow::Owned(other.to_string())
                     }
                 };
                 if seen.insert(s.clone()) {
-                    strings.push(Value::from(s));
+                    strings.push(Value::from(s.into_owned()));
                 }
             }
-            let retyped = ty.as_deref().is_some_and(|t| t != "string");
+            let retyped = ty.is_some_and(|t| t != "string");
             if stringified || retyped {
                 self.note(
                     path,
@@ -622,7 +671,7 @@ impl Gemini<'_> {
             }
             if !strings.is_empty() {
                 out.insert("enum".into(), Value::Array(strings));
-                ty = Some("string".into());
+                ty = Some("string");
             }
         }
 
@@ -634,9 +683,9 @@ impl Gemini<'_> {
                         path,
                         ChangeKind::TypeRewritten,
                         true,
-                        format!("missing type inferred as {t}"),
+                        format_args!("missing type inferred as {t}"),
                     );
-                    t.to_owned()
+                    t
                 }
                 None => {
                     self.note(
@@ -645,11 +694,11 @@ impl Gemini<'_> {
                         true,
                         "no type (any value); described as string, which Gemini can express",
                     );
-                    "string".to_owned()
+                    "string"
                 }
             },
         };
-        out.insert("type".into(), Value::from(ty.clone()));
+        out.insert("type".into(), Value::from(ty));
         copy_annotations(m, &mut out);
         if let Some(default) = m.get("default") {
             let default = match default {
@@ -660,16 +709,14 @@ impl Gemini<'_> {
             out.insert("default".into(), default);
         }
 
-        match ty.as_str() {
+        match ty {
             "string" => {
-                handled.extend(["format", "minLength", "maxLength", "pattern"]);
                 self.format(m, &mut out, path, &["enum", "date-time"]);
                 copy_if(m, &mut out, "minLength", Value::is_u64);
                 copy_if(m, &mut out, "maxLength", Value::is_u64);
                 copy_if(m, &mut out, "pattern", Value::is_string);
             }
             "number" | "integer" => {
-                handled.extend(["format", "minimum", "maximum"]);
                 let formats: &[&str] = if ty == "number" {
                     &["float", "double"]
                 } else {
@@ -680,15 +727,20 @@ impl Gemini<'_> {
                 copy_if(m, &mut out, "maximum", Value::is_number);
             }
             "array" => {
-                handled.extend(["items", "prefixItems", "minItems", "maxItems"]);
                 let items = self.items(m, path, depth);
                 out.insert("items".into(), Value::Object(items));
                 copy_if(m, &mut out, "minItems", Value::is_u64);
                 copy_if(m, &mut out, "maxItems", Value::is_u64);
             }
             "object" => {
-                handled.extend(["properties", "required", "propertyOrdering"]);
-                self.object(m, &mut out, path, depth);
+                self.object(
+                    m.get("properties"),
+                    m.get("required"),
+                    m.get("propertyOrdering"),
+                    &mut out,
+                    path,
+                    depth,
+                );
             }
             _ => {}
         }
@@ -697,51 +749,60 @@ impl Gemini<'_> {
             out.insert("nullable".into(), Value::Bool(true));
         }
         for key in m.keys() {
-            if handled.contains(&key.as_str()) {
-                continue;
+            if !handled(key, ty) {
+                self.dropped(path, key, ty);
             }
-            let known = ALLOWED_KEYWORDS.contains(&key.as_str());
-            let detail = if known {
-                format!("`{key}` does not apply to type {ty}; dropped")
-            } else {
-                format!("`{key}` is not accepted by Gemini; dropped")
-            };
-            let would_reject =
-                !known || matches!(key.as_str(), "properties" | "required" | "items");
-            self.note(
-                format!("{path}/{}", escape_pointer(key)),
-                ChangeKind::KeywordDropped,
-                would_reject,
-                detail,
-            );
         }
         Some(out)
     }
 
-    fn format(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, accepted: &[&str]) {
+    /// Notes that `key` of a node of type `ty` was left out.
+    fn dropped(&mut self, path: &Pointer<'_>, key: &str, ty: &str) {
+        if ALLOWED_KEYWORDS.contains(&key) {
+            self.note(
+                path.key(key),
+                ChangeKind::KeywordDropped,
+                matches!(key, "properties" | "required" | "items"),
+                format_args!("`{key}` does not apply to type {ty}; dropped"),
+            );
+        } else {
+            self.note(
+                path.key(key),
+                ChangeKind::KeywordDropped,
+                true,
+                format_args!("`{key}` is not accepted by Gemini; dropped"),
+            );
+        }
+    }
+
+    fn format(
+        &mut self,
+        m: &JsonObject,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        accepted: &[&str],
+    ) {
         match m.get("format") {
             None => {}
             Some(Value::String(f)) if accepted.contains(&f.as_str()) => {
                 out.insert("format".into(), Value::from(f.clone()));
             }
             Some(other) => self.note(
-                format!("{path}/format"),
+                path.key("format"),
                 ChangeKind::FormatDropped,
                 true,
-                format!("format {other} is not accepted by Gemini; dropped"),
+                format_args!("format {other} is not accepted by Gemini; dropped"),
             ),
         }
     }
 
     /// The `items` of an array: converted, or a string schema when missing.
-    fn items(&mut self, m: &JsonObject, path: &str, depth: usize) -> JsonObject {
-        let items_path = format!("{path}/items");
+    fn items(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> JsonObject {
+        let items_path = path.key("items");
         let converted = match (m.get("items"), m.get("prefixItems")) {
             (Some(items @ Value::Object(_)), _) => self.convert(items, &items_path, depth + 1),
             (Some(Value::Array(tuple)), _) => self.tuple(tuple, &items_path, depth),
-            (_, Some(Value::Array(tuple))) => {
-                self.tuple(tuple, &format!("{path}/prefixItems"), depth)
-            }
+            (_, Some(Value::Array(tuple))) => self.tuple(tuple, &path.key("prefixItems"), depth),
             _ => None,
         };
         converted.unwrap_or_else(|| {
@@ -758,7 +819,7 @@ impl Gemini<'_> {
     }
 
     /// Tuple items: their union, since Gemini has no tuples.
-    fn tuple(&mut self, tuple: &[Value], path: &str, depth: usize) -> Option<JsonObject> {
+    fn tuple(&mut self, tuple: &[Value], path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         self.note(
             path,
             ChangeKind::CompositionRewritten,
@@ -767,7 +828,7 @@ impl Gemini<'_> {
         );
         let mut converted: Vec<Value> = Vec::new();
         for (i, item) in tuple.iter().enumerate() {
-            if let Some(c) = self.convert(item, &format!("{path}/{i}"), depth + 1) {
+            if let Some(c) = self.convert(item, &path.index(i), depth + 1) {
                 let c = Value::Object(c);
                 if !converted.contains(&c) {
                     converted.push(c);
@@ -790,12 +851,21 @@ impl Gemini<'_> {
 
     /// The object part: properties converted, required filtered; an object
     /// without properties stays a plain object.
-    fn object(&mut self, m: &JsonObject, out: &mut JsonObject, path: &str, depth: usize) {
+    fn object(
+        &mut self,
+        properties: Option<&Value>,
+        required: Option<&Value>,
+        ordering: Option<&Value>,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) {
         let mut props = JsonObject::new();
-        match m.get("properties") {
+        match properties {
             Some(Value::Object(input)) => {
+                let properties_path = path.key("properties");
                 for (name, schema) in input {
-                    let p = format!("{path}/properties/{}", escape_pointer(name));
+                    let p = properties_path.key(name);
                     match self.convert(schema, &p, depth + 1) {
                         Some(c) => {
                             props.insert(name.clone(), Value::Object(c));
@@ -810,20 +880,20 @@ impl Gemini<'_> {
                 }
             }
             Some(_) => self.note(
-                format!("{path}/properties"),
+                path.key("properties"),
                 ChangeKind::InvalidSchema,
                 true,
                 "`properties` is not an object; dropped",
             ),
             None => {}
         }
-        let mut required: Vec<Value> = Vec::new();
+        let mut kept: Vec<Value> = Vec::new();
         let mut filtered = false;
-        if let Some(Value::Array(names)) = m.get("required") {
+        if let Some(Value::Array(names)) = required {
             for name in names {
                 match name.as_str() {
-                    Some(n) if props.contains_key(n) && !required.contains(name) => {
-                        required.push(name.clone())
+                    Some(n) if props.contains_key(n) && !kept.contains(name) => {
+                        kept.push(name.clone())
                     }
                     Some(n) if props.contains_key(n) => {}
                     _ => filtered = true,
@@ -832,7 +902,7 @@ impl Gemini<'_> {
         }
         if filtered {
             self.note(
-                format!("{path}/required"),
+                path.key("required"),
                 ChangeKind::RequiredFiltered,
                 true,
                 "required names that are not properties dropped",
@@ -849,7 +919,7 @@ impl Gemini<'_> {
             }
             return;
         }
-        if let Some(Value::Array(order)) = m.get("propertyOrdering") {
+        if let Some(Value::Array(order)) = ordering {
             let valid = order.len() == props.len()
                 && order
                     .iter()
@@ -859,21 +929,42 @@ impl Gemini<'_> {
             }
         }
         out.insert("properties".into(), Value::Object(props));
-        if !required.is_empty() {
-            out.insert("required".into(), Value::Array(required));
+        if !kept.is_empty() {
+            out.insert("required".into(), Value::Array(kept));
         }
     }
 
     fn note(
         &mut self,
-        path: impl Into<String>,
+        path: impl fmt::Display,
         kind: ChangeKind,
         would_reject: bool,
-        detail: impl Into<String>,
+        detail: impl fmt::Display,
     ) {
-        self.notes
-            .push(Change::new(path, kind, would_reject, detail));
+        self.notes.add(path, kind, would_reject, detail);
     }
+}
+
+/// Whether [`Gemini::simple`] converts keyword `key` of a node of type `ty`
+/// (the others are dropped, and noted).
+fn handled(key: &str, ty: &str) -> bool {
+    const ALWAYS: [&str; 7] = [
+        "type",
+        "nullable",
+        "description",
+        "title",
+        "default",
+        "const",
+        "enum",
+    ];
+    let for_type: &[&str] = match ty {
+        "string" => &["format", "minLength", "maxLength", "pattern"],
+        "number" | "integer" => &["format", "minimum", "maximum"],
+        "array" => &["items", "prefixItems", "minItems", "maxItems"],
+        "object" => &["properties", "required", "propertyOrdering"],
+        _ => &[],
+    };
+    ALWAYS.contains(&key) || for_type.contains(&key)
 }
 
 /// Whether a union branch only admits `null`.

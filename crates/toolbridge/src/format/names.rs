@@ -15,8 +15,9 @@
 
 use crate::tools::McpTool;
 use serde::Serialize;
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 
 /// The longest name any provider accepts.
 pub const MAX_NAME_LEN: usize = 64;
@@ -40,6 +41,48 @@ impl ToolRef {
             server_id: server_id.into(),
             tool: tool.into(),
         }
+    }
+}
+
+/// A (server id, tool) pair, so the table can be searched with two `&str`s
+/// instead of a [`ToolRef`] built (two strings allocated) for every lookup.
+trait ToolKey {
+    fn parts(&self) -> (&str, &str);
+}
+
+impl ToolKey for ToolRef {
+    fn parts(&self) -> (&str, &str) {
+        (&self.server_id, &self.tool)
+    }
+}
+
+impl ToolKey for (&str, &str) {
+    fn parts(&self) -> (&str, &str) {
+        *self
+    }
+}
+
+impl<'a> Borrow<dyn ToolKey + 'a> for ToolRef {
+    fn borrow(&self) -> &(dyn ToolKey + 'a) {
+        self
+    }
+}
+
+// Equal and hashed like the derived `Eq` and `Hash` of `ToolRef`: server id,
+// then tool.
+impl PartialEq for dyn ToolKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn ToolKey + '_ {}
+
+impl Hash for dyn ToolKey + '_ {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let (server_id, tool) = self.parts();
+        server_id.hash(state);
+        tool.hash(state);
     }
 }
 
@@ -87,8 +130,9 @@ pub struct ExposedName {
 pub struct NameTable {
     /// The raw-name style every entry was built with.
     style: NameStyle,
-    /// Tool → its name; ordered so iteration is deterministic.
-    by_tool: BTreeMap<ToolRef, ExposedName>,
+    /// Tool → its name. Hashed, so converting many tools does not compare
+    /// strings all the way down a tree; [`iter`](Self::iter) sorts.
+    by_tool: HashMap<ToolRef, ExposedName>,
     /// Exposed name → tool, for routing a model's calls.
     by_name: HashMap<String, ToolRef>,
 }
@@ -169,7 +213,8 @@ impl NameTable {
 
         let mut table = NameTable {
             style,
-            ..NameTable::default()
+            by_tool: HashMap::with_capacity(drafts.len()),
+            by_name: HashMap::with_capacity(drafts.len()),
         };
         for (i, d) in drafts.into_iter().enumerate() {
             let name = if plain[i] {
@@ -230,7 +275,7 @@ impl NameTable {
 
     /// The full entry of `tool` of `server_id`, if the table has it.
     pub fn entry(&self, server_id: &str, tool: &str) -> Option<&ExposedName> {
-        self.by_tool.get(&ToolRef::new(server_id, tool))
+        self.by_tool.get(&(server_id, tool) as &dyn ToolKey)
     }
 
     /// The exposed name of `tool`.
@@ -252,7 +297,9 @@ impl NameTable {
 
     /// Every tool and its name, ordered by server then tool.
     pub fn iter(&self) -> impl Iterator<Item = (&ToolRef, &ExposedName)> {
-        self.by_tool.iter()
+        let mut entries: Vec<_> = self.by_tool.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        entries.into_iter()
     }
 
     /// How many tools the table names.

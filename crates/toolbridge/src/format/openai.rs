@@ -11,12 +11,13 @@
 //! schema cannot be brought into that subset without changing what it accepts
 //! (free-form maps, objects without properties) is sent non-strict.
 
-use super::check::{Change, ChangeKind};
+use super::check::{Change, ChangeKind, Notes};
 use super::names::NameTable;
 use super::options::FormatOptions;
-use super::schema::{self, JsonObject, Target, escape_pointer, resolve_local_ref, types_of};
+use super::schema::{self, JsonObject, Normalized, Pointer, Target, resolve_local_ref};
 use crate::tools::McpTool;
 use serde_json::{Value, json};
+use std::fmt;
 
 /// The keywords strict mode accepts; everything else is removed.
 pub(crate) const STRICT_KEYWORDS: [&str; 22] = [
@@ -111,13 +112,21 @@ pub struct OpenAiParameters {
 /// Converts one tool's input schema; with `strict`, tries strict mode and
 /// falls back to non-strict (noting why) when the schema cannot be made strict.
 pub fn parameters(input: &JsonObject, strict: bool, notes: &mut Vec<Change>) -> OpenAiParameters {
+    let mut recorded = Notes::recording();
+    let out = convert(input, strict, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
+
+/// [`parameters`], recording into `notes`.
+fn convert(input: &JsonObject, strict: bool, notes: &mut Notes) -> OpenAiParameters {
     if strict {
-        let mut strict_notes = Vec::new();
-        let normalized = schema::normalize(input, Target::OpenAiStrict, &mut strict_notes);
-        match to_strict(&normalized) {
-            Ok((schema, changes)) => {
-                notes.append(&mut strict_notes);
-                notes.extend(changes);
+        // Kept only if the schema can be made strict.
+        let mut strict_notes = notes.fork();
+        let normalized = Normalized::new(input, Target::OpenAiStrict, &mut strict_notes);
+        match to_strict(&normalized, strict_notes) {
+            Ok((schema, strict_notes)) => {
+                notes.append(strict_notes);
                 return OpenAiParameters {
                     schema,
                     strict: true,
@@ -125,12 +134,12 @@ pub fn parameters(input: &JsonObject, strict: bool, notes: &mut Vec<Change>) -> 
             }
             Err(reason) => {
                 let schema = non_strict(input, notes);
-                notes.push(Change::new(
+                notes.add(
                     "",
                     ChangeKind::StrictFallback,
                     false,
-                    format!("sent non-strict: {reason}"),
-                ));
+                    format_args!("sent non-strict: {reason}"),
+                );
                 return OpenAiParameters {
                     schema,
                     strict: false,
@@ -151,16 +160,21 @@ pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions)
     let out = tools
         .iter()
         .map(|tool| {
-            let params = parameters(&tool.input_schema, options.strict, &mut Vec::new());
-            let mut function = json!({
-                "name": names.name_for(tool),
-                "description": tool.description,
-                "parameters": params.schema,
-            });
-            if let (true, Value::Object(f)) = (options.strict, &mut function) {
-                f.insert("strict".into(), Value::Bool(params.strict));
+            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
+            let mut function = JsonObject::with_capacity(4);
+            function.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            function.insert("description".into(), Value::from(tool.description.clone()));
+            function.insert("parameters".into(), params.schema);
+            if options.strict {
+                function.insert("strict".into(), Value::Bool(params.strict));
             }
-            json!({"type": "function", "function": function})
+            schema::object([
+                ("type", Value::from("function")),
+                ("function", Value::Object(function)),
+            ])
         })
         .collect();
     Value::Array(out)
@@ -173,14 +187,14 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
     let out = tools
         .iter()
         .map(|tool| {
-            let params = parameters(&tool.input_schema, options.strict, &mut Vec::new());
-            json!({
-                "type": "function",
-                "name": names.name_for(tool),
-                "description": tool.description,
-                "parameters": params.schema,
-                "strict": params.strict,
-            })
+            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
+            schema::object([
+                ("type", Value::from("function")),
+                ("name", Value::from(names.name_for(tool).into_owned())),
+                ("description", Value::from(tool.description.clone())),
+                ("parameters", params.schema),
+                ("strict", Value::Bool(params.strict)),
+            ])
         })
         .collect();
     Value::Array(out)
@@ -235,24 +249,24 @@ fn strip_nulls(args: &mut JsonObject, node: &JsonObject, root: &JsonObject, dept
 }
 
 /// The non-strict schema: processJsonSchema, and `items` for arrays without.
-fn non_strict(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    let mut normalized = schema::normalize(input, Target::OpenAi, notes);
+fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
+    let mut normalized = schema::normalize_with(input, Target::OpenAi, notes);
     add_missing_items(&mut normalized, notes);
     Value::Object(normalized)
 }
 
 /// OpenAI answers "array schema missing items" to `{"type":"array"}`.
-fn add_missing_items(schema: &mut JsonObject, notes: &mut Vec<Change>) {
+fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
     let mut root = Value::Object(std::mem::take(schema));
     schema::walk_mut(&mut root, &mut |node, path| {
-        if types_of(node).contains(&"array") && !node.contains_key("items") {
+        if schema::has_type(node, "array") && !node.contains_key("items") {
             node.insert("items".into(), Value::Object(JsonObject::new()));
-            notes.push(Change::new(
+            notes.add(
                 path,
                 ChangeKind::ItemsAdded,
                 true,
                 "array without `items` got `items: {}`",
-            ));
+            );
         }
     });
     if let Value::Object(m) = root {
@@ -262,21 +276,22 @@ fn add_missing_items(schema: &mut JsonObject, notes: &mut Vec<Change>) {
 
 /// The strict form of a normalized schema and the changes made, or why there
 /// is none.
-fn to_strict(normalized: &JsonObject) -> Result<(Value, Vec<Change>), String> {
+fn to_strict(normalized: &Normalized<'_>, notes: Notes) -> Result<(Value, Notes), String> {
     let mut cx = Strict {
         root: normalized,
-        notes: Vec::new(),
+        notes,
         properties: 0,
         enum_values: 0,
         expanding: Vec::new(),
         nodes: 0,
     };
-    let mut out = cx.schema_object(normalized, "", 0)?;
+    let mut out = cx.root(normalized)?;
     for keyword in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = normalized.get(keyword) {
             let mut strict_defs = JsonObject::new();
+            let defs_path = Pointer::Root.key(keyword);
             for (name, def) in defs {
-                let path = format!("/{keyword}/{}", escape_pointer(name));
+                let path = defs_path.key(name);
                 strict_defs.insert(name.clone(), Value::Object(cx.node(def, &path, 1)?));
             }
             out.insert(keyword.into(), Value::Object(strict_defs));
@@ -288,9 +303,9 @@ fn to_strict(normalized: &JsonObject) -> Result<(Value, Vec<Change>), String> {
 /// State of one strict conversion.
 struct Strict<'a> {
     /// The normalized schema, for resolving `$ref`s.
-    root: &'a JsonObject,
+    root: &'a Normalized<'a>,
     /// Changes made so far; only kept when the conversion succeeds.
-    notes: Vec<Change>,
+    notes: Notes,
     /// Properties seen, against OpenAI's total limit.
     properties: usize,
     /// Enum values seen, against OpenAI's total limit.
@@ -302,7 +317,34 @@ struct Strict<'a> {
 }
 
 impl Strict<'_> {
-    fn node(&mut self, value: &Value, path: &str, depth: usize) -> Result<JsonObject, String> {
+    /// Converts the normalized root. processJsonSchema made it an object
+    /// schema with only members strict mode takes, so this takes the steps
+    /// [`schema_object`](Self::schema_object) takes for it, reading the
+    /// root's members where they are instead of a copy of the whole schema.
+    fn root(&mut self, root: &Normalized<'_>) -> Result<JsonObject, String> {
+        self.nodes += 1;
+        let mut out = JsonObject::new();
+        self.object(
+            root.get("additionalProperties"),
+            root.get("properties"),
+            root.get("required"),
+            &mut out,
+            &Pointer::Root,
+            0,
+        )?;
+        out.insert("type".into(), Value::from("object"));
+        if let Some(description @ Value::String(_)) = root.get("description") {
+            out.insert("description".into(), description.clone());
+        }
+        Ok(schema::ordered(out, &OUTPUT_ORDER))
+    }
+
+    fn node(
+        &mut self,
+        value: &Value,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> Result<JsonObject, String> {
         let Value::Object(m) = value else {
             return Err(format!("{} is `{value}`, not a schema object", at(path)));
         };
@@ -313,7 +355,7 @@ impl Strict<'_> {
     fn schema_object(
         &mut self,
         m: &JsonObject,
-        path: &str,
+        path: &Pointer<'_>,
         depth: usize,
     ) -> Result<JsonObject, String> {
         if depth > STRICT_MAX_DEPTH {
@@ -374,8 +416,9 @@ impl Strict<'_> {
                     return Err(format!("{} has a malformed {keyword}", at(path)));
                 };
                 let mut strict_branches = Vec::with_capacity(branches.len());
+                let keyword_path = path.key(keyword);
                 for (i, branch) in branches.iter().enumerate() {
-                    let p = format!("{path}/{keyword}/{i}");
+                    let p = keyword_path.index(i);
                     strict_branches.push(Value::Object(self.node(branch, &p, depth + 1)?));
                 }
                 if keyword == "oneOf" {
@@ -391,18 +434,24 @@ impl Strict<'_> {
             Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
             Some(other) => return Err(format!("{} has type `{other}`", at(path))),
         }
-        let types = types_of(m);
-        let is_object =
-            types.contains(&"object") || (types.is_empty() && m.contains_key("properties"));
-        let is_array = types.contains(&"array") || (types.is_empty() && m.contains_key("items"));
+        let untyped = schema::is_untyped(m);
+        let is_object = schema::has_type(m, "object") || (untyped && m.contains_key("properties"));
+        let is_array = schema::has_type(m, "array") || (untyped && m.contains_key("items"));
 
         if is_object {
-            self.object(m, &mut out, path, depth)?;
+            self.object(
+                m.get("additionalProperties"),
+                m.get("properties"),
+                m.get("required"),
+                &mut out,
+                path,
+                depth,
+            )?;
         }
         if is_array {
             match m.get("items") {
                 Some(items @ Value::Object(_)) => {
-                    let p = format!("{path}/items");
+                    let p = path.key("items");
                     out.insert(
                         "items".into(),
                         Value::Object(self.node(items, &p, depth + 1)?),
@@ -463,12 +512,12 @@ impl Strict<'_> {
                     if v.as_str().is_some_and(|f| STRICT_FORMATS.contains(&f)) {
                         true
                     } else {
-                        self.notes.push(Change::new(
+                        self.notes.add(
                             path,
                             ChangeKind::FormatDropped,
                             true,
-                            format!("format {v} is not one strict mode accepts"),
-                        ));
+                            format_args!("format {v} is not one strict mode accepts"),
+                        );
                         continue;
                     }
                 }
@@ -481,12 +530,12 @@ impl Strict<'_> {
             if kept {
                 out.insert(key.clone(), v.clone());
             } else {
-                self.notes.push(Change::new(
-                    format!("{path}/{}", escape_pointer(key)),
+                self.notes.add(
+                    path.key(key),
                     ChangeKind::KeywordDropped,
                     true,
-                    format!("`{key}` is not accepted in strict mode"),
-                ));
+                    format_args!("`{key}` is not accepted in strict mode"),
+                );
             }
         }
         Ok(schema::ordered(out, &OUTPUT_ORDER))
@@ -497,7 +546,7 @@ impl Strict<'_> {
         &mut self,
         m: &JsonObject,
         reference: &Value,
-        path: &str,
+        path: &Pointer<'_>,
         depth: usize,
     ) -> Result<JsonObject, String> {
         let Value::String(reference) = reference else {
@@ -505,7 +554,7 @@ impl Strict<'_> {
         };
         let into_defs =
             reference.starts_with("#/$defs/") || reference.starts_with("#/definitions/");
-        let resolved = resolve_local_ref(self.root, reference);
+        let resolved = self.root.resolve(reference);
         if m.len() == 1 {
             if schema::is_root_ref(reference) || (into_defs && resolved.is_some()) {
                 let mut out = JsonObject::new();
@@ -541,7 +590,7 @@ impl Strict<'_> {
         self.note(
             path,
             ChangeKind::RefInlined,
-            &format!("$ref `{reference}` with sibling keywords inlined"),
+            format_args!("$ref `{reference}` with sibling keywords inlined"),
         );
         out
     }
@@ -550,12 +599,14 @@ impl Strict<'_> {
     /// ones nullable.
     fn object(
         &mut self,
-        m: &JsonObject,
+        additional_properties: Option<&Value>,
+        properties: Option<&Value>,
+        required: Option<&Value>,
         out: &mut JsonObject,
-        path: &str,
+        path: &Pointer<'_>,
         depth: usize,
     ) -> Result<(), String> {
-        let closed = match m.get("additionalProperties") {
+        let closed = match additional_properties {
             None => false,
             Some(Value::Bool(false)) => true,
             Some(_) => {
@@ -566,7 +617,7 @@ impl Strict<'_> {
             }
         };
         let empty = JsonObject::new();
-        let props = match m.get("properties") {
+        let props = match properties {
             Some(Value::Object(p)) => p,
             None => &empty,
             Some(_) => return Err(format!("{} has malformed properties", at(path))),
@@ -583,13 +634,14 @@ impl Strict<'_> {
                 "more than {STRICT_MAX_PROPERTIES} properties in total"
             ));
         }
-        let required: Vec<&str> = match m.get("required") {
+        let required: Vec<&str> = match required {
             Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
         let mut strict_props = JsonObject::new();
+        let properties_path = path.key("properties");
         for (name, prop) in props {
-            let p = format!("{path}/properties/{}", escape_pointer(name));
+            let p = properties_path.key(name);
             let mut child = self.node(prop, &p, depth + 1)?;
             if !required.contains(&name.as_str()) {
                 make_nullable(&mut child);
@@ -615,36 +667,43 @@ impl Strict<'_> {
         Ok(())
     }
 
-    fn note(&mut self, path: &str, kind: ChangeKind, detail: &str) {
+    fn note(&mut self, path: &Pointer<'_>, kind: ChangeKind, detail: impl fmt::Display) {
         let would_reject =
             kind == ChangeKind::StrictAdjusted || kind == ChangeKind::CompositionRewritten;
-        self.notes
-            .push(Change::new(path, kind, would_reject, detail));
+        self.notes.add(path, kind, would_reject, detail);
     }
 }
 
 /// Lets a strict schema also accept `null`.
 fn make_nullable(node: &mut JsonObject) {
-    let null_schema = json!({"type": "null"});
+    let null_schema = || json!({"type": "null"});
     if node.contains_key("$ref") {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
-            Value::Array(vec![Value::Object(inner), null_schema]),
+            Value::Array(vec![Value::Object(inner), null_schema()]),
         );
         return;
     }
     let mut done = false;
     if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
-        if !branches.contains(&null_schema) {
-            branches.push(null_schema.clone());
+        let is_null_schema = |b: &Value| {
+            b.as_object().is_some_and(|b| {
+                b.len() == 1 && b.get("type").and_then(Value::as_str) == Some("null")
+            })
+        };
+        if !branches.iter().any(is_null_schema) {
+            branches.push(null_schema());
         }
         done = true;
     }
     match node.get_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            node.insert("type".into(), json!([t, "null"]));
+            node.insert(
+                "type".into(),
+                Value::Array(vec![Value::String(t), Value::from("null")]),
+            );
             done = true;
         }
         Some(Value::Array(ts)) => {
@@ -668,13 +727,13 @@ fn make_nullable(node: &mut JsonObject) {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
-            Value::Array(vec![Value::Object(inner), null_schema]),
+            Value::Array(vec![Value::Object(inner), null_schema()]),
         );
     }
 }
 
-fn at(path: &str) -> String {
-    if path.is_empty() {
+fn at(path: &Pointer<'_>) -> String {
+    if path.is_root() {
         "the schema".to_owned()
     } else {
         format!("`{path}`")

@@ -3,8 +3,10 @@
 //! subschemas. The per-provider rules live in `openai`, `anthropic` and
 //! `gemini`.
 
-use super::check::{Change, ChangeKind};
+use super::check::{Change, ChangeKind, Notes};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt::{self, Write};
 
 /// A JSON object; what a schema is when it is not `true` or `false`.
 pub type JsonObject = Map<String, Value>;
@@ -57,6 +59,18 @@ pub(crate) const LIST_KEYWORDS: [&str; 5] = ["anyOf", "oneOf", "allOf", "prefixI
 /// Top-level keywords that OpenAI and Anthropic refuse on a tool's schema.
 const TOP_LEVEL_COMPOSITION: [&str; 5] = ["anyOf", "oneOf", "allOf", "not", "enum"];
 
+/// A JSON object of `members`, in order.
+///
+/// Unlike `json!`, which serializes every interpolated value again (a deep
+/// copy of a whole converted schema), this moves the values in.
+pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut out = JsonObject::with_capacity(N);
+    for (key, value) in members {
+        out.insert(key.to_owned(), value);
+    }
+    Value::Object(out)
+}
+
 /// The schema of a tool that takes no arguments:
 /// `{"type":"object","properties":{},"required":[]}`.
 pub fn empty_object_schema() -> JsonObject {
@@ -81,7 +95,7 @@ pub fn empty_object_schema() -> JsonObject {
 /// The result always has `type: "object"`, `properties` and `required`.
 pub fn process_json_schema(schema: &Value) -> JsonObject {
     match schema {
-        Value::Object(input) => normalize(input, Target::Anthropic, &mut Vec::new()),
+        Value::Object(input) => normalize_with(input, Target::Anthropic, &mut Notes::discarding()),
         _ => empty_object_schema(),
     }
 }
@@ -89,191 +103,286 @@ pub fn process_json_schema(schema: &Value) -> JsonObject {
 /// [`process_json_schema`] of a tool's input schema, recording what it
 /// changed for `target`.
 pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Change>) -> JsonObject {
-    if input.is_empty() {
-        return empty_object_schema();
-    }
+    let mut recorded = Notes::recording();
+    let out = normalize_with(input, target, &mut recorded);
+    recorded.move_to(notes);
+    out
+}
 
-    // Follow a top-level `$ref` (some generators put the whole schema in $defs).
-    let followed;
-    let mut source = input;
-    if let Some(Value::String(reference)) = input.get("$ref") {
-        match resolve_local_ref(input, reference) {
-            Some(Value::Object(target_schema)) => {
-                let mut merged = target_schema.clone();
-                for (k, v) in input {
-                    if k != "$ref" {
-                        merged.insert(k.clone(), v.clone());
-                    }
-                }
-                notes.push(Change::new(
-                    "",
-                    ChangeKind::RefInlined,
-                    true,
-                    format!("followed top-level $ref `{reference}`"),
-                ));
-                followed = merged;
-                source = &followed;
-            }
-            _ => notes.push(Change::new(
-                "",
-                ChangeKind::RefUnresolved,
-                true,
-                format!("top-level $ref `{reference}` does not point into this schema; dropped"),
-            )),
+/// [`normalize`], recording into `notes`.
+pub(crate) fn normalize_with(input: &JsonObject, target: Target, notes: &mut Notes) -> JsonObject {
+    Normalized::new(input, target, notes).into_object()
+}
+
+/// What [`process_json_schema`] makes of a tool's input schema, before it is
+/// built: its top-level members in order, each borrowed from the input where
+/// it is kept unchanged.
+///
+/// Conversions that rewrite every node anyway (Gemini, OpenAI strict) read
+/// this instead of a deep copy of the schema they would throw away.
+#[derive(Debug)]
+pub(crate) struct Normalized<'a> {
+    members: Vec<(&'static str, Cow<'a, Value>)>,
+}
+
+impl<'a> Normalized<'a> {
+    /// processJsonSchema of `input`, recording what it changed for `target`.
+    pub(crate) fn new(input: &'a JsonObject, target: Target, notes: &mut Notes) -> Self {
+        if input.is_empty() {
+            return Normalized {
+                members: vec![
+                    ("type", Cow::Owned(Value::from("object"))),
+                    ("properties", Cow::Owned(Value::Object(JsonObject::new()))),
+                    ("required", Cow::Owned(Value::Array(Vec::new()))),
+                ],
+            };
         }
-    }
 
-    let types = types_of(source);
-    let object_like = types.contains(&"object")
-        || (types.is_empty()
-            && (source.contains_key("properties")
-                || source.contains_key("required")
-                || source.contains_key("additionalProperties")
-                || !source.contains_key("type")));
-    if !object_like {
-        notes.push(Change::new(
-            "",
-            ChangeKind::TypeRewritten,
-            true,
-            format!(
-                "top-level type {} is not object; wrapped as an object schema",
-                source.get("type").map(Value::to_string).unwrap_or_default()
-            ),
-        ));
-    }
-
-    let mut out = JsonObject::new();
-    out.insert("type".into(), Value::from("object"));
-    if let Some(Value::String(description)) = source.get("description") {
-        out.insert("description".into(), Value::from(description.clone()));
-    }
-
-    let mut properties = match source.get("properties") {
-        Some(Value::Object(props)) if object_like => props.clone(),
-        Some(_) if object_like => {
-            notes.push(Change::new(
-                "/properties",
-                ChangeKind::KeywordDropped,
-                true,
-                "`properties` is not an object; dropped",
-            ));
-            JsonObject::new()
-        }
-        _ => JsonObject::new(),
-    };
-    let mut required: Vec<String> = Vec::new();
-    if object_like {
-        push_required(&mut required, source.get("required"));
-    }
-
-    // Top-level composition: providers want a plain object here.
-    for keyword in ["allOf", "anyOf", "oneOf"] {
-        let Some(branches) = source.get(keyword) else {
-            continue;
-        };
-        let mut folded = 0usize;
-        if let Value::Array(branches) = branches {
-            for branch in branches {
-                let branch = match branch {
-                    Value::Object(b) => match b.get("$ref") {
-                        Some(Value::String(r)) => match resolve_local_ref(input, r) {
-                            Some(Value::Object(t)) => t,
-                            _ => b,
-                        },
-                        _ => b,
-                    },
-                    _ => continue,
-                };
-                if let Some(Value::Object(props)) = branch.get("properties") {
-                    for (name, schema) in props {
-                        if !properties.contains_key(name) {
-                            properties.insert(name.clone(), schema.clone());
-                            folded += 1;
+        // Follow a top-level `$ref` (some generators put the whole schema in $defs).
+        if let Some(Value::String(reference)) = input.get("$ref") {
+            match resolve_local_ref(input, reference) {
+                Some(Value::Object(target_schema)) => {
+                    let mut merged = target_schema.clone();
+                    for (k, v) in input {
+                        if k != "$ref" {
+                            merged.insert(k.clone(), v.clone());
                         }
                     }
+                    notes.add(
+                        "",
+                        ChangeKind::RefInlined,
+                        true,
+                        format_args!("followed top-level $ref `{reference}`"),
+                    );
+                    return Normalized::from_source(input, &merged, target, notes).into_owned();
                 }
-                // Only allOf makes its branches' requirements binding.
-                if keyword == "allOf" {
-                    push_required(&mut required, branch.get("required"));
-                }
+                _ => notes.add(
+                    "",
+                    ChangeKind::RefUnresolved,
+                    true,
+                    format_args!(
+                        "top-level $ref `{reference}` does not point into this schema; dropped"
+                    ),
+                ),
             }
         }
-        notes.push(Change::new(
-            format!("/{keyword}"),
-            ChangeKind::CompositionRewritten,
-            !matches!(target, Target::GeminiJsonSchema),
-            format!("top-level {keyword} folded into the object ({folded} properties added)"),
-        ));
+        Normalized::from_source(input, input, target, notes)
     }
 
-    let before = required.len();
-    required.retain(|name| properties.contains_key(name));
-    if required.len() != before {
-        notes.push(Change::new(
-            "/required",
-            ChangeKind::RequiredFiltered,
-            matches!(target, Target::Gemini),
-            "dropped required names that are not properties",
-        ));
-    }
-
-    out.insert("properties".into(), Value::Object(properties));
-    out.insert(
-        "required".into(),
-        Value::Array(required.into_iter().map(Value::from).collect()),
-    );
-    if object_like {
-        match source.get("additionalProperties") {
-            Some(v @ (Value::Bool(_) | Value::Object(_))) => {
-                out.insert("additionalProperties".into(), v.clone());
-            }
-            Some(_) => notes.push(Change::new(
-                "/additionalProperties",
-                ChangeKind::KeywordDropped,
+    /// The members taken from `source`: `input` itself, or what its
+    /// top-level `$ref` points to merged with its other keywords.
+    fn from_source(
+        input: &'a JsonObject,
+        source: &'a JsonObject,
+        target: Target,
+        notes: &mut Notes,
+    ) -> Self {
+        let object_like = has_type(source, "object")
+            || (is_untyped(source)
+                && (source.contains_key("properties")
+                    || source.contains_key("required")
+                    || source.contains_key("additionalProperties")
+                    || !source.contains_key("type")));
+        if !object_like {
+            notes.add(
+                "",
+                ChangeKind::TypeRewritten,
                 true,
-                "`additionalProperties` is neither a boolean nor a schema; dropped",
-            )),
-            None => {}
+                format_args!(
+                    "top-level type {} is not object; wrapped as an object schema",
+                    source.get("type").map(Value::to_string).unwrap_or_default()
+                ),
+            );
         }
+
+        let mut members = Vec::with_capacity(7);
+        members.push(("type", Cow::Owned(Value::from("object"))));
+        if let Some(description @ Value::String(_)) = source.get("description") {
+            members.push(("description", Cow::Borrowed(description)));
+        }
+
+        // Always an object; copied only if composition adds to it.
+        let mut properties = match source.get("properties") {
+            Some(props @ Value::Object(_)) if object_like => Cow::Borrowed(props),
+            Some(_) if object_like => {
+                notes.add(
+                    "/properties",
+                    ChangeKind::KeywordDropped,
+                    true,
+                    "`properties` is not an object; dropped",
+                );
+                Cow::Owned(Value::Object(JsonObject::new()))
+            }
+            _ => Cow::Owned(Value::Object(JsonObject::new())),
+        };
+        let mut required: Vec<&str> = Vec::new();
+        if object_like {
+            push_required(&mut required, source.get("required"));
+        }
+
+        // Top-level composition: providers want a plain object here.
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            let Some(branches) = source.get(keyword) else {
+                continue;
+            };
+            let mut folded = 0usize;
+            if let Value::Array(branches) = branches {
+                for branch in branches {
+                    let branch = match branch {
+                        Value::Object(b) => match b.get("$ref") {
+                            Some(Value::String(r)) => match resolve_local_ref(input, r) {
+                                Some(Value::Object(t)) => t,
+                                _ => b,
+                            },
+                            _ => b,
+                        },
+                        _ => continue,
+                    };
+                    if let Some(Value::Object(props)) = branch.get("properties") {
+                        for (name, schema) in props {
+                            if properties.get(name).is_none()
+                                && let Value::Object(p) = properties.to_mut()
+                            {
+                                p.insert(name.clone(), schema.clone());
+                                folded += 1;
+                            }
+                        }
+                    }
+                    // Only allOf makes its branches' requirements binding.
+                    if keyword == "allOf" {
+                        push_required(&mut required, branch.get("required"));
+                    }
+                }
+            }
+            notes.add(
+                format_args!("/{keyword}"),
+                ChangeKind::CompositionRewritten,
+                !matches!(target, Target::GeminiJsonSchema),
+                format_args!(
+                    "top-level {keyword} folded into the object ({folded} properties added)"
+                ),
+            );
+        }
+
+        let before = required.len();
+        required.retain(|name| properties.get(name).is_some());
+        if required.len() != before {
+            notes.add(
+                "/required",
+                ChangeKind::RequiredFiltered,
+                matches!(target, Target::Gemini),
+                "dropped required names that are not properties",
+            );
+        }
+
+        members.push(("properties", properties));
+        members.push((
+            "required",
+            Cow::Owned(Value::Array(
+                required.into_iter().map(Value::from).collect(),
+            )),
+        ));
+        if object_like {
+            match source.get("additionalProperties") {
+                Some(v @ (Value::Bool(_) | Value::Object(_))) => {
+                    members.push(("additionalProperties", Cow::Borrowed(v)));
+                }
+                Some(_) => notes.add(
+                    "/additionalProperties",
+                    ChangeKind::KeywordDropped,
+                    true,
+                    "`additionalProperties` is neither a boolean nor a schema; dropped",
+                ),
+                None => {}
+            }
+        }
+        // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
+        for defs in ["$defs", "definitions"] {
+            if let Some(d @ Value::Object(_)) = input.get(defs).or_else(|| source.get(defs)) {
+                members.push((defs, Cow::Borrowed(d)));
+            }
+        }
+
+        const KEPT: [&str; 11] = [
+            "type",
+            "description",
+            "properties",
+            "required",
+            "additionalProperties",
+            "$defs",
+            "definitions",
+            "$ref",
+            "allOf",
+            "anyOf",
+            "oneOf",
+        ];
+        for key in source.keys() {
+            if KEPT.contains(&key.as_str()) {
+                continue;
+            }
+            let rejects = top_level_rejects(target, key);
+            let why = if rejects {
+                "; the provider refuses it"
+            } else {
+                " by processJsonSchema"
+            };
+            notes.add(
+                Pointer::Root.key(key),
+                ChangeKind::KeywordDropped,
+                rejects,
+                format_args!("top-level `{key}` dropped{why}"),
+            );
+        }
+        Normalized { members }
     }
-    // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
-    for defs in ["$defs", "definitions"] {
-        if let Some(Value::Object(d)) = input.get(defs).or_else(|| source.get(defs)) {
-            out.insert(defs.into(), Value::Object(d.clone()));
+
+    /// Every member copied, so nothing is borrowed any more.
+    fn into_owned(self) -> Normalized<'static> {
+        Normalized {
+            members: self
+                .members
+                .into_iter()
+                .map(|(key, value)| (key, Cow::Owned(value.into_owned())))
+                .collect(),
         }
     }
 
-    const KEPT: [&str; 11] = [
-        "type",
-        "description",
-        "properties",
-        "required",
-        "additionalProperties",
-        "$defs",
-        "definitions",
-        "$ref",
-        "allOf",
-        "anyOf",
-        "oneOf",
-    ];
-    for key in source.keys() {
-        if KEPT.contains(&key.as_str()) {
-            continue;
-        }
-        let rejects = top_level_rejects(target, key);
-        let detail = if rejects {
-            format!("top-level `{key}` dropped; the provider refuses it")
-        } else {
-            format!("top-level `{key}` dropped by processJsonSchema")
-        };
-        notes.push(Change::new(
-            format!("/{}", escape_pointer(key)),
-            ChangeKind::KeywordDropped,
-            rejects,
-            detail,
-        ));
+    /// The member `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        self.members
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_ref())
     }
-    out
+
+    /// The names of the members, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.members.iter().map(|(k, _)| *k)
+    }
+
+    /// What the local reference `reference` points to, as
+    /// [`resolve_local_ref`] finds it in the built schema.
+    pub(crate) fn resolve(&self, reference: &str) -> Option<&Value> {
+        resolve_pointer(reference, |first| self.get(first))
+    }
+
+    /// The schema built, borrowed members copied.
+    pub(crate) fn to_object(&self) -> JsonObject {
+        let mut out = JsonObject::with_capacity(self.members.len());
+        for (key, value) in &self.members {
+            out.insert((*key).to_owned(), value.as_ref().clone());
+        }
+        out
+    }
+
+    /// The schema built, borrowed members copied and owned ones moved.
+    pub(crate) fn into_object(self) -> JsonObject {
+        let mut out = JsonObject::with_capacity(self.members.len());
+        for (key, value) in self.members {
+            out.insert(key.to_owned(), value.into_owned());
+        }
+        out
+    }
 }
 
 /// Whether `target` would refuse the top-level keyword `key` on a tool schema.
@@ -289,11 +398,11 @@ fn top_level_rejects(target: Target, key: &str) -> bool {
 }
 
 /// Appends the string names in `value` (a `required` array) not yet in `out`.
-fn push_required(out: &mut Vec<String>, value: Option<&Value>) {
+fn push_required<'a>(out: &mut Vec<&'a str>, value: Option<&'a Value>) {
     if let Some(Value::Array(names)) = value {
         for name in names.iter().filter_map(Value::as_str) {
-            if !out.iter().any(|n| n == name) {
-                out.push(name.to_owned());
+            if !out.contains(&name) {
+                out.push(name);
             }
         }
     }
@@ -302,13 +411,21 @@ fn push_required(out: &mut Vec<String>, value: Option<&Value>) {
 /// The schema a local reference (`#`, `#/$defs/x`, `#/definitions/x`, any
 /// JSON pointer after `#`) points to inside `root`.
 pub(crate) fn resolve_local_ref<'a>(root: &'a JsonObject, reference: &str) -> Option<&'a Value> {
+    resolve_pointer(reference, |first| root.get(first))
+}
+
+/// [`resolve_local_ref`] in a root whose members `member` looks up.
+fn resolve_pointer<'a>(
+    reference: &str,
+    member: impl FnOnce(&str) -> Option<&'a Value>,
+) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return None;
     }
     let mut segments = pointer.strip_prefix('/')?.split('/');
     let first = unescape_pointer(segments.next()?);
-    let mut node = root.get(&first)?;
+    let mut node = member(&first)?;
     for segment in segments {
         let segment = unescape_pointer(segment);
         node = match node {
@@ -334,61 +451,182 @@ pub(crate) fn types_of(node: &JsonObject) -> Vec<&str> {
     }
 }
 
+/// Whether `name` is one of the [`types_of`] a schema (without collecting them).
+pub(crate) fn has_type(node: &JsonObject, name: &str) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
+/// Whether a schema has no [`types_of`] at all.
+pub(crate) fn is_untyped(node: &JsonObject) -> bool {
+    match node.get("type") {
+        Some(Value::String(_)) => false,
+        Some(Value::Array(ts)) => !ts.iter().any(Value::is_string),
+        _ => true,
+    }
+}
+
 /// Calls `visit` on every schema object in `root`, parents before children
 /// and siblings in order; `visit` gets the JSON pointer of the node. Iterative,
 /// so no nesting depth can exhaust the stack. Values that are not schemas
 /// (`enum`, `const`, `default`, property-name maps) are never visited as schemas.
 pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, &str)) {
-    let mut stack: Vec<(&mut Value, String)> = vec![(root, String::new())];
-    while let Some((value, path)) = stack.pop() {
+    /// How a node's pointer extends its parent's.
+    enum Step<'a> {
+        Root,
+        /// `/keyword`: a keyword holding one subschema.
+        Single(&'a str),
+        /// `/keyword/name`: a keyword holding a map of subschemas.
+        Named(&'a str, &'a str),
+        /// `/keyword/3`: a keyword holding a list of subschemas.
+        Indexed(&'a str, usize),
+    }
+    // Depth first with an explicit stack; each entry carries the length of
+    // its parent's pointer, which is always a prefix of `path` when the
+    // entry is popped (everything visited since is the parent's descendant).
+    let mut stack: Vec<(&mut Value, usize, Step<'_>)> = Vec::with_capacity(16);
+    stack.push((root, 0, Step::Root));
+    let mut path = String::with_capacity(64);
+    while let Some((value, parent_len, step)) = stack.pop() {
         let Value::Object(node) = value else {
             continue;
         };
+        path.truncate(parent_len);
+        // Writing to a String cannot fail.
+        let _ = match step {
+            Step::Root => Ok(()),
+            Step::Single(keyword) => write!(path, "/{}", Segment(keyword)),
+            Step::Named(keyword, name) => {
+                write!(path, "/{}/{}", Segment(keyword), Segment(name))
+            }
+            Step::Indexed(keyword, i) => write!(path, "/{}/{i}", Segment(keyword)),
+        };
         visit(node, &path);
-        let mut children: Vec<(&mut Value, String)> = Vec::new();
+        let len = path.len();
+        let first_child = stack.len();
         for (key, child) in node.iter_mut() {
-            let key_path = format!("{path}/{}", escape_pointer(key));
             let key = key.as_str();
             if MAP_KEYWORDS.contains(&key) {
                 if let Value::Object(map) = child {
                     for (name, schema) in map.iter_mut() {
-                        let p = format!("{key_path}/{}", escape_pointer(name));
-                        children.push((schema, p));
+                        stack.push((schema, len, Step::Named(key, name)));
                     }
                 }
             } else if LIST_KEYWORDS.contains(&key) && child.is_array() {
                 if let Value::Array(items) = child {
                     for (i, schema) in items.iter_mut().enumerate() {
-                        children.push((schema, format!("{key_path}/{i}")));
+                        stack.push((schema, len, Step::Indexed(key, i)));
                     }
                 }
             } else if SINGLE_KEYWORDS.contains(&key) {
-                children.push((child, key_path));
+                stack.push((child, len, Step::Single(key)));
             }
         }
-        stack.extend(children.into_iter().rev());
+        // Popped last-in first-out: reversed, the first child is visited first.
+        stack[first_child..].reverse();
     }
 }
 
-/// `m` with the keys in `order` first, in that order, then the others as they
-/// were; keeps output readable and stable.
-pub(crate) fn ordered(mut m: JsonObject, order: &[&str]) -> JsonObject {
-    let mut out = JsonObject::new();
+/// `m` with the keys in `order` first, in that order, then the others in the
+/// order that swap-removing those keys from `m` leaves them (the order this
+/// has always written); keeps output readable and stable.
+pub(crate) fn ordered(m: JsonObject, order: &[&str]) -> JsonObject {
+    if is_ordered(&m, order) {
+        return m;
+    }
+    let mut rest: Vec<(String, Value)> = m.into_iter().collect();
+    let mut out = JsonObject::with_capacity(rest.len());
     for key in order {
-        if let Some(v) = m.remove(*key) {
-            out.insert((*key).to_owned(), v);
+        if let Some(i) = rest.iter().position(|(k, _)| k == key) {
+            let (k, v) = rest.swap_remove(i);
+            out.insert(k, v);
         }
     }
-    out.extend(m);
+    out.extend(rest);
     out
 }
 
-/// `key` as one JSON pointer segment (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// Whether [`ordered`] would leave `m` as it is: its keys in `order` come
+/// first, in that order, followed by at most one other key (swap-removing the
+/// first key moves the last one forward, so two or more would be reordered),
+/// or by any number when no key is in `order`. Most converted nodes are.
+fn is_ordered(m: &JsonObject, order: &[&str]) -> bool {
+    let mut next = 0; // where in `order` the next key must come from
+    let mut listed = 0;
+    let mut others = 0;
+    for key in m.keys() {
+        match order[next..].iter().position(|o| o == key) {
+            Some(i) if others == 0 => {
+                next += i + 1;
+                listed += 1;
+            }
+            Some(_) => return false,
+            None if order[..next].contains(&key.as_str()) => return false,
+            None => others += 1,
+        }
+    }
+    listed == 0 || others <= 1
 }
 
-/// The inverse of [`escape_pointer`].
+/// A node's place in a schema, as a JSON pointer that is only spelled out
+/// (by `Display`) when a change is recorded there; most nodes need none.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Pointer<'a> {
+    /// The whole schema: `""`.
+    Root,
+    /// A member of the parent: `/key`, escaped.
+    Key(&'a Pointer<'a>, &'a str),
+    /// An item of the parent: `/3`.
+    Index(&'a Pointer<'a>, usize),
+}
+
+impl Pointer<'_> {
+    /// The member `key` of this node.
+    pub(crate) fn key<'b>(&'b self, key: &'b str) -> Pointer<'b> {
+        Pointer::Key(self, key)
+    }
+
+    /// The item `index` of this node.
+    pub(crate) fn index(&self, index: usize) -> Pointer<'_> {
+        Pointer::Index(self, index)
+    }
+
+    /// Whether this is the whole schema.
+    pub(crate) fn is_root(&self) -> bool {
+        matches!(self, Pointer::Root)
+    }
+}
+
+impl fmt::Display for Pointer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pointer::Root => Ok(()),
+            Pointer::Key(parent, key) => write!(f, "{parent}/{}", Segment(key)),
+            Pointer::Index(parent, index) => write!(f, "{parent}/{index}"),
+        }
+    }
+}
+
+/// A key as one JSON pointer segment (`~` → `~0`, `/` → `~1`).
+struct Segment<'a>(&'a str);
+
+impl fmt::Display for Segment<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '~' => f.write_str("~0")?,
+                '/' => f.write_str("~1")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The inverse of [`Segment`]'s escaping.
 fn unescape_pointer(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
@@ -536,6 +774,48 @@ mod tests {
                 "/properties/b/items"
             ]
         );
+    }
+
+    #[test]
+    fn ordering_matches_swap_removing_each_listed_key() {
+        // The order `ordered` has always produced: swap_remove each key of
+        // `order` into a new map, then append what is left.
+        fn by_swap_remove(mut m: JsonObject, order: &[&str]) -> Vec<String> {
+            let mut out = JsonObject::new();
+            for key in order {
+                if let Some(v) = m.swap_remove(*key) {
+                    out.insert((*key).to_owned(), v);
+                }
+            }
+            out.extend(m);
+            out.keys().cloned().collect()
+        }
+        let order = ["type", "title", "description", "items"];
+        let keys = ["type", "title", "description", "items", "a", "b", "c"];
+        // Every arrangement of up to five of the keys.
+        let mut cases: Vec<Vec<&str>> = vec![Vec::new()];
+        let mut shorter = cases.clone();
+        for _ in 0..5 {
+            shorter = shorter
+                .iter()
+                .flat_map(|case| {
+                    keys.iter().filter(|k| !case.contains(k)).map(move |k| {
+                        let mut longer = case.clone();
+                        longer.push(*k);
+                        longer
+                    })
+                })
+                .collect();
+            cases.extend(shorter.iter().cloned());
+        }
+        for case in cases {
+            let m: JsonObject = case
+                .iter()
+                .map(|k| ((*k).to_owned(), Value::Null))
+                .collect();
+            let got: Vec<String> = ordered(m.clone(), &order).keys().cloned().collect();
+            assert_eq!(got, by_swap_remove(m, &order), "{case:?}");
+        }
     }
 
     #[test]
