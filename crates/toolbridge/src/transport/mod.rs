@@ -17,6 +17,7 @@
 pub mod http;
 pub mod redact;
 mod remote;
+mod reuse;
 pub mod sse;
 pub mod stdio;
 pub mod websocket;
