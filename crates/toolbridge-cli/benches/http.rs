@@ -18,7 +18,8 @@
 //!
 //! `cargo bench -p toolbridge-cli --bench http [-- --rounds 5 --seq 2000 --conc 20000]`
 //! (`HTTP_BENCH_SERVER_NAGLE=1` in the environment: a server without
-//! TCP_NODELAY)
+//! TCP_NODELAY; words after the options keep only the rows whose label
+//! contains one of them)
 
 mod common;
 
@@ -113,6 +114,11 @@ fn main() {
             false
         }
     };
+    // Words after the options keep only the rows whose label has one of
+    // them (`-- toolbridge "tuned: pooled, 64 POSTs (discover)"`, to profile).
+    if !opts.only.is_empty() {
+        variants.retain(|(label, _)| opts.only.iter().any(|word| label.contains(word.as_str())));
+    }
 
     for (label, client) in &variants {
         let run = measure(&rt, client, &args, 500, 16, &client_cpu);

@@ -386,29 +386,14 @@ impl HttpClient {
     }
 
     fn scrub_sse(&self, error: SseError) -> SseError {
-        match error {
-            SseError::Body(e) => {
-                let message = match e.downcast_ref::<reqwest::Error>() {
-                    Some(e) => describe_reqwest_error(e),
-                    None => e.to_string(),
-                };
-                SseError::Body(Box::new(HttpClientError {
-                    message: self.remote.redactor.redact(&message).into_owned(),
-                    status: None,
-                }))
-            }
-            other => other,
-        }
+        scrub_sse(&self.remote, error)
     }
 
     fn scrub_stream(
         &self,
         stream: BoxStream<'static, Result<Sse, SseError>>,
     ) -> BoxStream<'static, Result<Sse, SseError>> {
-        let this = self.clone();
-        stream
-            .map(move |item| item.map_err(|e| this.scrub_sse(e)))
-            .boxed()
+        scrubbed(stream, self.remote.clone()).boxed()
     }
 
     /// The client for a POST sent over `route`.
@@ -432,9 +417,9 @@ impl HttpClient {
         stream: BoxStream<'static, Result<Sse, SseError>>,
         route: Route,
     ) -> BoxStream<'static, Result<Sse, SseError>> {
-        let stream = self.scrub_stream(stream);
+        let stream = scrubbed(stream, self.remote.clone());
         if route == Route::Fresh || self.reuse.stalls() {
-            return stream;
+            return stream.boxed();
         }
         let reuse = self.reuse.clone();
         let remote = self.remote.clone();
@@ -450,6 +435,31 @@ impl HttpClient {
         })
         .boxed()
     }
+}
+
+/// A stream-body error described without secrets.
+fn scrub_sse(remote: &Remote, error: SseError) -> SseError {
+    match error {
+        SseError::Body(e) => {
+            let message = match e.downcast_ref::<reqwest::Error>() {
+                Some(e) => describe_reqwest_error(e),
+                None => e.to_string(),
+            };
+            SseError::Body(Box::new(HttpClientError {
+                message: remote.redactor.redact(&message).into_owned(),
+                status: None,
+            }))
+        }
+        other => other,
+    }
+}
+
+/// `stream` with its errors scrubbed.
+fn scrubbed(
+    stream: BoxStream<'static, Result<Sse, SseError>>,
+    remote: Arc<Remote>,
+) -> impl futures::Stream<Item = Result<Sse, SseError>> + Send + Unpin + 'static {
+    stream.map(move |item| item.map_err(|e| scrub_sse(&remote, e)))
 }
 
 impl StreamableHttpClient for HttpClient {
