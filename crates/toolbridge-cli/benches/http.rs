@@ -7,7 +7,9 @@
 //! - the raw rmcp client as shipped (`StreamableHttpClientTransport::from_uri`:
 //!   no idle-connection reuse, at most 16 POSTs at once), with its default
 //!   `initialize` handshake and with the `server/discover` lifecycle;
-//! - the rmcp client tuned (a pooled reqwest client, 64 POSTs at once);
+//! - the rmcp client tuned (a pooled reqwest client, 64 POSTs at once), with
+//!   `initialize` (sessions; answers are an SSE priming event, then the
+//!   response) and with `server/discover`;
 //! - toolbridge's full path, when `toolbridge::transport` can open an `http`
 //!   server in this build (the HTTP transport is issue 3's work; until it
 //!   lands this row says it is unavailable and the ratio lines are omitted).
@@ -15,6 +17,9 @@
 //! Client CPU is the process's CPU minus the server thread's CPU.
 //!
 //! `cargo bench -p toolbridge-cli --bench http [-- --rounds 5 --seq 2000 --conc 20000]`
+//! (`HTTP_BENCH_SERVER_NAGLE=1` in the environment: a server without
+//! TCP_NODELAY; words after the options keep only the rows whose label
+//! contains one of them)
 
 mod common;
 
@@ -83,6 +88,10 @@ fn main() {
         rt.block_on(rmcp_client(&url, false, discover())),
     ));
     variants.push((
+        "rmcp 3.11 tuned: pooled, 64 POSTs (initialize)".into(),
+        rt.block_on(rmcp_client(&url, true, ClientLifecycleMode::Initialize)),
+    ));
+    variants.push((
         "rmcp 3.11 tuned: pooled, 64 POSTs (discover)".into(),
         rt.block_on(rmcp_client(&url, true, discover())),
     ));
@@ -105,6 +114,11 @@ fn main() {
             false
         }
     };
+    // Words after the options keep only the rows whose label has one of
+    // them (`-- toolbridge "tuned: pooled, 64 POSTs (discover)"`, to profile).
+    if !opts.only.is_empty() {
+        variants.retain(|(label, _)| opts.only.iter().any(|word| label.contains(word.as_str())));
+    }
 
     for (label, client) in &variants {
         let run = measure(&rt, client, &args, 500, 16, &client_cpu);
@@ -366,11 +380,16 @@ impl HttpServer {
                 ready_tx
                     .send(format!("http://{addr}/mcp"))
                     .expect("report the url");
-                // TCP_NODELAY, as production servers set it: without it,
-                // Nagle + delayed ACK stall every reused connection ~40 ms.
+                // TCP_NODELAY, as production servers set it. Without it
+                // (`HTTP_BENCH_SERVER_NAGLE=1`, as `axum::serve` does by
+                // default) the server holds back each write after the first
+                // of an answer until the client ACKs, which on a reused
+                // connection is a delayed ACK (~40 ms): the pooled
+                // `initialize` row shows it.
+                let nagle = std::env::var_os("HTTP_BENCH_SERVER_NAGLE").is_some_and(|v| v == "1");
                 use axum::serve::ListenerExt;
-                let listener = listener.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
+                let listener = listener.tap_io(move |tcp| {
+                    let _ = tcp.set_nodelay(!nagle);
                 });
                 axum::serve(listener, router).await.expect("serve");
             });

@@ -6,7 +6,7 @@ mod common;
 
 use std::{
     sync::{Arc, Mutex},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use axum::{body::Body, http::StatusCode, response::Response};
@@ -114,6 +114,43 @@ async fn an_expired_session_is_reinitialized_once_and_the_call_retried() {
         "a new session after the restart: {sessions:?}"
     );
     client.cancel().await.unwrap();
+}
+
+/// Sequential calls share one connection when the server sets TCP_NODELAY.
+/// A server that leaves Nagle on (axum's default) holds back the answer
+/// after the SSE priming event until the client's delayed ACK (~40 ms) on a
+/// reused connection; the transport notices and switches that server to a
+/// new connection per request, so later calls do not stall.
+#[tokio::test]
+async fn connections_are_reused_unless_answers_stall_on_them() {
+    for nodelay in [true, false] {
+        let server = RmcpServer::start_with(true, nodelay).await;
+        let spec = remote(TransportKind::Http, &server.url(), &[]);
+        let client = client(&spec, Lifecycle::Initialize).await.unwrap();
+        let mut times = Vec::new();
+        for i in 0..20 {
+            let started = Instant::now();
+            let text = call_text(&client, "echo", args(&[("message", json!(i.to_string()))]))
+                .await
+                .unwrap();
+            assert_eq!(text, format!("Echo: {i}"));
+            times.push(started.elapsed());
+        }
+        let connections = server.connections();
+        client.cancel().await.unwrap();
+        // Stalled calls take a delayed ACK each: 10 take 400 ms or more.
+        let last_ten: Duration = times[10..].iter().sum();
+        assert!(
+            last_ten < Duration::from_millis(300),
+            "nodelay {nodelay}: {times:?}"
+        );
+        if nodelay {
+            // The POSTs' connection and the session's GET stream.
+            assert!(connections <= 4, "{connections} connections for 20 calls");
+        } else {
+            assert!(connections >= 10, "{connections} connections for 20 calls");
+        }
+    }
 }
 
 /// What the resumption server saw.

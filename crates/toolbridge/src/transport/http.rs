@@ -9,7 +9,9 @@
 //! leaves to its user:
 //!
 //! - [`HttpClient`], reqwest with the config headers on every request, whose
-//!   errors never carry the URL or a header value (rmcp logs them);
+//!   errors never carry the URL or a header value (rmcp logs them), and
+//!   which reuses connections unless the server's answers stall on reused
+//!   connections (see [`super::reuse`]);
 //! - a bounded reconnect policy, so a response stream whose server died fails
 //!   the call within seconds instead of retrying until the call times out;
 //! - errors that name the server, the secret-free URL and the HTTP status;
@@ -40,6 +42,7 @@ use sse_stream::Sse;
 use super::{
     AnyTransport, TransportError,
     remote::{Remote, describe_reqwest_error, one_line},
+    reuse::{ReuseGuard, Route, Timed},
     sse::{SseOpenError, SseTransport},
 };
 use crate::config::RemoteSpec;
@@ -91,6 +94,8 @@ impl HttpTransport {
         config.reinit_on_expired_session = true;
         let client = HttpClient {
             inner: client,
+            fresh: Arc::default(),
+            reuse: Arc::default(),
             remote: remote.clone(),
         };
         HttpTransport {
@@ -296,8 +301,13 @@ fn parse_status_text(text: &str) -> Option<(StatusCode, &str)> {
 /// URL and header values before rmcp sees (and logs) them.
 #[derive(Clone)]
 pub struct HttpClient {
-    /// Carries the config headers as default headers.
+    /// Carries the config headers as default headers; reuses connections.
     inner: reqwest::Client,
+    /// The same without connection reuse, made when first needed (`None`
+    /// if it could not be built).
+    fresh: Arc<std::sync::OnceLock<Option<reqwest::Client>>>,
+    /// Whether POSTs reuse connections.
+    reuse: Arc<ReuseGuard>,
     /// For redacting error text.
     remote: Arc<Remote>,
 }
@@ -376,30 +386,80 @@ impl HttpClient {
     }
 
     fn scrub_sse(&self, error: SseError) -> SseError {
-        match error {
-            SseError::Body(e) => {
-                let message = match e.downcast_ref::<reqwest::Error>() {
-                    Some(e) => describe_reqwest_error(e),
-                    None => e.to_string(),
-                };
-                SseError::Body(Box::new(HttpClientError {
-                    message: self.remote.redactor.redact(&message).into_owned(),
-                    status: None,
-                }))
-            }
-            other => other,
-        }
+        scrub_sse(&self.remote, error)
     }
 
     fn scrub_stream(
         &self,
         stream: BoxStream<'static, Result<Sse, SseError>>,
     ) -> BoxStream<'static, Result<Sse, SseError>> {
-        let this = self.clone();
-        stream
-            .map(move |item| item.map_err(|e| this.scrub_sse(e)))
-            .boxed()
+        scrubbed(stream, self.remote.clone()).boxed()
     }
+
+    /// The client for a POST sent over `route`.
+    fn client_for(&self, route: Route) -> &reqwest::Client {
+        if route == Route::Reuse {
+            return &self.inner;
+        }
+        let fresh = self.fresh.get_or_init(|| {
+            self.remote
+                .http_client_without_reuse()
+                .inspect_err(|e| tracing::debug!(error = %e, "no client without reuse"))
+                .ok()
+        });
+        fresh.as_ref().unwrap_or(&self.inner)
+    }
+
+    /// An event-stream answer to a POST sent over `route`, scrubbed and, for
+    /// a route still being judged, timed.
+    fn response_stream(
+        &self,
+        stream: BoxStream<'static, Result<Sse, SseError>>,
+        route: Route,
+    ) -> BoxStream<'static, Result<Sse, SseError>> {
+        let stream = scrubbed(stream, self.remote.clone());
+        if route == Route::Fresh || self.reuse.stalls() {
+            return stream.boxed();
+        }
+        let reuse = self.reuse.clone();
+        let remote = self.remote.clone();
+        Timed::new(stream, move |stall_like| {
+            if reuse.record(route, stall_like) {
+                tracing::debug!(
+                    server = %remote.server,
+                    url = %remote.shown,
+                    "answers stall on reused connections (the server seems to leave \
+                     Nagle's algorithm on); using a new connection per request"
+                );
+            }
+        })
+        .boxed()
+    }
+}
+
+/// A stream-body error described without secrets.
+fn scrub_sse(remote: &Remote, error: SseError) -> SseError {
+    match error {
+        SseError::Body(e) => {
+            let message = match e.downcast_ref::<reqwest::Error>() {
+                Some(e) => describe_reqwest_error(e),
+                None => e.to_string(),
+            };
+            SseError::Body(Box::new(HttpClientError {
+                message: remote.redactor.redact(&message).into_owned(),
+                status: None,
+            }))
+        }
+        other => other,
+    }
+}
+
+/// `stream` with its errors scrubbed.
+fn scrubbed(
+    stream: BoxStream<'static, Result<Sse, SseError>>,
+    remote: Arc<Remote>,
+) -> impl futures::Stream<Item = Result<Sse, SseError>> + Send + Unpin + 'static {
+    stream.map(move |item| item.map_err(|e| scrub_sse(&remote, e)))
 }
 
 impl StreamableHttpClient for HttpClient {
@@ -433,8 +493,9 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let route = self.reuse.route();
         let response = self
-            .inner
+            .client_for(route)
             .post_message_with_response_limits(
                 uri,
                 message,
@@ -447,7 +508,7 @@ impl StreamableHttpClient for HttpClient {
             .map_err(|e| self.scrub(e))?;
         Ok(match response {
             StreamableHttpPostResponse::Sse(stream, session) => {
-                StreamableHttpPostResponse::Sse(self.scrub_stream(stream), session)
+                StreamableHttpPostResponse::Sse(self.response_stream(stream, route), session)
             }
             other => other,
         })

@@ -19,6 +19,7 @@ pub mod http;
 pub mod lines;
 pub mod redact;
 mod remote;
+mod reuse;
 pub mod sse;
 pub mod stdio;
 pub mod websocket;

@@ -16,6 +16,12 @@ use crate::config::RemoteSpec;
 /// How long opening a TCP (and TLS) connection may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long an idle connection is kept for reuse: less than the 5 s after
+/// which common servers (Node, uvicorn, Apache) close idle keep-alive
+/// connections, so a request is never written into a connection the server
+/// is closing at that moment (a POST cannot be retried safely).
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(4);
+
 /// How many same-origin redirects a request may follow.
 const MAX_REDIRECTS: usize = 10;
 
@@ -144,18 +150,37 @@ impl Remote {
     }
 
     /// The HTTP client for this server: the config headers on every request,
-    /// a connect timeout, rustls, and only same-origin redirects (a redirect
-    /// elsewhere would hand the headers to another host).
+    /// a connect timeout, rustls, only same-origin redirects (a redirect
+    /// elsewhere would hand the headers to another host), and idle
+    /// connections kept for reuse (see [`POOL_IDLE_TIMEOUT`]).
+    ///
+    /// hyper returns a connection to the pool only once its response body
+    /// has been read to the end; one dropped half-read is closed, never
+    /// reused, so a reused connection has no stale bytes in it.
     pub fn http_client(&self) -> Result<reqwest::Client, TransportError> {
+        self.client_builder()
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .build()
+            .map_err(|e| self.request_error(&e))
+    }
+
+    /// [`Remote::http_client`], but with a new connection for every request
+    /// (for servers whose answers stall on reused connections).
+    pub fn http_client_without_reuse(&self) -> Result<reqwest::Client, TransportError> {
+        self.client_builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .map_err(|e| self.request_error(&e))
+    }
+
+    fn client_builder(&self) -> reqwest::ClientBuilder {
         reqwest::Client::builder()
             .default_headers(self.headers.clone())
             .connect_timeout(CONNECT_TIMEOUT)
-            // Idle pooled connections whose last body was not fully read stall
-            // on delayed ACKs (rmcp's default client does the same).
-            .pool_max_idle_per_host(0)
+            // reqwest's default, stated because a request written in two
+            // segments would wait for the server's delayed ACK.
+            .tcp_nodelay(true)
             .redirect(same_origin_redirects())
-            .build()
-            .map_err(|e| self.request_error(&e))
     }
 }
 

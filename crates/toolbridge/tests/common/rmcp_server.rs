@@ -5,7 +5,10 @@
 
 use std::{
     net::SocketAddr,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::Duration,
 };
 
@@ -38,6 +41,10 @@ pub struct RmcpServer {
     pub addr: SocketAddr,
     /// Sessions (2025-11-25 `initialize` clients get an `Mcp-Session-Id`).
     legacy_sessions: bool,
+    /// TCP_NODELAY on accepted connections (`axum::serve` leaves Nagle on).
+    nodelay: bool,
+    /// TCP connections accepted, across restarts.
+    connections: Arc<AtomicUsize>,
     /// Tool activity: `hang started`, `hang cancelled`.
     pub log: Arc<Log>,
     /// Every HTTP request, across restarts.
@@ -46,11 +53,19 @@ pub struct RmcpServer {
 }
 
 impl RmcpServer {
-    /// Starts on a free port of 127.0.0.1.
+    /// Starts on a free port of 127.0.0.1, leaving Nagle's algorithm on as
+    /// `axum::serve` does.
     pub async fn start(legacy_sessions: bool) -> RmcpServer {
+        Self::start_with(legacy_sessions, false).await
+    }
+
+    /// Starts on a free port of 127.0.0.1, with TCP_NODELAY if `nodelay`.
+    pub async fn start_with(legacy_sessions: bool, nodelay: bool) -> RmcpServer {
         let mut server = RmcpServer {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             legacy_sessions,
+            nodelay,
+            connections: Arc::default(),
             log: Arc::default(),
             requests: Arc::default(),
             runtime: None,
@@ -80,6 +95,11 @@ impl RmcpServer {
     pub async fn restart(&mut self) {
         self.kill().await;
         self.serve().await;
+    }
+
+    /// How many TCP connections were accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// The requests received so far.
@@ -112,8 +132,18 @@ impl RmcpServer {
             .enable_all()
             .build()
             .unwrap();
+        let (nodelay, connections) = (self.nodelay, self.connections.clone());
         runtime.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            use axum::serve::ListenerExt;
+            let listener =
+                tokio::net::TcpListener::from_std(listener)
+                    .unwrap()
+                    .tap_io(move |tcp| {
+                        connections.fetch_add(1, Ordering::SeqCst);
+                        if nodelay {
+                            let _ = tcp.set_nodelay(true);
+                        }
+                    });
             let _ = axum::serve(listener, router).await;
         });
         self.runtime = Some(runtime);

@@ -1,0 +1,279 @@
+//! Whether reusing HTTP connections to a server pays, decided from how its
+//! streamed answers arrive.
+//!
+//! Reusing a connection saves a TCP (and TLS) handshake per request. But a
+//! server that leaves Nagle's algorithm on (`axum::serve` does, unless told
+//! otherwise) holds back every small write while an earlier one is not yet
+//! acknowledged. On a connection that goes request, answer, request, answer,
+//! Linux delays its ACKs (~40 ms; other systems up to 200 ms), so each part
+//! of a streamed answer after the first, such as the JSON-RPC response after
+//! an SSE priming event, arrives one delayed ACK late. A new connection does
+//! not stall: its first segments are acknowledged at once. The client cannot
+//! see the socket to tell the two apart, so [`ReuseGuard`] watches the gaps
+//! between the parts of event-stream answers and, when they look like
+//! delayed ACKs, sends a few requests over new connections: if those answer
+//! without the gaps, reuse is what stalls, and this server gets a new
+//! connection per request from then on (as rmcp's default client does for
+//! every server). A tool that is merely slow answers just as slowly over a
+//! new connection, so reuse stays on (and such probes get rarer).
+
+use std::{
+    ops::RangeInclusive,
+    pin::Pin,
+    sync::{
+        Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use futures::Stream;
+// tokio's, so tests can run on paused time; it is std's otherwise.
+use tokio::time::Instant;
+
+/// A gap between two parts of one answer that may be a delayed ACK: Linux
+/// delays ACKs 40 ms and more, macOS up to 100 ms, Windows up to 200 ms.
+pub const STALL_GAP: RangeInclusive<Duration> =
+    Duration::from_millis(35)..=Duration::from_millis(250);
+
+/// Answers in a row with such a gap, over reused connections, before the
+/// next requests are sent over new ones to compare (doubled each time the
+/// comparison finds the server merely slow).
+const FIRST_THRESHOLD: u32 = 2;
+/// The most answers in a row needed before comparing again.
+const MAX_THRESHOLD: u32 = 1024;
+/// Answers over new connections without the gaps that decide that reuse
+/// stalls.
+const CLEAN_PROBES: u32 = 2;
+
+/// Which connection a request goes over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// A pooled connection, watched for stalls.
+    Reuse,
+    /// A new connection, to compare with reused ones.
+    Probe,
+    /// A new connection: reuse stalls on this server.
+    Fresh,
+}
+
+/// Decides between reused and new connections for one server.
+#[derive(Debug)]
+pub struct ReuseGuard {
+    /// Reuse was found to stall; every request gets a new connection.
+    stalls: AtomicBool,
+    /// The next request goes over a new connection, to compare.
+    probe_next: AtomicBool,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// Answers in a row over reused connections with a stall-like gap.
+    suspicious: u32,
+    /// How many such answers start a comparison.
+    threshold: u32,
+    /// Answers over new connections without such gaps.
+    clean_probes: u32,
+}
+
+impl Default for ReuseGuard {
+    fn default() -> Self {
+        ReuseGuard {
+            stalls: AtomicBool::new(false),
+            probe_next: AtomicBool::new(false),
+            state: Mutex::new(State {
+                suspicious: 0,
+                threshold: FIRST_THRESHOLD,
+                clean_probes: 0,
+            }),
+        }
+    }
+}
+
+impl ReuseGuard {
+    /// Where the next request goes.
+    pub fn route(&self) -> Route {
+        if self.stalls.load(Ordering::Relaxed) {
+            Route::Fresh
+        } else if self.probe_next.load(Ordering::Relaxed)
+            && self.probe_next.swap(false, Ordering::Relaxed)
+        {
+            Route::Probe
+        } else {
+            Route::Reuse
+        }
+    }
+
+    /// Whether reuse was found to stall.
+    pub fn stalls(&self) -> bool {
+        self.stalls.load(Ordering::Relaxed)
+    }
+
+    /// Notes how an event-stream answer sent over `route` arrived. Returns
+    /// true when this answer settled that reuse stalls.
+    pub fn record(&self, route: Route, stall_like: bool) -> bool {
+        if route == Route::Fresh || self.stalls() {
+            return false;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match (route, stall_like) {
+            (Route::Reuse, true) => {
+                state.suspicious += 1;
+                if state.suspicious >= state.threshold {
+                    state.suspicious = 0;
+                    self.probe_next.store(true, Ordering::Relaxed);
+                }
+            }
+            (Route::Reuse, false) => state.suspicious = 0,
+            (Route::Probe, false) => {
+                state.clean_probes += 1;
+                if state.clean_probes >= CLEAN_PROBES {
+                    self.stalls.store(true, Ordering::Relaxed);
+                    return true;
+                }
+                self.probe_next.store(true, Ordering::Relaxed);
+            }
+            (Route::Probe, true) => {
+                // As slow over a new connection: the server is slow.
+                state.clean_probes = 0;
+                state.suspicious = 0;
+                state.threshold = (state.threshold * 2).min(MAX_THRESHOLD);
+            }
+            (Route::Fresh, _) => {}
+        }
+        false
+    }
+}
+
+/// Times the parts of an event-stream answer: when it is dropped, whether a
+/// gap between two parts (the headers being the first) was stall-like.
+/// `on_end` gets that, if at least one event came.
+pub struct Timed<S, F: FnOnce(bool)> {
+    inner: S,
+    last: Instant,
+    events: u32,
+    stall_like: bool,
+    on_end: Option<F>,
+}
+
+impl<S, F: FnOnce(bool)> Timed<S, F> {
+    /// `inner`, whose headers arrived just now.
+    pub fn new(inner: S, on_end: F) -> Self {
+        Timed {
+            inner,
+            last: Instant::now(),
+            events: 0,
+            stall_like: false,
+            on_end: Some(on_end),
+        }
+    }
+}
+
+impl<S: Stream + Unpin, F: FnOnce(bool) + Unpin> Stream for Timed<S, F> {
+    type Item = S::Item;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        let item = Pin::new(&mut self.inner).poll_next(cx);
+        if let Poll::Ready(Some(_)) = &item {
+            let now = Instant::now();
+            let this = &mut *self;
+            this.stall_like |= STALL_GAP.contains(&now.duration_since(this.last));
+            this.events += 1;
+            this.last = now;
+        }
+        item
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<S, F: FnOnce(bool)> Drop for Timed<S, F> {
+    fn drop(&mut self) {
+        if self.events > 0
+            && let Some(on_end) = self.on_end.take()
+        {
+            on_end(self.stall_like);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+
+    use super::*;
+
+    fn answer(guard: &ReuseGuard, stall_like_when_reused: bool, slow_server: bool) -> Route {
+        let route = guard.route();
+        let stall_like = match route {
+            Route::Reuse => stall_like_when_reused || slow_server,
+            Route::Probe | Route::Fresh => slow_server,
+        };
+        guard.record(route, stall_like);
+        route
+    }
+
+    #[test]
+    fn reuse_is_dropped_when_new_connections_answer_without_the_gaps() {
+        let guard = ReuseGuard::default();
+        let routes: Vec<Route> = (0..6).map(|_| answer(&guard, true, false)).collect();
+        assert_eq!(
+            routes,
+            [
+                Route::Reuse,
+                Route::Reuse,
+                Route::Probe,
+                Route::Probe,
+                Route::Fresh,
+                Route::Fresh
+            ]
+        );
+        assert!(guard.stalls());
+    }
+
+    #[test]
+    fn a_slow_server_keeps_reuse_and_is_probed_less_and_less() {
+        let guard = ReuseGuard::default();
+        let routes: Vec<Route> = (0..200).map(|_| answer(&guard, false, true)).collect();
+        assert!(!guard.stalls());
+        let probes: Vec<usize> = routes
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| **r == Route::Probe)
+            .map(|(i, _)| i)
+            .collect();
+        // After 2, then 4, 8, 16, 32, 64 stall-like answers in a row.
+        assert_eq!(probes, [2, 7, 16, 33, 66, 131]);
+    }
+
+    #[test]
+    fn a_clean_answer_over_a_reused_connection_resets_the_count() {
+        let guard = ReuseGuard::default();
+        for _ in 0..10 {
+            assert_eq!(answer(&guard, true, false), Route::Reuse);
+            assert_eq!(answer(&guard, false, false), Route::Reuse);
+        }
+        assert!(!guard.stalls());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn timed_streams_report_stall_like_gaps_between_parts() {
+        let report = std::sync::Arc::new(Mutex::new(Vec::new()));
+        for gaps in [vec![0, 1], vec![0, 41], vec![3, 400], vec![]] {
+            let parts = futures::stream::iter(gaps.clone()).then(|ms| async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+            });
+            let report = report.clone();
+            let mut timed = Timed::new(Box::pin(parts), move |stall_like| {
+                report.lock().unwrap().push(stall_like)
+            });
+            while timed.next().await.is_some() {}
+        }
+        // An answer without events reports nothing.
+        assert_eq!(*report.lock().unwrap(), [false, true, false]);
+    }
+}
