@@ -6,7 +6,7 @@ mod common;
 
 use std::{
     sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    time::Instant,
 };
 
 use axum::{body::Body, http::StatusCode, response::Response};
@@ -127,23 +127,17 @@ async fn connections_are_reused_unless_answers_stall_on_them() {
         let server = RmcpServer::start_with(true, nodelay).await;
         let spec = remote(TransportKind::Http, &server.url(), &[]);
         let client = client(&spec, Lifecycle::Initialize).await.unwrap();
-        let mut times = Vec::new();
         for i in 0..20 {
-            let started = Instant::now();
             let text = call_text(&client, "echo", args(&[("message", json!(i.to_string()))]))
                 .await
                 .unwrap();
             assert_eq!(text, format!("Echo: {i}"));
-            times.push(started.elapsed());
         }
         let connections = server.connections();
         client.cancel().await.unwrap();
-        // Stalled calls take a delayed ACK each: 10 take 400 ms or more.
-        let last_ten: Duration = times[10..].iter().sum();
-        assert!(
-            last_ten < Duration::from_millis(300),
-            "nodelay {nodelay}: {times:?}"
-        );
+        // Counted, not timed: a server whose answers stall on reused
+        // connections must end up with a new connection per request (each
+        // stalled call would cost a delayed ACK, ~40 ms).
         if nodelay {
             // The POSTs' connection and the session's GET stream.
             assert!(connections <= 4, "{connections} connections for 20 calls");
