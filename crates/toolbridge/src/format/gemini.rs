@@ -124,11 +124,12 @@ pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Va
 
 /// [`parameters_json_schema`], recording into `notes`.
 fn json_schema(input: &JsonObject, notes: &mut Notes) -> Value {
-    let mut out = Value::Object(schema::normalize_with(
-        input,
-        Target::GeminiJsonSchema,
-        notes,
-    ));
+    let normalized = schema::normalize_with(input, Target::GeminiJsonSchema, notes);
+    // Nearly every schema has none left: look before walking.
+    if !schema::may_match(&normalized, &|node| node.contains_key("$schema")) {
+        return Value::Object(normalized);
+    }
+    let mut out = Value::Object(normalized);
     schema::walk_mut(&mut out, &mut |node, path| {
         if node.remove("$schema").is_some() {
             notes.add(

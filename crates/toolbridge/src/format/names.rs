@@ -16,7 +16,7 @@
 use crate::tools::McpTool;
 use serde::Serialize;
 use std::borrow::{Borrow, Cow};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 /// The longest name any provider accepts.
@@ -175,17 +175,16 @@ impl NameTable {
             })
             .collect();
 
-        // Group the names that fit by their sanitized form to find collisions.
-        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, d) in drafts.iter().enumerate() {
-            if d.sanitized.len() <= MAX_NAME_LEN {
-                groups.entry(d.sanitized.as_str()).or_default().push(i);
-            }
-        }
+        // Group the names that fit by their sanitized form to find collisions
+        // (the sort is stable: each group lists its tools in order).
+        let mut fitting: Vec<usize> = (0..drafts.len())
+            .filter(|&i| drafts[i].sanitized.len() <= MAX_NAME_LEN)
+            .collect();
+        fitting.sort_by(|&a, &b| drafts[a].sanitized.cmp(&drafts[b].sanitized));
         let mut plain = vec![false; drafts.len()];
         let mut collided = vec![false; drafts.len()];
-        for members in groups.values() {
-            if let [only] = members.as_slice() {
+        for members in fitting.chunk_by(|&a, &b| drafts[a].sanitized == drafts[b].sanitized) {
+            if let [only] = members {
                 plain[*only] = true;
                 continue;
             }
@@ -203,40 +202,42 @@ impl NameTable {
             }
         }
 
-        // Plain names are taken first so a hashed name never steals one.
-        let mut used: HashSet<String> = drafts
-            .iter()
-            .zip(&plain)
-            .filter(|(_, p)| **p)
-            .map(|(d, _)| d.sanitized.clone())
-            .collect();
+        // The other names get a hash suffix. Plain names are taken first so
+        // a hashed name never steals one.
+        let mut hashed: Vec<Option<String>> = vec![None; drafts.len()];
+        if plain.contains(&false) {
+            let mut used: HashSet<Cow<'_, str>> = drafts
+                .iter()
+                .zip(&plain)
+                .filter(|(_, p)| **p)
+                .map(|(d, _)| Cow::Borrowed(d.sanitized.as_str()))
+                .collect();
+            for (i, d) in drafts.iter().enumerate().filter(|(i, _)| !plain[*i]) {
+                let mut salt = 0u32;
+                hashed[i] = loop {
+                    let candidate = suffixed(&d.sanitized, &d.key, salt);
+                    if used.insert(Cow::Owned(candidate.clone())) {
+                        break Some(candidate);
+                    }
+                    salt = salt.wrapping_add(1);
+                };
+            }
+        }
 
         let mut table = NameTable {
             style,
             by_tool: HashMap::with_capacity(drafts.len()),
             by_name: HashMap::with_capacity(drafts.len()),
         };
-        for (i, d) in drafts.into_iter().enumerate() {
-            let name = if plain[i] {
-                d.sanitized.clone()
-            } else {
-                let mut salt = 0u32;
-                loop {
-                    let candidate = suffixed(&d.sanitized, &d.key, salt);
-                    if used.insert(candidate.clone()) {
-                        break candidate;
-                    }
-                    salt = salt.wrapping_add(1);
-                }
-            };
+        for ((d, hashed), deduplicated) in drafts.into_iter().zip(hashed).zip(collided) {
             let entry = ExposedName {
                 sanitized: d.sanitized != d.raw,
                 shortened: d.sanitized.len() > MAX_NAME_LEN,
-                deduplicated: collided[i],
-                name: name.clone(),
+                deduplicated,
+                name: hashed.unwrap_or(d.sanitized),
                 raw: d.raw,
             };
-            table.by_name.insert(name, d.key.clone());
+            table.by_name.insert(entry.name.clone(), d.key.clone());
             table.by_tool.insert(d.key, entry);
         }
         table

@@ -257,9 +257,15 @@ fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
 
 /// OpenAI answers "array schema missing items" to `{"type":"array"}`.
 fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
+    let lacks_items =
+        |node: &JsonObject| schema::has_type(node, "array") && !node.contains_key("items");
+    // Nearly every schema has none: look before walking.
+    if !schema::may_match(schema, &lacks_items) {
+        return;
+    }
     let mut root = Value::Object(std::mem::take(schema));
     schema::walk_mut(&mut root, &mut |node, path| {
-        if schema::has_type(node, "array") && !node.contains_key("items") {
+        if lacks_items(node) {
             node.insert("items".into(), Value::Object(JsonObject::new()));
             notes.add(
                 path,

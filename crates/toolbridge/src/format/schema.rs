@@ -530,6 +530,33 @@ pub(crate) fn walk_mut(root: &mut Value, visit: &mut dyn FnMut(&mut JsonObject, 
     }
 }
 
+/// Whether `test` may hold for a schema object [`walk_mut`] would visit in
+/// `root`: `true` when it holds for one, or when `root` nests deeper than
+/// [`MAX_DEPTH`] (looking further could exhaust the stack). Lets a caller
+/// skip the walk, and what it allocates, when it would change nothing.
+pub(crate) fn may_match(root: &JsonObject, test: &dyn Fn(&JsonObject) -> bool) -> bool {
+    fn visit(node: &JsonObject, test: &dyn Fn(&JsonObject) -> bool, depth: usize) -> bool {
+        if depth > MAX_DEPTH || test(node) {
+            return true;
+        }
+        let child = |value: &Value| match value {
+            Value::Object(m) => visit(m, test, depth + 1),
+            _ => false,
+        };
+        node.iter().any(|(key, value)| {
+            let key = key.as_str();
+            if MAP_KEYWORDS.contains(&key) {
+                value.as_object().is_some_and(|map| map.values().any(child))
+            } else if let (true, Value::Array(items)) = (LIST_KEYWORDS.contains(&key), value) {
+                items.iter().any(child)
+            } else {
+                SINGLE_KEYWORDS.contains(&key) && child(value)
+            }
+        })
+    }
+    visit(root, test, 0)
+}
+
 /// `m` with the keys in `order` first, in that order, then the others in the
 /// order that swap-removing those keys from `m` leaves them (the order this
 /// has always written); keeps output readable and stable.
