@@ -257,8 +257,10 @@ fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
 
 /// OpenAI answers "array schema missing items" to `{"type":"array"}`.
 fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
-    let lacks_items =
-        |node: &JsonObject| schema::has_type(node, "array") && !node.contains_key("items");
+    let lacks_items = |node: &JsonObject| {
+        let [ty, items] = schema::members(node, ["type", "items"]);
+        schema::has_type(ty, "array") && items.is_none()
+    };
     // Nearly every schema has none: look before walking.
     if !schema::may_match(schema, &lacks_items) {
         return;
@@ -375,10 +377,38 @@ impl Strict<'_> {
             return Err(format!("more than {STRICT_MAX_NODES} schema nodes"));
         }
 
-        if let Some(reference) = m.get("$ref") {
+        let [
+            reference,
+            all_of,
+            any_of,
+            one_of,
+            ty,
+            properties,
+            items,
+            values,
+            constant,
+            additional_properties,
+            required,
+        ] = schema::members(
+            m,
+            [
+                "$ref",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "type",
+                "properties",
+                "items",
+                "enum",
+                "const",
+                "additionalProperties",
+                "required",
+            ],
+        );
+        if let Some(reference) = reference {
             return self.reference(m, reference, path, depth);
         }
-        if let Some(all) = m.get("allOf") {
+        if let Some(all) = all_of {
             let Value::Array(branches) = all else {
                 return Err(format!("{} has a malformed allOf", at(path)));
             };
@@ -400,7 +430,9 @@ impl Strict<'_> {
             );
             return self.node(&Value::Object(merged), path, depth);
         }
-        if let Some(keyword) = STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k)) {
+        if m.keys().any(|k| STRICT_UNSUPPORTED.contains(&k.as_str()))
+            && let Some(keyword) = STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k))
+        {
             return Err(format!(
                 "{} uses `{keyword}`, which strict mode refuses",
                 at(path)
@@ -408,16 +440,12 @@ impl Strict<'_> {
         }
 
         let mut out = JsonObject::new();
-        match (m.get("anyOf"), m.get("oneOf")) {
+        match (any_of, one_of) {
             (Some(_), Some(_)) => {
                 return Err(format!("{} has both anyOf and oneOf", at(path)));
             }
             (Some(branches), None) | (None, Some(branches)) => {
-                let keyword = if m.contains_key("oneOf") {
-                    "oneOf"
-                } else {
-                    "anyOf"
-                };
+                let keyword = if one_of.is_some() { "oneOf" } else { "anyOf" };
                 let Value::Array(branches) = branches else {
                     return Err(format!("{} has a malformed {keyword}", at(path)));
                 };
@@ -435,27 +463,27 @@ impl Strict<'_> {
             (None, None) => {}
         }
 
-        match m.get("type") {
+        match ty {
             None | Some(Value::String(_)) => {}
             Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
             Some(other) => return Err(format!("{} has type `{other}`", at(path))),
         }
-        let untyped = schema::is_untyped(m);
-        let is_object = schema::has_type(m, "object") || (untyped && m.contains_key("properties"));
-        let is_array = schema::has_type(m, "array") || (untyped && m.contains_key("items"));
+        let untyped = schema::is_untyped(ty);
+        let is_object = schema::has_type(ty, "object") || (untyped && properties.is_some());
+        let is_array = schema::has_type(ty, "array") || (untyped && items.is_some());
 
         if is_object {
             self.object(
-                m.get("additionalProperties"),
-                m.get("properties"),
-                m.get("required"),
+                additional_properties,
+                properties,
+                required,
                 &mut out,
                 path,
                 depth,
             )?;
         }
         if is_array {
-            match m.get("items") {
+            match items {
                 Some(items @ Value::Object(_)) => {
                     let p = path.key("items");
                     out.insert(
@@ -472,14 +500,14 @@ impl Strict<'_> {
             }
         }
 
-        if let Some(t) = m.get("type") {
+        if let Some(t) = ty {
             out.insert("type".into(), t.clone());
         } else if is_object {
             out.insert("type".into(), Value::from("object"));
         } else if is_array {
             out.insert("type".into(), Value::from("array"));
         }
-        if let Some(values) = m.get("enum") {
+        if let Some(values) = values {
             let Value::Array(values) = values else {
                 return Err(format!("{} has a malformed enum", at(path)));
             };
@@ -491,12 +519,12 @@ impl Strict<'_> {
             }
             out.insert("enum".into(), Value::Array(values.clone()));
         }
-        if let Some(c) = m.get("const") {
+        if let Some(c) = constant {
             out.insert("const".into(), c.clone());
         }
-        if !["type", "anyOf", "enum", "const"]
+        if schema::members(&out, ["type", "anyOf", "enum", "const"])
             .iter()
-            .any(|k| out.contains_key(*k))
+            .all(Option::is_none)
         {
             return Err(format!("{} has no type", at(path)));
         }
@@ -640,16 +668,16 @@ impl Strict<'_> {
                 "more than {STRICT_MAX_PROPERTIES} properties in total"
             ));
         }
-        let required: Vec<&str> = match required {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
+        let required: &[Value] = match required {
+            Some(Value::Array(names)) => names,
+            _ => &[],
         };
-        let mut strict_props = JsonObject::new();
+        let mut strict_props = JsonObject::with_capacity(props.len());
         let properties_path = path.key("properties");
         for (name, prop) in props {
             let p = properties_path.key(name);
             let mut child = self.node(prop, &p, depth + 1)?;
-            if !required.contains(&name.as_str()) {
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
                 make_nullable(&mut child);
                 self.note(
                     &p,
@@ -683,7 +711,10 @@ impl Strict<'_> {
 /// Lets a strict schema also accept `null`.
 fn make_nullable(node: &mut JsonObject) {
     let null_schema = || json!({"type": "null"});
-    if node.contains_key("$ref") {
+    // Which keywords are there, in one pass; most nodes only have `type`.
+    let [reference, any_of, ty, constant, values] =
+        schema::members(node, ["$ref", "anyOf", "type", "const", "enum"]).map(|v| v.is_some());
+    if reference {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
@@ -692,7 +723,7 @@ fn make_nullable(node: &mut JsonObject) {
         return;
     }
     let mut done = false;
-    if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+    if any_of && let Some(Value::Array(branches)) = node.get_mut("anyOf") {
         let is_null_schema = |b: &Value| {
             b.as_object().is_some_and(|b| {
                 b.len() == 1 && b.get("type").and_then(Value::as_str) == Some("null")
@@ -703,7 +734,8 @@ fn make_nullable(node: &mut JsonObject) {
         }
         done = true;
     }
-    match node.get_mut("type") {
+    let ty = if ty { node.get_mut("type") } else { None };
+    match ty {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
             node.insert(
@@ -720,10 +752,12 @@ fn make_nullable(node: &mut JsonObject) {
         }
         _ => {}
     }
-    if let Some(c) = node.remove("const") {
+    if constant && let Some(c) = node.remove("const") {
         node.insert("enum".into(), Value::Array(vec![c]));
     }
-    if let Some(Value::Array(values)) = node.get_mut("enum") {
+    if (values || constant)
+        && let Some(Value::Array(values)) = node.get_mut("enum")
+    {
         if !values.contains(&Value::Null) {
             values.push(Value::Null);
         }
