@@ -197,7 +197,7 @@ impl Gemini<'_> {
     /// copy of the whole schema.
     fn root(&mut self, root: &Normalized<'_>) -> JsonObject {
         self.nodes += 1;
-        let mut out = JsonObject::new();
+        let mut out = JsonObject::with_capacity(4);
         out.insert("type".into(), Value::from("object"));
         for key in ["description", "title"] {
             if let Some(Value::String(s)) = root.get(key) {

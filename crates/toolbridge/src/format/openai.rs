@@ -331,7 +331,13 @@ impl Strict<'_> {
     /// root's members where they are instead of a copy of the whole schema.
     fn root(&mut self, root: &Normalized<'_>) -> Result<JsonObject, String> {
         self.nodes += 1;
-        let mut out = JsonObject::new();
+        // Written in the output order already: the root has no keyword
+        // `ordered` would put after these.
+        let mut out = JsonObject::with_capacity(5);
+        out.insert("type".into(), Value::from("object"));
+        if let Some(description @ Value::String(_)) = root.get("description") {
+            out.insert("description".into(), description.clone());
+        }
         self.object(
             root.get("additionalProperties"),
             root.get("properties"),
@@ -340,10 +346,6 @@ impl Strict<'_> {
             &Pointer::Root,
             0,
         )?;
-        out.insert("type".into(), Value::from("object"));
-        if let Some(description @ Value::String(_)) = root.get("description") {
-            out.insert("description".into(), description.clone());
-        }
         Ok(schema::ordered(out, &OUTPUT_ORDER))
     }
 
