@@ -152,7 +152,8 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
     let declarations: Vec<Value> = tools
         .iter()
         .map(|tool| {
-            let mut declaration = JsonObject::new();
+            // The map is made before what goes in it (why: see schema::object).
+            let mut declaration = JsonObject::with_capacity(3);
             declaration.insert(
                 "name".into(),
                 Value::from(names.name_for(tool).into_owned()),
@@ -617,7 +618,7 @@ impl Gemini<'_> {
             return Some(out);
         }
 
-        let mut out = JsonObject::new();
+        let mut out = JsonObject::with_capacity(m.len());
         let mut ty = types.pop();
 
         // const and enum: Gemini takes string enums only.
@@ -877,9 +878,11 @@ impl Gemini<'_> {
                 let properties_path = path.key("properties");
                 for (name, schema) in input {
                     let p = properties_path.key(name);
+                    // The key before its schema (why: see schema::object).
+                    let key = name.clone();
                     match self.convert(schema, &p, depth + 1) {
                         Some(c) => {
-                            props.insert(name.clone(), Value::Object(c));
+                            props.insert(key, Value::Object(c));
                         }
                         None => self.note(
                             p,

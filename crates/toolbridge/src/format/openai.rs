@@ -160,21 +160,23 @@ pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions)
     let out = tools
         .iter()
         .map(|tool| {
-            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
+            // Each map is made before what goes in it, so memory is laid out
+            // in the order dropping the result frees it (why: see schema::object).
+            let mut tool_def = JsonObject::with_capacity(2);
+            tool_def.insert("type".into(), Value::from("function"));
             let mut function = JsonObject::with_capacity(4);
             function.insert(
                 "name".into(),
                 Value::from(names.name_for(tool).into_owned()),
             );
             function.insert("description".into(), Value::from(tool.description.clone()));
+            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
             function.insert("parameters".into(), params.schema);
             if options.strict {
                 function.insert("strict".into(), Value::Bool(params.strict));
             }
-            schema::object([
-                ("type", Value::from("function")),
-                ("function", Value::Object(function)),
-            ])
+            tool_def.insert("function".into(), Value::Object(function));
+            Value::Object(tool_def)
         })
         .collect();
     Value::Array(out)
@@ -187,14 +189,18 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
     let out = tools
         .iter()
         .map(|tool| {
+            // The map is made before what goes in it (why: see schema::object).
+            let mut tool_def = JsonObject::with_capacity(5);
+            tool_def.insert("type".into(), Value::from("function"));
+            tool_def.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            tool_def.insert("description".into(), Value::from(tool.description.clone()));
             let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
-            schema::object([
-                ("type", Value::from("function")),
-                ("name", Value::from(names.name_for(tool).into_owned())),
-                ("description", Value::from(tool.description.clone())),
-                ("parameters", params.schema),
-                ("strict", Value::Bool(params.strict)),
-            ])
+            tool_def.insert("parameters".into(), params.schema);
+            tool_def.insert("strict".into(), Value::Bool(params.strict));
+            Value::Object(tool_def)
         })
         .collect();
     Value::Array(out)
@@ -441,7 +447,7 @@ impl Strict<'_> {
             ));
         }
 
-        let mut out = JsonObject::new();
+        let mut out = JsonObject::with_capacity(m.len());
         match (any_of, one_of) {
             (Some(_), Some(_)) => {
                 return Err(format!("{} has both anyOf and oneOf", at(path)));
@@ -678,6 +684,8 @@ impl Strict<'_> {
         let properties_path = path.key("properties");
         for (name, prop) in props {
             let p = properties_path.key(name);
+            // The key before its schema (why: see schema::object).
+            let key = name.clone();
             let mut child = self.node(prop, &p, depth + 1)?;
             if !required.iter().any(|r| r.as_str() == Some(name)) {
                 make_nullable(&mut child);
@@ -687,7 +695,7 @@ impl Strict<'_> {
                     "optional property made required and nullable",
                 );
             }
-            strict_props.insert(name.clone(), Value::Object(child));
+            strict_props.insert(key, Value::Object(child));
         }
         if !closed {
             self.note(
