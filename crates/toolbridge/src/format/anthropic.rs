@@ -21,18 +21,20 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
     let out = tools
         .iter()
         .map(|tool| {
-            schema::object([
-                ("name", Value::from(names.name_for(tool).into_owned())),
-                ("description", Value::from(tool.description.clone())),
-                (
-                    "input_schema",
-                    Value::Object(schema::normalize_with(
-                        &tool.input_schema,
-                        Target::Anthropic,
-                        &mut Notes::discarding(),
-                    )),
-                ),
-            ])
+            // The map is made before what goes in it (why: see schema::object).
+            let mut tool_def = JsonObject::with_capacity(3);
+            tool_def.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            tool_def.insert("description".into(), Value::from(tool.description.clone()));
+            let schema = schema::normalize_with(
+                &tool.input_schema,
+                Target::Anthropic,
+                &mut Notes::discarding(),
+            );
+            tool_def.insert("input_schema".into(), Value::Object(schema));
+            Value::Object(tool_def)
         })
         .collect();
     Value::Array(out)

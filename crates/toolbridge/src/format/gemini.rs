@@ -152,7 +152,8 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
     let declarations: Vec<Value> = tools
         .iter()
         .map(|tool| {
-            let mut declaration = JsonObject::new();
+            // The map is made before what goes in it (why: see schema::object).
+            let mut declaration = JsonObject::with_capacity(3);
             declaration.insert(
                 "name".into(),
                 Value::from(names.name_for(tool).into_owned()),
@@ -197,7 +198,7 @@ impl Gemini<'_> {
     /// copy of the whole schema.
     fn root(&mut self, root: &Normalized<'_>) -> JsonObject {
         self.nodes += 1;
-        let mut out = JsonObject::new();
+        let mut out = JsonObject::with_capacity(4);
         out.insert("type".into(), Value::from("object"));
         for key in ["description", "title"] {
             if let Some(Value::String(s)) = root.get(key) {
@@ -270,14 +271,16 @@ impl Gemini<'_> {
     }
 
     fn node(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
-        if let Some(reference) = m.get("$ref") {
+        let [reference, all_of, any_of, one_of] =
+            schema::members(m, ["$ref", "allOf", "anyOf", "oneOf"]);
+        if let Some(reference) = reference {
             return self.reference(m, reference, path, depth);
         }
-        if let Some(all) = m.get("allOf") {
+        if let Some(all) = all_of {
             let merged = self.merge_all_of(m, all, path);
             return self.convert(&Value::Object(merged), path, depth + 1);
         }
-        if m.contains_key("anyOf") || m.contains_key("oneOf") {
+        if any_of.is_some() || one_of.is_some() {
             return self.union(m, path, depth);
         }
         self.simple(m, path, depth)
@@ -532,9 +535,10 @@ impl Gemini<'_> {
 
     /// A node without `$ref`, `allOf`, `anyOf` or `oneOf`.
     fn simple(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
-        let mut nullable = m.get("nullable") == Some(&Value::Bool(true));
+        let kw = Keywords::of(m);
+        let mut nullable = kw.nullable == Some(&Value::Bool(true));
         let mut types: Vec<&str> = Vec::new();
-        match m.get("type") {
+        match kw.ty {
             None => {}
             Some(Value::String(t)) => types.push(t),
             Some(Value::Array(ts)) => {
@@ -614,11 +618,11 @@ impl Gemini<'_> {
             return Some(out);
         }
 
-        let mut out = JsonObject::new();
+        let mut out = JsonObject::with_capacity(m.len());
         let mut ty = types.pop();
 
         // const and enum: Gemini takes string enums only.
-        let values = match (m.get("const"), m.get("enum")) {
+        let values = match (kw.constant, kw.values) {
             (Some(c), _) => {
                 self.note(
                     path,
@@ -700,8 +704,8 @@ impl Gemini<'_> {
             },
         };
         out.insert("type".into(), Value::from(ty));
-        copy_annotations(m, &mut out);
-        if let Some(default) = m.get("default") {
+        annotate(&mut out, [kw.description, kw.title]);
+        if let Some(default) = kw.default {
             let default = match default {
                 Value::String(_) | Value::Null => default.clone(),
                 other if stringified => Value::from(other.to_string()),
@@ -712,10 +716,10 @@ impl Gemini<'_> {
 
         match ty {
             "string" => {
-                self.format(m, &mut out, path, &["enum", "date-time"]);
-                copy_if(m, &mut out, "minLength", Value::is_u64);
-                copy_if(m, &mut out, "maxLength", Value::is_u64);
-                copy_if(m, &mut out, "pattern", Value::is_string);
+                self.format(kw.format, &mut out, path, &["enum", "date-time"]);
+                copy_if(&mut out, "minLength", kw.min_length, Value::is_u64);
+                copy_if(&mut out, "maxLength", kw.max_length, Value::is_u64);
+                copy_if(&mut out, "pattern", kw.pattern, Value::is_string);
             }
             "number" | "integer" => {
                 let formats: &[&str] = if ty == "number" {
@@ -723,21 +727,21 @@ impl Gemini<'_> {
                 } else {
                     &["int32", "int64"]
                 };
-                self.format(m, &mut out, path, formats);
-                copy_if(m, &mut out, "minimum", Value::is_number);
-                copy_if(m, &mut out, "maximum", Value::is_number);
+                self.format(kw.format, &mut out, path, formats);
+                copy_if(&mut out, "minimum", kw.minimum, Value::is_number);
+                copy_if(&mut out, "maximum", kw.maximum, Value::is_number);
             }
             "array" => {
-                let items = self.items(m, path, depth);
+                let items = self.items(kw.items, kw.prefix_items, path, depth);
                 out.insert("items".into(), Value::Object(items));
-                copy_if(m, &mut out, "minItems", Value::is_u64);
-                copy_if(m, &mut out, "maxItems", Value::is_u64);
+                copy_if(&mut out, "minItems", kw.min_items, Value::is_u64);
+                copy_if(&mut out, "maxItems", kw.max_items, Value::is_u64);
             }
             "object" => {
                 self.object(
-                    m.get("properties"),
-                    m.get("required"),
-                    m.get("propertyOrdering"),
+                    kw.properties,
+                    kw.required,
+                    kw.property_ordering,
                     &mut out,
                     path,
                     depth,
@@ -778,12 +782,12 @@ impl Gemini<'_> {
 
     fn format(
         &mut self,
-        m: &JsonObject,
+        format: Option<&Value>,
         out: &mut JsonObject,
         path: &Pointer<'_>,
         accepted: &[&str],
     ) {
-        match m.get("format") {
+        match format {
             None => {}
             Some(Value::String(f)) if accepted.contains(&f.as_str()) => {
                 out.insert("format".into(), Value::from(f.clone()));
@@ -798,9 +802,15 @@ impl Gemini<'_> {
     }
 
     /// The `items` of an array: converted, or a string schema when missing.
-    fn items(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> JsonObject {
+    fn items(
+        &mut self,
+        items: Option<&Value>,
+        prefix_items: Option<&Value>,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> JsonObject {
         let items_path = path.key("items");
-        let converted = match (m.get("items"), m.get("prefixItems")) {
+        let converted = match (items, prefix_items) {
             (Some(items @ Value::Object(_)), _) => self.convert(items, &items_path, depth + 1),
             (Some(Value::Array(tuple)), _) => self.tuple(tuple, &items_path, depth),
             (_, Some(Value::Array(tuple))) => self.tuple(tuple, &path.key("prefixItems"), depth),
@@ -861,15 +871,18 @@ impl Gemini<'_> {
         path: &Pointer<'_>,
         depth: usize,
     ) {
-        let mut props = JsonObject::new();
+        let mut props =
+            JsonObject::with_capacity(properties.and_then(Value::as_object).map_or(0, |p| p.len()));
         match properties {
             Some(Value::Object(input)) => {
                 let properties_path = path.key("properties");
                 for (name, schema) in input {
                     let p = properties_path.key(name);
+                    // The key before its schema (why: see schema::object).
+                    let key = name.clone();
                     match self.convert(schema, &p, depth + 1) {
                         Some(c) => {
-                            props.insert(name.clone(), Value::Object(c));
+                            props.insert(key, Value::Object(c));
                         }
                         None => self.note(
                             p,
@@ -1032,16 +1045,81 @@ fn infer_type(m: &JsonObject) -> Option<&'static str> {
 }
 
 fn copy_annotations(m: &JsonObject, out: &mut JsonObject) {
-    for key in ["description", "title"] {
-        if let Some(Value::String(s)) = m.get(key) {
+    annotate(out, schema::members(m, ["description", "title"]));
+}
+
+/// Copies a string `description` and `title`, in that order, to `out`.
+fn annotate(out: &mut JsonObject, [description, title]: [Option<&Value>; 2]) {
+    for (key, value) in [("description", description), ("title", title)] {
+        if let Some(Value::String(s)) = value {
             out.insert(key.into(), Value::from(s.clone()));
         }
     }
 }
 
-fn copy_if(m: &JsonObject, out: &mut JsonObject, key: &str, ok: fn(&Value) -> bool) {
-    if let Some(v) = m.get(key).filter(|v| ok(v)) {
+/// Copies `value` to `out` as `key` if it is `ok`.
+fn copy_if(out: &mut JsonObject, key: &str, value: Option<&Value>, ok: fn(&Value) -> bool) {
+    if let Some(v) = value.filter(|v| ok(v)) {
         out.insert(key.into(), v.clone());
+    }
+}
+
+/// The keywords of a node that [`Gemini::simple`] reads, found in one pass
+/// over the node instead of hashing each name.
+#[derive(Default)]
+struct Keywords<'a> {
+    nullable: Option<&'a Value>,
+    ty: Option<&'a Value>,
+    constant: Option<&'a Value>,
+    values: Option<&'a Value>,
+    default: Option<&'a Value>,
+    description: Option<&'a Value>,
+    title: Option<&'a Value>,
+    format: Option<&'a Value>,
+    min_length: Option<&'a Value>,
+    max_length: Option<&'a Value>,
+    pattern: Option<&'a Value>,
+    minimum: Option<&'a Value>,
+    maximum: Option<&'a Value>,
+    items: Option<&'a Value>,
+    prefix_items: Option<&'a Value>,
+    min_items: Option<&'a Value>,
+    max_items: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    required: Option<&'a Value>,
+    property_ordering: Option<&'a Value>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(m: &'a JsonObject) -> Self {
+        let mut kw = Keywords::default();
+        for (key, value) in m {
+            let slot = match key.as_str() {
+                "nullable" => &mut kw.nullable,
+                "type" => &mut kw.ty,
+                "const" => &mut kw.constant,
+                "enum" => &mut kw.values,
+                "default" => &mut kw.default,
+                "description" => &mut kw.description,
+                "title" => &mut kw.title,
+                "format" => &mut kw.format,
+                "minLength" => &mut kw.min_length,
+                "maxLength" => &mut kw.max_length,
+                "pattern" => &mut kw.pattern,
+                "minimum" => &mut kw.minimum,
+                "maximum" => &mut kw.maximum,
+                "items" => &mut kw.items,
+                "prefixItems" => &mut kw.prefix_items,
+                "minItems" => &mut kw.min_items,
+                "maxItems" => &mut kw.max_items,
+                "properties" => &mut kw.properties,
+                "required" => &mut kw.required,
+                "propertyOrdering" => &mut kw.property_ordering,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        kw
     }
 }
 

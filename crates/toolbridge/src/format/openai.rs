@@ -160,21 +160,23 @@ pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions)
     let out = tools
         .iter()
         .map(|tool| {
-            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
+            // Each map is made before what goes in it, so memory is laid out
+            // in the order dropping the result frees it (why: see schema::object).
+            let mut tool_def = JsonObject::with_capacity(2);
+            tool_def.insert("type".into(), Value::from("function"));
             let mut function = JsonObject::with_capacity(4);
             function.insert(
                 "name".into(),
                 Value::from(names.name_for(tool).into_owned()),
             );
             function.insert("description".into(), Value::from(tool.description.clone()));
+            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
             function.insert("parameters".into(), params.schema);
             if options.strict {
                 function.insert("strict".into(), Value::Bool(params.strict));
             }
-            schema::object([
-                ("type", Value::from("function")),
-                ("function", Value::Object(function)),
-            ])
+            tool_def.insert("function".into(), Value::Object(function));
+            Value::Object(tool_def)
         })
         .collect();
     Value::Array(out)
@@ -187,14 +189,18 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
     let out = tools
         .iter()
         .map(|tool| {
+            // The map is made before what goes in it (why: see schema::object).
+            let mut tool_def = JsonObject::with_capacity(5);
+            tool_def.insert("type".into(), Value::from("function"));
+            tool_def.insert(
+                "name".into(),
+                Value::from(names.name_for(tool).into_owned()),
+            );
+            tool_def.insert("description".into(), Value::from(tool.description.clone()));
             let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
-            schema::object([
-                ("type", Value::from("function")),
-                ("name", Value::from(names.name_for(tool).into_owned())),
-                ("description", Value::from(tool.description.clone())),
-                ("parameters", params.schema),
-                ("strict", Value::Bool(params.strict)),
-            ])
+            tool_def.insert("parameters".into(), params.schema);
+            tool_def.insert("strict".into(), Value::Bool(params.strict));
+            Value::Object(tool_def)
         })
         .collect();
     Value::Array(out)
@@ -257,8 +263,10 @@ fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
 
 /// OpenAI answers "array schema missing items" to `{"type":"array"}`.
 fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
-    let lacks_items =
-        |node: &JsonObject| schema::has_type(node, "array") && !node.contains_key("items");
+    let lacks_items = |node: &JsonObject| {
+        let [ty, items] = schema::members(node, ["type", "items"]);
+        schema::has_type(ty, "array") && items.is_none()
+    };
     // Nearly every schema has none: look before walking.
     if !schema::may_match(schema, &lacks_items) {
         return;
@@ -329,7 +337,13 @@ impl Strict<'_> {
     /// root's members where they are instead of a copy of the whole schema.
     fn root(&mut self, root: &Normalized<'_>) -> Result<JsonObject, String> {
         self.nodes += 1;
-        let mut out = JsonObject::new();
+        // Written in the output order already: the root has no keyword
+        // `ordered` would put after these.
+        let mut out = JsonObject::with_capacity(5);
+        out.insert("type".into(), Value::from("object"));
+        if let Some(description @ Value::String(_)) = root.get("description") {
+            out.insert("description".into(), description.clone());
+        }
         self.object(
             root.get("additionalProperties"),
             root.get("properties"),
@@ -338,10 +352,6 @@ impl Strict<'_> {
             &Pointer::Root,
             0,
         )?;
-        out.insert("type".into(), Value::from("object"));
-        if let Some(description @ Value::String(_)) = root.get("description") {
-            out.insert("description".into(), description.clone());
-        }
         Ok(schema::ordered(out, &OUTPUT_ORDER))
     }
 
@@ -375,10 +385,38 @@ impl Strict<'_> {
             return Err(format!("more than {STRICT_MAX_NODES} schema nodes"));
         }
 
-        if let Some(reference) = m.get("$ref") {
+        let [
+            reference,
+            all_of,
+            any_of,
+            one_of,
+            ty,
+            properties,
+            items,
+            values,
+            constant,
+            additional_properties,
+            required,
+        ] = schema::members(
+            m,
+            [
+                "$ref",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "type",
+                "properties",
+                "items",
+                "enum",
+                "const",
+                "additionalProperties",
+                "required",
+            ],
+        );
+        if let Some(reference) = reference {
             return self.reference(m, reference, path, depth);
         }
-        if let Some(all) = m.get("allOf") {
+        if let Some(all) = all_of {
             let Value::Array(branches) = all else {
                 return Err(format!("{} has a malformed allOf", at(path)));
             };
@@ -400,24 +438,22 @@ impl Strict<'_> {
             );
             return self.node(&Value::Object(merged), path, depth);
         }
-        if let Some(keyword) = STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k)) {
+        if m.keys().any(|k| STRICT_UNSUPPORTED.contains(&k.as_str()))
+            && let Some(keyword) = STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k))
+        {
             return Err(format!(
                 "{} uses `{keyword}`, which strict mode refuses",
                 at(path)
             ));
         }
 
-        let mut out = JsonObject::new();
-        match (m.get("anyOf"), m.get("oneOf")) {
+        let mut out = JsonObject::with_capacity(m.len());
+        match (any_of, one_of) {
             (Some(_), Some(_)) => {
                 return Err(format!("{} has both anyOf and oneOf", at(path)));
             }
             (Some(branches), None) | (None, Some(branches)) => {
-                let keyword = if m.contains_key("oneOf") {
-                    "oneOf"
-                } else {
-                    "anyOf"
-                };
+                let keyword = if one_of.is_some() { "oneOf" } else { "anyOf" };
                 let Value::Array(branches) = branches else {
                     return Err(format!("{} has a malformed {keyword}", at(path)));
                 };
@@ -435,27 +471,27 @@ impl Strict<'_> {
             (None, None) => {}
         }
 
-        match m.get("type") {
+        match ty {
             None | Some(Value::String(_)) => {}
             Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
             Some(other) => return Err(format!("{} has type `{other}`", at(path))),
         }
-        let untyped = schema::is_untyped(m);
-        let is_object = schema::has_type(m, "object") || (untyped && m.contains_key("properties"));
-        let is_array = schema::has_type(m, "array") || (untyped && m.contains_key("items"));
+        let untyped = schema::is_untyped(ty);
+        let is_object = schema::has_type(ty, "object") || (untyped && properties.is_some());
+        let is_array = schema::has_type(ty, "array") || (untyped && items.is_some());
 
         if is_object {
             self.object(
-                m.get("additionalProperties"),
-                m.get("properties"),
-                m.get("required"),
+                additional_properties,
+                properties,
+                required,
                 &mut out,
                 path,
                 depth,
             )?;
         }
         if is_array {
-            match m.get("items") {
+            match items {
                 Some(items @ Value::Object(_)) => {
                     let p = path.key("items");
                     out.insert(
@@ -472,14 +508,14 @@ impl Strict<'_> {
             }
         }
 
-        if let Some(t) = m.get("type") {
+        if let Some(t) = ty {
             out.insert("type".into(), t.clone());
         } else if is_object {
             out.insert("type".into(), Value::from("object"));
         } else if is_array {
             out.insert("type".into(), Value::from("array"));
         }
-        if let Some(values) = m.get("enum") {
+        if let Some(values) = values {
             let Value::Array(values) = values else {
                 return Err(format!("{} has a malformed enum", at(path)));
             };
@@ -491,12 +527,12 @@ impl Strict<'_> {
             }
             out.insert("enum".into(), Value::Array(values.clone()));
         }
-        if let Some(c) = m.get("const") {
+        if let Some(c) = constant {
             out.insert("const".into(), c.clone());
         }
-        if !["type", "anyOf", "enum", "const"]
+        if schema::members(&out, ["type", "anyOf", "enum", "const"])
             .iter()
-            .any(|k| out.contains_key(*k))
+            .all(Option::is_none)
         {
             return Err(format!("{} has no type", at(path)));
         }
@@ -640,16 +676,18 @@ impl Strict<'_> {
                 "more than {STRICT_MAX_PROPERTIES} properties in total"
             ));
         }
-        let required: Vec<&str> = match required {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
+        let required: &[Value] = match required {
+            Some(Value::Array(names)) => names,
+            _ => &[],
         };
-        let mut strict_props = JsonObject::new();
+        let mut strict_props = JsonObject::with_capacity(props.len());
         let properties_path = path.key("properties");
         for (name, prop) in props {
             let p = properties_path.key(name);
+            // The key before its schema (why: see schema::object).
+            let key = name.clone();
             let mut child = self.node(prop, &p, depth + 1)?;
-            if !required.contains(&name.as_str()) {
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
                 make_nullable(&mut child);
                 self.note(
                     &p,
@@ -657,7 +695,7 @@ impl Strict<'_> {
                     "optional property made required and nullable",
                 );
             }
-            strict_props.insert(name.clone(), Value::Object(child));
+            strict_props.insert(key, Value::Object(child));
         }
         if !closed {
             self.note(
@@ -683,7 +721,10 @@ impl Strict<'_> {
 /// Lets a strict schema also accept `null`.
 fn make_nullable(node: &mut JsonObject) {
     let null_schema = || json!({"type": "null"});
-    if node.contains_key("$ref") {
+    // Which keywords are there, in one pass; most nodes only have `type`.
+    let [reference, any_of, ty, constant, values] =
+        schema::members(node, ["$ref", "anyOf", "type", "const", "enum"]).map(|v| v.is_some());
+    if reference {
         let inner = std::mem::take(node);
         node.insert(
             "anyOf".into(),
@@ -692,7 +733,7 @@ fn make_nullable(node: &mut JsonObject) {
         return;
     }
     let mut done = false;
-    if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+    if any_of && let Some(Value::Array(branches)) = node.get_mut("anyOf") {
         let is_null_schema = |b: &Value| {
             b.as_object().is_some_and(|b| {
                 b.len() == 1 && b.get("type").and_then(Value::as_str) == Some("null")
@@ -703,7 +744,8 @@ fn make_nullable(node: &mut JsonObject) {
         }
         done = true;
     }
-    match node.get_mut("type") {
+    let ty = if ty { node.get_mut("type") } else { None };
+    match ty {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
             node.insert(
@@ -720,10 +762,12 @@ fn make_nullable(node: &mut JsonObject) {
         }
         _ => {}
     }
-    if let Some(c) = node.remove("const") {
+    if constant && let Some(c) = node.remove("const") {
         node.insert("enum".into(), Value::Array(vec![c]));
     }
-    if let Some(Value::Array(values)) = node.get_mut("enum") {
+    if (values || constant)
+        && let Some(Value::Array(values)) = node.get_mut("enum")
+    {
         if !values.contains(&Value::Null) {
             values.push(Value::Null);
         }

