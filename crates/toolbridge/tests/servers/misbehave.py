@@ -18,6 +18,7 @@ In modes hang/crash a call to any tool hangs/crashes.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -85,7 +86,8 @@ for line in sys.stdin:
         if "deaf" in modes:
             os.close(0)
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
-            time.sleep(1000)
+            while True:  # alive, stdout open, until toolbridge kills the group
+                signal.pause()
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
     elif method == "tools/call":
         if "hang" in modes:
