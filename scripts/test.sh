@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-test-deps.sh
-# --all-targets compiles the benchmarks too (in the dev profile): they
-# measure, they do not test, so they are built here but not run.
 cargo build --workspace --all-targets
+# Benchmarks are compiled, not run: they measure, they do not test. The dev
+# profile keeps this from being a second, release-sized build on CI's disk.
+cargo bench --workspace --no-run --profile dev
 cargo test --workspace
