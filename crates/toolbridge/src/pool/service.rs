@@ -404,3 +404,25 @@ fn result_kind(result: &ServerResult) -> &'static str {
         _ => "another kind of result",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(unreachable_code, clippy::diverging_sub_expression)]
+    fn a_call_future_does_not_carry_the_server_start_inline() {
+        fn future_size<F>(_: &impl FnOnce() -> F) -> usize {
+            std::mem::size_of::<F>()
+        }
+        // Starting a server (spawn, handshake, timers) is boxed; inline it
+        // made every call's future ~12 KiB, copied each time a caller moves
+        // it into join_all or a task. What remains is mostly rmcp's own
+        // request future (~3 KiB).
+        let size = future_size(&|| {
+            let pool: &'static Pool = unreachable!();
+            pool.call_tool("server", "tool", None, unreachable!())
+        });
+        assert!(size <= 4096, "Pool::call_tool's future is {size} bytes");
+    }
+}
