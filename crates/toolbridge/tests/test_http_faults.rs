@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, SOON, args, call_text, client, client_error, remote, rmcp_server::RmcpServer,
+    Lifecycle, SOON, args, call_text, client, client_error, remote, response_soon,
+    rmcp_server::RmcpServer, send_request,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -82,17 +83,8 @@ async fn a_call_that_never_returns_times_out_and_the_server_is_told() {
     for (sessions, lifecycle) in MODES {
         let server = RmcpServer::start(sessions).await;
         let client = client_for(&server, lifecycle).await;
-        let handle = client
-            .peer()
-            .send_request_with_option(
-                hang_request(),
-                PeerRequestOptions::with_timeout(Duration::from_millis(500)),
-            )
-            .await
-            .unwrap();
-        let result = tokio::time::timeout(SOON, handle.await_response())
-            .await
-            .unwrap();
+        let handle = send_request(&client, hang_request(), Duration::from_millis(500)).await;
+        let result = response_soon(handle).await;
         assert!(
             matches!(result, Err(ServiceError::Timeout { .. })),
             "{result:?}"
