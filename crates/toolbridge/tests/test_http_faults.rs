@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, SOON, args, call_text, client, client_error, remote, response_soon,
-    rmcp_server::RmcpServer, send_request,
+    Lifecycle, SOON, args, call_text, client, client_error, closed_port, remote, response_soon,
+    rmcp_server::RmcpServer, send_request, serve,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -105,17 +105,9 @@ async fn a_call_that_never_returns_times_out_and_the_server_is_told() {
     }
 }
 
-/// A URL on which nothing listens.
-async fn closed_port_url(path: &str) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
-    format!("http://{addr}{path}")
-}
-
 #[tokio::test]
 async fn an_unreachable_url_is_a_clear_error() {
-    let url = closed_port_url("/mcp").await;
+    let url = format!("http://127.0.0.1:{}/mcp", closed_port().await);
     for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
         let error = client_error(&remote(TransportKind::Http, &url, &[]), lifecycle).await;
         assert!(
@@ -135,10 +127,7 @@ pub async fn fixed_server(status: u16, content_type: &'static str, body: &'stati
             .body(Body::from(body))
             .unwrap()
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    url
+    format!("{}/mcp", serve(app).await)
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use axum::{body::Body, response::Response};
 use common::{
     Lifecycle, args, assert_a_killed_server_fails_the_call_in_flight,
     assert_a_timed_out_call_is_cancelled_on_the_server, call_text, client, client_error,
-    everything, python, remote, tool_names, transport, untyped,
+    everything, python, remote, serve, tool_names, transport, untyped,
 };
 use serde_json::json;
 use toolbridge::{
@@ -98,9 +98,7 @@ async fn a_stream_without_endpoint_event_times_out_clearly() {
             >()))
             .unwrap()
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/sse", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = format!("{}/sse", serve(app).await);
 
     let spec = RemoteSpec {
         url: url.clone(),

@@ -5,8 +5,8 @@ mod common;
 
 use common::{
     Lifecycle, args, assert_a_killed_server_fails_the_call_in_flight,
-    assert_a_timed_out_call_is_cancelled_on_the_server, call_text, client, client_error, python,
-    remote, tool_names,
+    assert_a_timed_out_call_is_cancelled_on_the_server, call_text, client, client_error,
+    closed_port, python, remote, tool_names,
 };
 use serde_json::json;
 use toolbridge::config::TransportKind;
@@ -67,9 +67,7 @@ async fn a_refused_handshake_is_a_clear_error_with_status() {
 
 #[tokio::test]
 async fn an_unreachable_url_is_a_clear_error() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
-    drop(listener);
+    let url = format!("ws://127.0.0.1:{}/ws", closed_port().await);
     let error = client_error(
         &remote(TransportKind::WebSocket, &url, &[]),
         Lifecycle::Initialize,

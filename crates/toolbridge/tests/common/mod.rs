@@ -268,6 +268,20 @@ pub async fn assert_a_timed_out_call_is_cancelled_on_the_server(
     );
 }
 
+/// Serves `app` on a free port of 127.0.0.1; returns `http://127.0.0.1:<port>`.
+pub async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// A port of 127.0.0.1 on which nothing listens.
+pub async fn closed_port() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap().port()
+}
+
 /// A remote server spec of `kind` at `url` with `headers`.
 pub fn remote(kind: TransportKind, url: &str, headers: &[(&str, &str)]) -> ServerSpec {
     let mut spec = ServerSpec::remote("test", kind, url);
