@@ -279,16 +279,8 @@ fn start_tree(home: &Home) -> (std::process::Child, u32, Vec<u32>) {
         .is_ok_and(|s| s.ends_with('\n'))),
         "the server never started"
     );
-    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let pids = read_pids(&pid_file);
     (child, pids[0], pids[1..].to_vec())
-}
-
-fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
-    !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
 }
 
 #[test]
