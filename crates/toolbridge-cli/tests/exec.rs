@@ -4,10 +4,7 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    process::{Command, Stdio},
-};
+use std::process::Command;
 
 use common::*;
 use serde_json::{Value, json};
@@ -40,22 +37,13 @@ fn setup() -> Setup {
 
 impl Setup {
     fn run(&self, args: &[&str], stdin: &str) -> Value {
-        let mut child = Command::new(toolbridge())
-            .arg("--config")
-            .arg(&self.config)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = output_with_stdin(
+            Command::new(toolbridge())
+                .arg("--config")
+                .arg(&self.config)
+                .args(args),
+            stdin.as_bytes(),
+        );
         assert!(
             out.status.success(),
             "{args:?}: {}",

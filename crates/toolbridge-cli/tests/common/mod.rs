@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::{
+    io::Write,
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
     sync::Arc,
@@ -130,6 +131,19 @@ pub fn read_pids(pid_file: &Path) -> Vec<u32> {
 /// True once process group `pgid` is gone and none of `pids` is alive.
 pub fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
     !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
+}
+
+/// Runs `command` with `input` on its stdin (then closed), capturing stdout
+/// and stderr.
+pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 /// Polls `check` until it returns true or `limit` passes; returns whether it did.
