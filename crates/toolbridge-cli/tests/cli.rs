@@ -111,10 +111,8 @@ fn images_audio_and_unknown_tools_of_the_example_server() {
 
 #[test]
 fn third_party_servers_over_stdio_list_and_call() {
-    let everything =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let home = Home::with_servers(json!({
-        "everything": { "command": "node", "args": [everything, "stdio"] },
+        "everything": { "command": "node", "args": [everything_js(), "stdio"] },
         "py": { "command": python(), "args": [test_server("py_sdk_server.py")] },
     }));
     let out = home.run(&["tools"]);

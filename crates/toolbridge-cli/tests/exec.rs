@@ -19,15 +19,13 @@ struct Setup {
 fn setup() -> Setup {
     let dir = tempdir();
     let config = dir.path().join("config.json");
-    let everything_js =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let long = "l".repeat(70);
     std::fs::write(
         &config,
         json!({ "mcpServers": {
             "example": { "command": toolbridge(), "args": ["example-server"] },
             long: { "command": toolbridge(), "args": ["example-server"] },
-            "everything": { "command": "node", "args": [everything_js, "stdio"] },
+            "everything": { "command": "node", "args": [everything_js(), "stdio"] },
         } })
         .to_string(),
     )

@@ -79,15 +79,15 @@ pub fn python_sdk(name: &str) -> ServerSpec {
     ServerSpec::stdio(name, python(), [test_server("py_sdk_server.py")])
 }
 
+/// The script of `@modelcontextprotocol/server-everything`, to run with `node`.
+pub fn everything_js() -> PathBuf {
+    deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
 /// `@modelcontextprotocol/server-everything` over stdio.
 pub fn everything(name: &str) -> ServerSpec {
-    let script =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    ServerSpec::stdio(
-        name,
-        "node",
-        [script.to_string_lossy().into_owned(), "stdio".to_owned()],
-    )
+    let script = everything_js().to_string_lossy().into_owned();
+    ServerSpec::stdio(name, "node", [script, "stdio".to_owned()])
 }
 
 /// A pool over `servers` with default options and its own process tracker.
@@ -345,8 +345,6 @@ impl Drop for Listening {
 /// server-everything in `mode` (`sse` or `streamableHttp`) on 127.0.0.1.
 pub fn everything_listening(mode: &str) -> Listening {
     let servers = root().join("crates/toolbridge/tests/servers");
-    let script =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     Listening::start(
         "node",
         &[
@@ -355,7 +353,7 @@ pub fn everything_listening(mode: &str) -> Listening {
                 .join("listen_localhost.cjs")
                 .to_string_lossy()
                 .into_owned(),
-            script.to_string_lossy().into_owned(),
+            everything_js().to_string_lossy().into_owned(),
             mode.to_owned(),
         ],
         &[("PORT", "0")],
