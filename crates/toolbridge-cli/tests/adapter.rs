@@ -13,17 +13,7 @@ use toolbridge::{
     config::DEFAULT_CALL_TIMEOUT,
     format::{Format, FormatOptions, ToolCall, ToolOutcome},
     loader::{LoaderConfig, count_by_server, fetch_mcp_tools, setup_mcp_tools},
-    pool::{Pool, PoolOptions},
-    process::ProcessTracker,
 };
-
-fn pool(servers: Vec<toolbridge::config::ServerSpec>) -> Pool {
-    Pool::with_tracker(
-        servers,
-        PoolOptions::default(),
-        Arc::new(ProcessTracker::new()),
-    )
-}
 
 fn object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
     v.as_object().cloned().unwrap_or_default()
@@ -177,15 +167,8 @@ async fn the_registry_refuses_duplicates_and_routes_calls() {
 async fn direct_adapters_are_named_server_then_tool_and_their_connections_close_at_session_end() {
     let dir = tempdir();
     let pid_file = dir.path().join("pids");
-    let script = format!("{} {} grandchild", python(), test_server("misbehave.py"));
-    let mut tree =
-        toolbridge::config::ServerSpec::stdio("builtin", "sh", ["-c".to_owned(), script]);
-    if let toolbridge::config::TransportSpec::Stdio(s) = &mut tree.transport {
-        s.env
-            .insert("PID_FILE".into(), pid_file.to_string_lossy().into_owned());
-    }
     let session = load_direct_mcp_tools(vec![
-        tree,
+        process_tree("builtin", &pid_file),
         example("helper"),
         misbehave("bad", "die-at-start", &[]),
     ])
@@ -217,19 +200,12 @@ async fn direct_adapters_are_named_server_then_tool_and_their_connections_close_
         "Hello, direct!"
     );
 
-    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let pids = read_pids(&pid_file);
     for connection in &session.connections {
         connection.close().await;
     }
     assert!(
-        wait_until(
-            Duration::from_secs(2),
-            || !toolbridge::process::group_alive(pids[0]) && pids[1..].iter().all(|p| !alive(*p))
-        ),
+        wait_until(Duration::from_secs(2), || tree_gone(pids[0], &pids[1..])),
         "a direct server's processes survived the end of the session"
     );
 }

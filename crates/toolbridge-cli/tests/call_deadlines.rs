@@ -4,28 +4,20 @@
 
 mod common;
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use toolbridge::{
-    pool::{CallOptions, Pool, PoolError, PoolOptions},
-    process::ProcessTracker,
-};
-
-fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
-    v.as_object().cloned()
-}
+use toolbridge::pool::{CallOptions, PoolError, PoolOptions};
 
 #[tokio::test]
 async fn progress_does_not_extend_a_call_past_the_total_bound() {
-    let pool = Pool::with_tracker(
+    let pool = pool_with(
         vec![example("example")],
         PoolOptions {
             max_total_call_time: Duration::from_millis(500),
             ..PoolOptions::default()
         },
-        Arc::new(ProcessTracker::new()),
     );
     // Progress every 100 ms keeps the 300 ms idle timer from firing; the
     // 500 ms total bound ends the call long before its 5 s of work.
@@ -64,11 +56,7 @@ async fn a_call_its_caller_drops_is_cancelled_on_the_server() {
     let dir = tempdir();
     let log = dir.path().join("cancelled.log");
     let log_str = log.to_string_lossy().into_owned();
-    let pool = Pool::with_tracker(
-        vec![misbehave("hang", "hang", &[("CANCEL_LOG", &log_str)])],
-        PoolOptions::default(),
-        Arc::new(ProcessTracker::new()),
-    );
+    let pool = pool(vec![misbehave("hang", "hang", &[("CANCEL_LOG", &log_str)])]);
     pool.connect("hang").await.expect("start");
     // The caller stops waiting (its own deadline) long before the pool's.
     let gave_up = tokio::time::timeout(

@@ -111,10 +111,8 @@ fn images_audio_and_unknown_tools_of_the_example_server() {
 
 #[test]
 fn third_party_servers_over_stdio_list_and_call() {
-    let everything =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let home = Home::with_servers(json!({
-        "everything": { "command": "node", "args": [everything, "stdio"] },
+        "everything": { "command": "node", "args": [everything_js(), "stdio"] },
         "py": { "command": python(), "args": [test_server("py_sdk_server.py")] },
     }));
     let out = home.run(&["tools"]);
@@ -279,16 +277,8 @@ fn start_tree(home: &Home) -> (std::process::Child, u32, Vec<u32>) {
         .is_ok_and(|s| s.ends_with('\n'))),
         "the server never started"
     );
-    let pids: Vec<u32> = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let pids = read_pids(&pid_file);
     (child, pids[0], pids[1..].to_vec())
-}
-
-fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
-    !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
 }
 
 #[test]

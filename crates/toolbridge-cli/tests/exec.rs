@@ -4,10 +4,7 @@
 
 mod common;
 
-use std::{
-    io::Write,
-    process::{Command, Stdio},
-};
+use std::process::Command;
 
 use common::*;
 use serde_json::{Value, json};
@@ -22,15 +19,13 @@ struct Setup {
 fn setup() -> Setup {
     let dir = tempdir();
     let config = dir.path().join("config.json");
-    let everything_js =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let long = "l".repeat(70);
     std::fs::write(
         &config,
         json!({ "mcpServers": {
             "example": { "command": toolbridge(), "args": ["example-server"] },
             long: { "command": toolbridge(), "args": ["example-server"] },
-            "everything": { "command": "node", "args": [everything_js, "stdio"] },
+            "everything": { "command": "node", "args": [everything_js(), "stdio"] },
         } })
         .to_string(),
     )
@@ -40,22 +35,13 @@ fn setup() -> Setup {
 
 impl Setup {
     fn run(&self, args: &[&str], stdin: &str) -> Value {
-        let mut child = Command::new(toolbridge())
-            .arg("--config")
-            .arg(&self.config)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = output_with_stdin(
+            Command::new(toolbridge())
+                .arg("--config")
+                .arg(&self.config)
+                .args(args),
+            stdin.as_bytes(),
+        );
         assert!(
             out.status.success(),
             "{args:?}: {}",

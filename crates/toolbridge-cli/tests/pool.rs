@@ -9,22 +9,9 @@ use common::*;
 use futures::future::join_all;
 use serde_json::json;
 use toolbridge::{
-    pool::{CallOptions, Pool, PoolError, PoolOptions},
-    process::{ProcessTracker, group_alive},
+    pool::{CallOptions, PoolError},
     rmcp_model::{CallToolResult, ContentBlock},
 };
-
-fn pool(servers: Vec<toolbridge::config::ServerSpec>) -> Pool {
-    Pool::with_tracker(
-        servers,
-        PoolOptions::default(),
-        Arc::new(ProcessTracker::new()),
-    )
-}
-
-fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
-    v.as_object().cloned()
-}
 
 fn text(result: &CallToolResult) -> String {
     result
@@ -195,27 +182,15 @@ async fn non_json_lines_on_stdout_are_skipped() {
 async fn close_all_leaves_no_process_of_the_tree() {
     let dir = tempdir();
     let pid_file = dir.path().join("pids");
-    let script = format!("{} {} grandchild", python(), test_server("misbehave.py"));
-    // sh -c → python → sleep: three generations in one process group.
-    let mut spec = toolbridge::config::ServerSpec::stdio("tree", "sh", ["-c".to_owned(), script]);
-    if let toolbridge::config::TransportSpec::Stdio(s) = &mut spec.transport {
-        s.env
-            .insert("PID_FILE".into(), pid_file.to_string_lossy().into_owned());
-    }
-    let pool = pool(vec![spec]);
+    let pool = pool(vec![process_tree("tree", &pid_file)]);
     pool.connect("tree").await.expect("start");
-    let pids = std::fs::read_to_string(&pid_file).expect("pid file");
-    let pids: Vec<u32> = pids
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let pids = read_pids(&pid_file);
     let (pgid, python_pid, sleep_pid) = (pids[0], pids[1], pids[2]);
     assert!(alive(sleep_pid));
     pool.close_all().await;
+    let gone = || tree_gone(pgid, &[python_pid, sleep_pid]);
     assert!(
-        wait_until(Duration::from_secs(2), || !group_alive(pgid)
-            && !alive(python_pid)
-            && !alive(sleep_pid)),
+        wait_until(Duration::from_secs(2), gone),
         "processes of the server tree survived close_all"
     );
 }

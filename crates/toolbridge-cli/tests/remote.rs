@@ -25,14 +25,12 @@ fn tools_and_call_work_over_http_sse_and_websocket_like_over_stdio() {
     let py_http = python_listening("streamable-http");
     let py_sse = python_listening("sse");
     let py_ws = python_listening("websocket");
-    let everything_js =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let dir = tempdir();
     let config = dir.path().join("config.json");
     std::fs::write(
         &config,
         json!({ "mcpServers": {
-            "ev-stdio": { "command": "node", "args": [everything_js, "stdio"] },
+            "ev-stdio": { "command": "node", "args": [everything_js(), "stdio"] },
             "ev-http": { "type": "http", "url": ev_http.url("/mcp") },
             "ev-sse": { "type": "sse", "url": ev_sse.url("/sse") },
             "py-http": { "url": py_http.url("/mcp") },

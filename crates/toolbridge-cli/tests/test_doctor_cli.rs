@@ -238,7 +238,7 @@ fn install_of_an_unknown_command_is_a_usage_error() {
 /// `script`), answering `answer` to the prompt.
 #[cfg(target_os = "linux")]
 fn install_on_a_terminal(answer: &str) -> (common::Run, Option<String>) {
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let sandbox = Sandbox::new();
     let (bin, marker) = recording_path();
     let line = format!(
@@ -246,22 +246,14 @@ fn install_on_a_terminal(answer: &str) -> (common::Run, Option<String>) {
         env!("CARGO_BIN_EXE_toolbridge"),
         sandbox.config().display()
     );
-    let mut child = Command::new("/usr/bin/script")
-        .args(["-q", "-e", "-c", &line, "/dev/null"])
-        .env("PATH", bin.path())
-        .env("SHELL", "/bin/sh")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{answer}\n").as_bytes())
-        .unwrap();
-    let run = common::Run::from(child.wait_with_output().unwrap());
+    let output = common::output_with_stdin(
+        Command::new("/usr/bin/script")
+            .args(["-q", "-e", "-c", &line, "/dev/null"])
+            .env("PATH", bin.path())
+            .env("SHELL", "/bin/sh"),
+        format!("{answer}\n").as_bytes(),
+    );
+    let run = common::Run::from(output);
     (run, std::fs::read_to_string(marker).ok())
 }
 

@@ -209,6 +209,7 @@ fn tool(server: &str, name: &str, schema: Value) -> McpTool {
 // Provider rules
 // ---------------------------------------------------------------------------
 
+// Restated from the providers' docs on purpose, not imported from the converters: an oracle.
 const GEMINI_KEYWORDS: &[&str] = &[
     "type",
     "format",

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, SOON, args, call_text, client, client_error, remote, rmcp_server::RmcpServer,
+    Lifecycle, SOON, args, call_text, client, client_error, closed_port, remote, response_soon,
+    rmcp_server::RmcpServer, send_request, serve,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -82,17 +83,8 @@ async fn a_call_that_never_returns_times_out_and_the_server_is_told() {
     for (sessions, lifecycle) in MODES {
         let server = RmcpServer::start(sessions).await;
         let client = client_for(&server, lifecycle).await;
-        let handle = client
-            .peer()
-            .send_request_with_option(
-                hang_request(),
-                PeerRequestOptions::with_timeout(Duration::from_millis(500)),
-            )
-            .await
-            .unwrap();
-        let result = tokio::time::timeout(SOON, handle.await_response())
-            .await
-            .unwrap();
+        let handle = send_request(&client, hang_request(), Duration::from_millis(500)).await;
+        let result = response_soon(handle).await;
         assert!(
             matches!(result, Err(ServiceError::Timeout { .. })),
             "{result:?}"
@@ -113,17 +105,9 @@ async fn a_call_that_never_returns_times_out_and_the_server_is_told() {
     }
 }
 
-/// A URL on which nothing listens.
-async fn closed_port_url(path: &str) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
-    format!("http://{addr}{path}")
-}
-
 #[tokio::test]
 async fn an_unreachable_url_is_a_clear_error() {
-    let url = closed_port_url("/mcp").await;
+    let url = format!("http://127.0.0.1:{}/mcp", closed_port().await);
     for lifecycle in [Lifecycle::Initialize, Lifecycle::Auto] {
         let error = client_error(&remote(TransportKind::Http, &url, &[]), lifecycle).await;
         assert!(
@@ -143,10 +127,7 @@ pub async fn fixed_server(status: u16, content_type: &'static str, body: &'stati
             .body(Body::from(body))
             .unwrap()
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    url
+    format!("{}/mcp", serve(app).await)
 }
 
 #[tokio::test]

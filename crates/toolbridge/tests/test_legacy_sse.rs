@@ -7,12 +7,9 @@ use std::time::{Duration, Instant};
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, SOON, args, call_text, client, client_error, everything, python, remote, tool_names,
-    transport, untyped,
-};
-use rmcp::{
-    model::{CallToolRequest, CallToolRequestParams, ClientRequest},
-    service::{PeerRequestOptions, ServiceError},
+    Lifecycle, args, assert_a_killed_server_fails_the_call_in_flight,
+    assert_a_timed_out_call_is_cancelled_on_the_server, call_text, client, client_error,
+    everything, python, remote, serve, tool_names, transport, untyped,
 };
 use serde_json::json;
 use toolbridge::{
@@ -74,40 +71,12 @@ async fn a_url_without_type_is_detected_as_legacy_sse_or_streamable_http() {
     }
 }
 
-fn slow_request(seconds: f64) -> ClientRequest {
-    let mut params = CallToolRequestParams::new("slow");
-    params = params.with_arguments(args(&[("seconds", json!(seconds))]));
-    ClientRequest::CallToolRequest(CallToolRequest::new(params))
-}
-
 #[tokio::test]
 async fn a_killed_server_fails_the_call_in_flight_at_once() {
     let mut server = python("sse", None).await;
     let spec = remote(TransportKind::Sse, &server.url("/sse"), &[]);
     let client = client(&spec, Lifecycle::Auto).await.unwrap();
-    let handle = client
-        .peer()
-        .send_request_with_option(
-            slow_request(60.0),
-            PeerRequestOptions::with_timeout(Duration::from_secs(120)),
-        )
-        .await
-        .unwrap();
-    assert!(server.wait_for_line("STARTED slow", SOON).await);
-    let killed = Instant::now();
-    server.kill();
-    let result = tokio::time::timeout(SOON, handle.await_response())
-        .await
-        .unwrap();
-    assert!(
-        result.is_err() && !matches!(result, Err(ServiceError::Timeout { .. })),
-        "{result:?}"
-    );
-    assert!(
-        killed.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        killed.elapsed()
-    );
+    assert_a_killed_server_fails_the_call_in_flight(&mut server, &client).await;
 }
 
 #[tokio::test]
@@ -115,26 +84,7 @@ async fn a_call_that_times_out_is_cancelled_on_the_server() {
     let server = python("sse", None).await;
     let spec = remote(TransportKind::Sse, &server.url("/sse"), &[]);
     let client = client(&spec, Lifecycle::Auto).await.unwrap();
-    let handle = client
-        .peer()
-        .send_request_with_option(
-            slow_request(60.0),
-            PeerRequestOptions::with_timeout(Duration::from_millis(500)),
-        )
-        .await
-        .unwrap();
-    let result = tokio::time::timeout(SOON, handle.await_response())
-        .await
-        .unwrap();
-    assert!(
-        matches!(result, Err(ServiceError::Timeout { .. })),
-        "{result:?}"
-    );
-    assert!(
-        server.wait_for_line("CANCELLED slow", SOON).await,
-        "notifications/cancelled reached the server:\n{}",
-        server.output()
-    );
+    assert_a_timed_out_call_is_cancelled_on_the_server(&server, &client).await;
     client.cancel().await.unwrap();
 }
 
@@ -148,9 +98,7 @@ async fn a_stream_without_endpoint_event_times_out_clearly() {
             >()))
             .unwrap()
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/sse", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = format!("{}/sse", serve(app).await);
 
     let spec = RemoteSpec {
         url: url.clone(),

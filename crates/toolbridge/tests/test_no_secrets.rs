@@ -11,8 +11,8 @@ use std::{
 
 use axum::{body::Body, response::Response};
 use common::{
-    Lifecycle, args, call_text, client, client_error, python, remote, rmcp_server::RmcpServer,
-    untyped,
+    Lifecycle, args, call_text, client, client_error, closed_port, python, remote,
+    rmcp_server::RmcpServer, serve, untyped,
 };
 use serde_json::json;
 use toolbridge::config::{ServerSpec, TransportKind, TransportSpec};
@@ -58,15 +58,7 @@ async fn echoing_server(status: u16) -> String {
             .body(Body::from(page))
             .unwrap()
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    url
-}
-
-async fn closed_port() -> u16 {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    listener.local_addr().unwrap().port()
+    serve(app).await
 }
 
 /// Collects every log line written while it is the thread's subscriber.

@@ -11,7 +11,7 @@ use std::{
 
 use axum::{body::Body, http::StatusCode, response::Response};
 use common::rmcp_server::RmcpServer;
-use common::{Lifecycle, args, call_text, client, everything, python, remote, tool_names};
+use common::{Lifecycle, args, call_text, client, everything, python, remote, serve, tool_names};
 use http::Method;
 use serde_json::json;
 use toolbridge::config::TransportKind;
@@ -226,10 +226,7 @@ async fn resumption_server(state: Arc<Mutex<Resumption>>) -> String {
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    url
+    format!("{}/mcp", serve(app).await)
 }
 
 #[tokio::test]

@@ -3,12 +3,10 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::{Lifecycle, SOON, args, call_text, client, client_error, python, remote, tool_names};
-use rmcp::{
-    model::{CallToolRequest, CallToolRequestParams, ClientRequest},
-    service::{PeerRequestOptions, ServiceError},
+use common::{
+    Lifecycle, args, assert_a_killed_server_fails_the_call_in_flight,
+    assert_a_timed_out_call_is_cancelled_on_the_server, call_text, client, client_error,
+    closed_port, python, remote, tool_names,
 };
 use serde_json::json;
 use toolbridge::config::TransportKind;
@@ -23,12 +21,6 @@ fn ws_spec(server: &common::ServerProcess, token: Option<&str>) -> toolbridge::c
         .map(|b| ("Authorization", b.as_str()))
         .collect();
     remote(TransportKind::WebSocket, &url, &headers)
-}
-
-fn slow_request(seconds: f64) -> ClientRequest {
-    let params =
-        CallToolRequestParams::new("slow").with_arguments(args(&[("seconds", json!(seconds))]));
-    ClientRequest::CallToolRequest(CallToolRequest::new(params))
 }
 
 #[tokio::test]
@@ -75,9 +67,7 @@ async fn a_refused_handshake_is_a_clear_error_with_status() {
 
 #[tokio::test]
 async fn an_unreachable_url_is_a_clear_error() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
-    drop(listener);
+    let url = format!("ws://127.0.0.1:{}/ws", closed_port().await);
     let error = client_error(
         &remote(TransportKind::WebSocket, &url, &[]),
         Lifecycle::Initialize,
@@ -95,29 +85,7 @@ async fn a_killed_server_fails_the_call_in_flight_at_once() {
     let client = client(&ws_spec(&server, None), Lifecycle::Initialize)
         .await
         .unwrap();
-    let handle = client
-        .peer()
-        .send_request_with_option(
-            slow_request(60.0),
-            PeerRequestOptions::with_timeout(Duration::from_secs(120)),
-        )
-        .await
-        .unwrap();
-    assert!(server.wait_for_line("STARTED slow", SOON).await);
-    let killed = Instant::now();
-    server.kill();
-    let result = tokio::time::timeout(SOON, handle.await_response())
-        .await
-        .unwrap();
-    assert!(
-        result.is_err() && !matches!(result, Err(ServiceError::Timeout { .. })),
-        "{result:?}"
-    );
-    assert!(
-        killed.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        killed.elapsed()
-    );
+    assert_a_killed_server_fails_the_call_in_flight(&mut server, &client).await;
 }
 
 #[tokio::test]
@@ -126,26 +94,7 @@ async fn a_call_that_times_out_is_cancelled_on_the_server() {
     let client = client(&ws_spec(&server, None), Lifecycle::Initialize)
         .await
         .unwrap();
-    let handle = client
-        .peer()
-        .send_request_with_option(
-            slow_request(60.0),
-            PeerRequestOptions::with_timeout(Duration::from_millis(500)),
-        )
-        .await
-        .unwrap();
-    let result = tokio::time::timeout(SOON, handle.await_response())
-        .await
-        .unwrap();
-    assert!(
-        matches!(result, Err(ServiceError::Timeout { .. })),
-        "{result:?}"
-    );
-    assert!(
-        server.wait_for_line("CANCELLED slow", SOON).await,
-        "notifications/cancelled reached the server:\n{}",
-        server.output()
-    );
+    assert_a_timed_out_call_is_cancelled_on_the_server(&server, &client).await;
     // Still connected.
     let text = call_text(&client, "echo", args(&[("message", json!("still here"))]))
         .await

@@ -4,12 +4,18 @@
 #![allow(dead_code)]
 
 use std::{
+    io::Write,
     path::{Path, PathBuf},
     process::{Command, Output, Stdio},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
-use toolbridge::config::{ServerSpec, StdioSpec, TransportSpec};
+use toolbridge::{
+    config::{ServerSpec, StdioSpec, TransportSpec},
+    pool::{Pool, PoolOptions},
+    process::ProcessTracker,
+};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -73,15 +79,71 @@ pub fn python_sdk(name: &str) -> ServerSpec {
     ServerSpec::stdio(name, python(), [test_server("py_sdk_server.py")])
 }
 
+/// The script of `@modelcontextprotocol/server-everything`, to run with `node`.
+pub fn everything_js() -> PathBuf {
+    deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
 /// `@modelcontextprotocol/server-everything` over stdio.
 pub fn everything(name: &str) -> ServerSpec {
-    let script =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    ServerSpec::stdio(
-        name,
-        "node",
-        [script.to_string_lossy().into_owned(), "stdio".to_owned()],
-    )
+    let script = everything_js().to_string_lossy().into_owned();
+    ServerSpec::stdio(name, "node", [script, "stdio".to_owned()])
+}
+
+/// A pool over `servers` with default options and its own process tracker.
+pub fn pool(servers: Vec<ServerSpec>) -> Pool {
+    pool_with(servers, PoolOptions::default())
+}
+
+/// A pool over `servers` with `options` and its own process tracker.
+pub fn pool_with(servers: Vec<ServerSpec>, options: PoolOptions) -> Pool {
+    Pool::with_tracker(servers, options, Arc::new(ProcessTracker::new()))
+}
+
+/// A tool call's arguments: `v` if it is an object, else none.
+pub fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
+    v.as_object().cloned()
+}
+
+/// A stdio server `name` that is a tree of three generations in one process
+/// group: `sh -c` → python (misbehave.py `grandchild`) → `sleep`. Once
+/// started it writes "pgid python_pid sleep_pid" to `pid_file`.
+pub fn process_tree(name: &str, pid_file: &Path) -> ServerSpec {
+    let script = format!("{} {} grandchild", python(), test_server("misbehave.py"));
+    let mut spec = ServerSpec::stdio(name, "sh", ["-c".to_owned(), script]);
+    if let TransportSpec::Stdio(s) = &mut spec.transport {
+        s.env
+            .insert("PID_FILE".into(), pid_file.to_string_lossy().into_owned());
+    }
+    spec
+}
+
+/// The pids a process tree wrote to `pid_file`: its process group, then
+/// each process.
+pub fn read_pids(pid_file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(pid_file)
+        .expect("pid file")
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect()
+}
+
+/// True once process group `pgid` is gone and none of `pids` is alive.
+pub fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
+    !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
+}
+
+/// Runs `command` with `input` on its stdin (then closed), capturing stdout
+/// and stderr.
+pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 /// Polls `check` until it returns true or `limit` passes; returns whether it did.
@@ -283,8 +345,6 @@ impl Drop for Listening {
 /// server-everything in `mode` (`sse` or `streamableHttp`) on 127.0.0.1.
 pub fn everything_listening(mode: &str) -> Listening {
     let servers = root().join("crates/toolbridge/tests/servers");
-    let script =
-        deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     Listening::start(
         "node",
         &[
@@ -293,7 +353,7 @@ pub fn everything_listening(mode: &str) -> Listening {
                 .join("listen_localhost.cjs")
                 .to_string_lossy()
                 .into_owned(),
-            script.to_string_lossy().into_owned(),
+            everything_js().to_string_lossy().into_owned(),
             mode.to_owned(),
         ],
         &[("PORT", "0")],

@@ -15,14 +15,18 @@ use std::{
     path::PathBuf,
     process::Stdio,
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use rmcp::{
     RoleClient, ServiceExt,
-    model::{CallToolRequestParams, ProtocolVersion},
-    service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RunningService},
+    model::{CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerResult},
+    service::{
+        ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions,
+        RequestHandle, RunningService, ServiceError,
+    },
 };
+use serde_json::json;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, BufReader},
     process::{Child, Command},
@@ -216,6 +220,68 @@ pub async fn python(transport: &str, token: Option<&str>) -> ServerProcess {
     ServerProcess::start(command).await
 }
 
+/// A call to py_server.py's `slow` tool, sleeping `seconds`.
+pub fn slow_request(seconds: f64) -> ClientRequest {
+    let params =
+        CallToolRequestParams::new("slow").with_arguments(args(&[("seconds", json!(seconds))]));
+    ClientRequest::CallToolRequest(CallToolRequest::new(params))
+}
+
+/// `server` (py_server.py) is killed while a 60 s `slow` call is in flight:
+/// the call fails at once, and not by timing out.
+pub async fn assert_a_killed_server_fails_the_call_in_flight(
+    server: &mut ServerProcess,
+    client: &Client,
+) {
+    let handle = send_request(client, slow_request(60.0), Duration::from_secs(120)).await;
+    assert!(server.wait_for_line("STARTED slow", SOON).await);
+    let killed = Instant::now();
+    server.kill();
+    let result = response_soon(handle).await;
+    assert!(
+        result.is_err() && !matches!(result, Err(ServiceError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        killed.elapsed()
+    );
+}
+
+/// A 60 s `slow` call given 500 ms times out, and `server` (py_server.py)
+/// hears that it was cancelled.
+pub async fn assert_a_timed_out_call_is_cancelled_on_the_server(
+    server: &ServerProcess,
+    client: &Client,
+) {
+    let handle = send_request(client, slow_request(60.0), Duration::from_millis(500)).await;
+    let result = response_soon(handle).await;
+    assert!(
+        matches!(result, Err(ServiceError::Timeout { .. })),
+        "{result:?}"
+    );
+    assert!(
+        server.wait_for_line("CANCELLED slow", SOON).await,
+        "notifications/cancelled reached the server:\n{}",
+        server.output()
+    );
+}
+
+/// Serves `app` on a free port of 127.0.0.1; returns `http://127.0.0.1:<port>`.
+pub async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// A port of 127.0.0.1 on which nothing listens.
+pub async fn closed_port() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap().port()
+}
+
 /// A remote server spec of `kind` at `url` with `headers`.
 pub fn remote(kind: TransportKind, url: &str, headers: &[(&str, &str)]) -> ServerSpec {
     let mut spec = ServerSpec::remote("test", kind, url);
@@ -307,6 +373,29 @@ pub fn describe(error: &ClientInitializeError) -> String {
         ClientInitializeError::LegacyFallbackFailed { fallback, .. } => describe(fallback),
         other => other.to_string(),
     }
+}
+
+/// Sends `request` and returns at once, without its response; rmcp fails
+/// the request with `ServiceError::Timeout` after `timeout`.
+pub async fn send_request(
+    client: &Client,
+    request: ClientRequest,
+    timeout: Duration,
+) -> RequestHandle<RoleClient> {
+    client
+        .peer()
+        .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
+        .await
+        .unwrap()
+}
+
+/// The response to `handle`, which must come within [`SOON`].
+pub async fn response_soon(
+    handle: RequestHandle<RoleClient>,
+) -> Result<ServerResult, ServiceError> {
+    tokio::time::timeout(SOON, handle.await_response())
+        .await
+        .expect("no response within SOON")
 }
 
 /// The arguments object `{key: value}`.
