@@ -410,7 +410,7 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(unreachable_code, clippy::diverging_sub_expression)]
+    #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
     fn a_call_future_does_not_carry_the_server_start_inline() {
         fn future_size<F>(_: &impl FnOnce() -> F) -> usize {
             std::mem::size_of::<F>()

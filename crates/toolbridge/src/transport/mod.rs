@@ -213,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(unreachable_code, clippy::diverging_sub_expression)]
+    #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
     fn the_send_future_rmcp_spawns_per_message_stays_small() {
         // rmcp moves this future into a new task for every message; at
         // 3.5 KiB (streamable HTTP's, inline) the copies were a tenth of the
