@@ -4,9 +4,11 @@
 //!
 //! Writes go through an [`Outbox`]: `send` serializes into a shared buffer at
 //! once, and whichever send task gets to the stream first writes everything
-//! queued so far in one `write`. With many messages in flight that is one
-//! syscall per burst instead of one per message (rmcp's own transport locks,
-//! writes and flushes per message). Reads go through a [`LineReader`], which
+//! queued so far in one `write`; a burst longer than a few KiB starts out
+//! from `send` itself, so the peer can work on its start while the rest is
+//! still being queued. With many messages in flight that is one syscall per
+//! few KiB instead of one per message (rmcp's own transport locks, writes
+//! and flushes per message). Reads go through a [`LineReader`], which
 //! parses a line in place when it is whole in the read buffer.
 
 use std::sync::{
@@ -27,6 +29,16 @@ use tokio::{
 };
 
 use super::codec::{Decoded, decode_for_server, encode_line};
+
+/// How much may queue up before [`Outbox::queue`] writes it at once.
+///
+/// Without a bound, the whole burst of a busy connection went out in one
+/// write: with 64 calls in flight the peer got 64 requests at once, answered
+/// them all, and sent 64 answers at once, each side idle while the other
+/// worked (58k calls/s against the example server, whose ceiling is twice
+/// that). Writing every 4 KiB (a dozen requests) keeps both sides busy
+/// (95–100k calls/s) and still saves most syscalls.
+const BURST_BYTES: usize = 4 * 1024;
 
 /// The write half: serialized messages waiting for the stream, and the
 /// stream, held by at most one writer at a time.
@@ -79,13 +91,43 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         }
     }
 
-    /// Serializes `message` onto the queue.
+    /// Serializes `message` onto the queue. Once a burst's worth is queued
+    /// and no writer holds the stream, writes it now, as far as the stream
+    /// takes it without waiting.
     pub(crate) fn queue(&self, message: &impl Serialize) -> std::io::Result<()> {
         let mut state = self.lock();
         if state.closed || self.failed() {
             return Err(closed_error());
         }
-        encode_line(message, &mut state.queued).map_err(std::io::Error::from)
+        encode_line(message, &mut state.queued).map_err(std::io::Error::from)?;
+        if state.queued.len() >= BURST_BYTES {
+            self.write_now(&mut state);
+        }
+        Ok(())
+    }
+
+    /// Writes the front of the queue without waiting, while the stream takes
+    /// it; what is left goes with the next flush.
+    fn write_now(&self, state: &mut OutboxState<W>) {
+        let OutboxState { queued, stream, .. } = state;
+        let Some(stream) = stream.as_mut() else {
+            return;
+        };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut written = 0;
+        while written < queued.len() {
+            match std::pin::Pin::new(&mut *stream).poll_write(&mut cx, &queued[written..]) {
+                std::task::Poll::Ready(Ok(n)) if n > 0 => written += n,
+                std::task::Poll::Ready(Ok(_)) | std::task::Poll::Pending => break,
+                std::task::Poll::Ready(Err(e)) => {
+                    tracing::debug!(error = %e, "writing a message failed");
+                    state.stream = None;
+                    self.fail();
+                    return;
+                }
+            }
+        }
+        queued.drain(..written);
     }
 
     /// Writes everything queued, unless another writer holds the stream (it
@@ -138,6 +180,12 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         }
     }
 
+    /// Marks the stream failed (its holder has dropped it).
+    fn fail(&self) {
+        self.failed.store(true, Ordering::Release);
+        self.write_failed.notify_one();
+    }
+
     /// Closes the stream now, or as soon as the writer holding it is done.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
@@ -155,8 +203,7 @@ struct Writer<'a, W: AsyncWrite + Unpin> {
 impl<W: AsyncWrite + Unpin> Writer<'_, W> {
     fn fail(&mut self) {
         self.stream = None;
-        self.outbox.failed.store(true, Ordering::Release);
-        self.outbox.write_failed.notify_one();
+        self.outbox.fail();
     }
 }
 
@@ -308,5 +355,89 @@ where
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.outbox.close();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+
+    fn message(n: usize) -> serde_json::Value {
+        serde_json::json!({"jsonrpc": "2.0", "id": n, "method": "ping", "params": {"pad": "x".repeat(200)}})
+    }
+
+    #[tokio::test]
+    async fn a_long_burst_starts_on_the_stream_before_anyone_flushes() {
+        let (write, mut read) = tokio::io::duplex(1024 * 1024);
+        let outbox = Outbox::new(write);
+        let mut queued = 0;
+        for n in 0..40 {
+            outbox.queue(&message(n)).unwrap();
+            queued += serde_json::to_vec(&message(n)).unwrap().len() + 1;
+        }
+        // No flush yet: what the stream holds went out from `queue` itself,
+        // in whole bursts, and the rest is still queued, in order.
+        let mut early = vec![0; queued];
+        let got = tokio::time::timeout(std::time::Duration::from_secs(5), read.read(&mut early))
+            .await
+            .expect("nothing reached the stream before the flush")
+            .unwrap();
+        assert!(
+            got >= BURST_BYTES && got < queued,
+            "{got} of {queued} bytes"
+        );
+        outbox.flush().await.unwrap();
+        read.read_exact(&mut early[got..]).await.unwrap();
+        let lines: Vec<serde_json::Value> = early
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(lines, (0..40).map(message).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_short_burst_waits_for_the_flush() {
+        let (write, mut read) = tokio::io::duplex(1024 * 1024);
+        let outbox = Outbox::new(write);
+        outbox.queue(&message(1)).unwrap();
+        let mut buf = [0; 16];
+        let early =
+            tokio::time::timeout(std::time::Duration::from_millis(50), read.read(&mut buf)).await;
+        assert!(
+            early.is_err(),
+            "a lone message was written before the flush"
+        );
+        outbox.flush().await.unwrap();
+        assert!(read.read(&mut buf).await.unwrap() > 0);
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_fills_keeps_the_rest_queued_in_order() {
+        // The stream takes less than one burst: `queue` writes what fits and
+        // the flush writes the rest after it.
+        let (write, mut read) = tokio::io::duplex(1000);
+        let outbox = Arc::new(Outbox::new(write));
+        let total: usize = (0..30)
+            .map(|n| serde_json::to_vec(&message(n)).unwrap().len() + 1)
+            .sum();
+        for n in 0..30 {
+            outbox.queue(&message(n)).unwrap();
+        }
+        let flushing = tokio::spawn({
+            let outbox = outbox.clone();
+            async move { outbox.flush().await }
+        });
+        let mut all = vec![0; total];
+        read.read_exact(&mut all).await.unwrap();
+        flushing.await.unwrap().unwrap();
+        let lines: Vec<serde_json::Value> = all
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(lines, (0..30).map(message).collect::<Vec<_>>());
     }
 }
