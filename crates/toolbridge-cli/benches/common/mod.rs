@@ -23,6 +23,12 @@ use toolbridge::{
     rmcp_model::JsonObject,
 };
 
+/// The benchmarks run on the allocator the `toolbridge` binary ships with,
+/// so their figures are the program's; the baselines, in the same process,
+/// share it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The toolbridge binary (its `example-server` is the peer of every benchmark).
 pub fn toolbridge_exe() -> &'static str {
     env!("CARGO_BIN_EXE_toolbridge")
