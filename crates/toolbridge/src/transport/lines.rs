@@ -95,11 +95,20 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
     /// and no writer holds the stream, writes it now, as far as the stream
     /// takes it without waiting.
     pub(crate) fn queue(&self, message: &impl Serialize) -> std::io::Result<()> {
+        self.queue_with(|out| encode_line(message, out))
+    }
+
+    /// [`Outbox::queue`] with an encoder of one's own, which appends one
+    /// line to the buffer it is given (or nothing, on error).
+    pub(crate) fn queue_with(
+        &self,
+        encode: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> std::io::Result<()> {
         let mut state = self.lock();
         if state.closed || self.failed() {
             return Err(closed_error());
         }
-        encode_line(message, &mut state.queued).map_err(std::io::Error::from)?;
+        encode(&mut state.queued).map_err(std::io::Error::from)?;
         if state.queued.len() >= BURST_BYTES {
             self.write_now(&mut state);
         }

@@ -32,7 +32,7 @@ use tokio::{
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder},
+    codec::{Decoded, Decoder, encode_client_line},
     lines::{LineReader, Outbox, invalid_request},
 };
 use crate::{
@@ -212,7 +212,7 @@ impl Transport<RoleClient> for StdioTransport {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.decoder.note_sent(&item);
-        let queued = self.outbox.queue(&item);
+        let queued = self.outbox.queue_with(|out| encode_client_line(&item, out));
         let outbox = self.outbox.clone();
         async move {
             queued?;
