@@ -34,7 +34,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder},
+    codec::{Decoded, Decoder, encode_client_line},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
 };
 use crate::config::RemoteSpec;
@@ -253,6 +253,14 @@ async fn forward(
     }
 }
 
+/// One message as a text frame's payload (the stdio line without its newline).
+fn encode_frame(message: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<String> {
+    let mut text = Vec::with_capacity(256);
+    encode_client_line(message, &mut text)?;
+    text.pop();
+    Ok(String::from_utf8(text).expect("serde_json writes UTF-8 only"))
+}
+
 impl Transport<RoleClient> for WebSocketTransport {
     type Error = TransportError;
 
@@ -267,7 +275,7 @@ impl Transport<RoleClient> for WebSocketTransport {
         self.decoder.note_sent(&item);
         let outgoing = self.outgoing.clone();
         let remote = self.remote.clone();
-        let text = serde_json::to_string(&item);
+        let text = encode_frame(&item);
         async move {
             let closed = || remote.error(None, "the connection is closed");
             let text =
