@@ -160,13 +160,20 @@ impl Pool {
         Ok(slot)
     }
 
+    /// The live connection to `slot`'s server, starting it if needed.
     async fn connection(&self, slot: &Arc<Slot>) -> Result<Arc<Connection>, PoolError> {
-        slot.connection(
+        if let Some(conn) = slot.current() {
+            return Ok(conn);
+        }
+        // Boxed: starting a server is rare, and inline its state machine
+        // (spawn, handshake, timers) made every call's future ~12 KiB, which
+        // is copied as it moves into join_all or a task.
+        Box::pin(slot.start(
             &self.inner.ctx,
             &self.inner.start_limit,
             self.inner.options.start_timeout,
             self.inner.options.max_total_call_time,
-        )
+        ))
         .await
     }
 

@@ -60,26 +60,9 @@ impl Slot {
             .cloned()
     }
 
-    /// The live connection, starting the server if needed.
-    pub(super) async fn connection(
-        self: &Arc<Self>,
-        ctx: &TransportContext,
-        start_limit: &tokio::sync::Semaphore,
-        start_timeout: Duration,
-        max_call_time: Duration,
-    ) -> Result<Arc<Connection>, PoolError> {
-        if let Some(conn) = self.current() {
-            return Ok(conn);
-        }
-        // Boxed: starting a server is rare, and inline its state machine
-        // (spawn, handshake, timers) made every call's future ~12 KiB, which
-        // is copied as it moves into join_all or a task.
-        Box::pin(self.start(ctx, start_limit, start_timeout, max_call_time)).await
-    }
-
-    /// The slow path of [`Slot::connection`]: starts the server, one start
-    /// at a time per slot.
-    async fn start(
+    /// Starts the server unless a live connection appeared meanwhile; one
+    /// start at a time per slot. Callers check [`Slot::current`] first.
+    pub(super) async fn start(
         self: &Arc<Self>,
         ctx: &TransportContext,
         start_limit: &tokio::sync::Semaphore,

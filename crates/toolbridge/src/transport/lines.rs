@@ -377,6 +377,14 @@ mod tests {
         serde_json::json!({"jsonrpc": "2.0", "id": n, "method": "ping", "params": {"pad": "x".repeat(200)}})
     }
 
+    fn parse_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+        bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    }
+
     #[tokio::test]
     async fn a_long_burst_starts_on_the_stream_before_anyone_flushes() {
         let (write, mut read) = tokio::io::duplex(1024 * 1024);
@@ -399,12 +407,10 @@ mod tests {
         );
         outbox.flush().await.unwrap();
         read.read_exact(&mut early[got..]).await.unwrap();
-        let lines: Vec<serde_json::Value> = early
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
-        assert_eq!(lines, (0..40).map(message).collect::<Vec<_>>());
+        assert_eq!(
+            parse_lines(&early),
+            (0..40).map(message).collect::<Vec<_>>()
+        );
     }
 
     #[tokio::test]
@@ -442,11 +448,6 @@ mod tests {
         let mut all = vec![0; total];
         read.read_exact(&mut all).await.unwrap();
         flushing.await.unwrap().unwrap();
-        let lines: Vec<serde_json::Value> = all
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .map(|l| serde_json::from_slice(l).unwrap())
-            .collect();
-        assert_eq!(lines, (0..30).map(message).collect::<Vec<_>>());
+        assert_eq!(parse_lines(&all), (0..30).map(message).collect::<Vec<_>>());
     }
 }
