@@ -74,6 +74,15 @@ pub fn encode_client_line(
     }
 }
 
+/// A client's message as one JSON text without the newline (a WebSocket
+/// frame, an HTTP body), encoded as [`encode_client_line`] does.
+pub fn encode_client_json(message: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<Vec<u8>> {
+    let mut text = Vec::with_capacity(256);
+    encode_client_line(message, &mut text)?;
+    text.pop();
+    Ok(text)
+}
+
 /// `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"_meta":…,…}}`
 /// and a newline: the request's `_meta` (from its extensions, where rmcp
 /// puts it) first, then the params' own fields, as rmcp writes them.
@@ -327,6 +336,8 @@ mod tests {
             let (ours, rmcps) = both_encodings(message);
             assert_eq!(ours, rmcps);
             assert!(ours.starts_with("[{") && ours.ends_with("}\n"), "{ours}");
+            let json = encode_client_json(message).unwrap();
+            assert_eq!(format!("[{}\n", String::from_utf8(json).unwrap()), ours);
         }
     }
 

@@ -27,7 +27,7 @@ use url::Url;
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder},
+    codec::{Decoded, Decoder, encode_client_json},
     redact::shown_url,
     remote::Remote,
 };
@@ -275,10 +275,15 @@ impl Poster {
                 "the connection is closed (the server ended the event stream)",
             ));
         }
+        let body = encode_client_json(&message).map_err(|e| {
+            self.remote
+                .error(None, format!("cannot encode a message: {e}"))
+        })?;
         let response = self
             .client
             .post(self.endpoint.clone())
-            .json(&message)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
             .timeout(POST_TIMEOUT)
             .send()
             .await

@@ -34,7 +34,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder, encode_client_line},
+    codec::{Decoded, Decoder, encode_client_json},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
 };
 use crate::config::RemoteSpec;
@@ -253,14 +253,6 @@ async fn forward(
     }
 }
 
-/// One message as a text frame's payload (the stdio line without its newline).
-fn encode_frame(message: &TxJsonRpcMessage<RoleClient>) -> serde_json::Result<String> {
-    let mut text = Vec::with_capacity(256);
-    encode_client_line(message, &mut text)?;
-    text.pop();
-    Ok(String::from_utf8(text).expect("serde_json writes UTF-8 only"))
-}
-
 impl Transport<RoleClient> for WebSocketTransport {
     type Error = TransportError;
 
@@ -275,7 +267,8 @@ impl Transport<RoleClient> for WebSocketTransport {
         self.decoder.note_sent(&item);
         let outgoing = self.outgoing.clone();
         let remote = self.remote.clone();
-        let text = encode_frame(&item);
+        let text = encode_client_json(&item)
+            .map(|text| String::from_utf8(text).expect("serde_json writes UTF-8 only"));
         async move {
             let closed = || remote.error(None, "the connection is closed");
             let text =
