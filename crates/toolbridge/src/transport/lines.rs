@@ -11,9 +11,13 @@
 //! and flushes per message). Reads go through a [`LineReader`], which
 //! parses a line in place when it is whole in the read buffer.
 
-use std::sync::{
-    Arc, Mutex,
-    atomic::{AtomicBool, Ordering},
+use std::{
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    task::Poll,
 };
 
 use rmcp::{
@@ -55,6 +59,9 @@ struct OutboxState<W> {
     queued: Vec<u8>,
     /// The stream; `None` while a writer holds it, or after close.
     stream: Option<W>,
+    /// Bytes [`Outbox::write_now`] handed to the stream that it has not
+    /// flushed yet (a buffered stream could not flush without waiting).
+    unflushed: bool,
     closed: bool,
 }
 
@@ -68,6 +75,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
             state: Mutex::new(OutboxState {
                 queued: Vec::with_capacity(8 * 1024),
                 stream: Some(stream),
+                unflushed: false,
                 closed: false,
             }),
             failed: AtomicBool::new(false),
@@ -116,25 +124,43 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
     }
 
     /// Writes the front of the queue without waiting, while the stream takes
-    /// it; what is left goes with the next flush.
+    /// it, and flushes it if that needs no wait; what is left goes with the
+    /// next flush.
     fn write_now(&self, state: &mut OutboxState<W>) {
-        let OutboxState { queued, stream, .. } = state;
+        let OutboxState {
+            queued,
+            stream,
+            unflushed,
+            ..
+        } = state;
         let Some(stream) = stream.as_mut() else {
             return;
         };
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         let mut written = 0;
+        let mut result = Ok(());
         while written < queued.len() {
-            match std::pin::Pin::new(&mut *stream).poll_write(&mut cx, &queued[written..]) {
-                std::task::Poll::Ready(Ok(n)) if n > 0 => written += n,
-                std::task::Poll::Ready(Ok(_)) | std::task::Poll::Pending => break,
-                std::task::Poll::Ready(Err(e)) => {
-                    tracing::debug!(error = %e, "writing a message failed");
-                    state.stream = None;
-                    self.fail();
-                    return;
+            match Pin::new(&mut *stream).poll_write(&mut cx, &queued[written..]) {
+                Poll::Ready(Ok(n)) if n > 0 => written += n,
+                Poll::Ready(Ok(_)) | Poll::Pending => break,
+                Poll::Ready(Err(e)) => {
+                    result = Err(e);
+                    break;
                 }
             }
+        }
+        if written > 0 && result.is_ok() {
+            match Pin::new(&mut *stream).poll_flush(&mut cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Pending => *unflushed = true,
+                Poll::Ready(Err(e)) => result = Err(e),
+            }
+        }
+        if let Err(e) = result {
+            tracing::debug!(error = %e, "writing a message failed");
+            state.stream = None;
+            self.fail();
+            return;
         }
         queued.drain(..written);
     }
@@ -144,7 +170,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
     pub(crate) async fn flush(&self) -> std::io::Result<()> {
         let (stream, mut batch) = {
             let mut state = self.lock();
-            if state.queued.is_empty() {
+            if state.queued.is_empty() && !state.unflushed {
                 return Ok(());
             }
             let Some(stream) = state.stream.take() else {
@@ -154,6 +180,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
                     Ok(())
                 };
             };
+            state.unflushed = false;
             (stream, std::mem::take(&mut state.queued))
         };
         // If this future is dropped mid-write, the message on the stream is
@@ -427,6 +454,37 @@ mod tests {
         );
         outbox.flush().await.unwrap();
         assert!(read.read(&mut buf).await.unwrap() > 0);
+    }
+
+    #[tokio::test]
+    async fn a_buffered_stream_gets_flushed_even_when_nothing_is_left_queued() {
+        // The burst goes into the BufWriter at once, which cannot flush it
+        // into the small pipe without waiting; the queue is then empty, and
+        // the next flush must still push the buffer out.
+        let (write, mut read) = tokio::io::duplex(100);
+        let outbox = Arc::new(Outbox::new(tokio::io::BufWriter::new(write)));
+        let mut total = 0;
+        let mut n = 0;
+        while total < BURST_BYTES {
+            outbox.queue(&message(n)).unwrap();
+            total += serde_json::to_vec(&message(n)).unwrap().len() + 1;
+            n += 1;
+        }
+        assert!(
+            outbox.lock().queued.is_empty(),
+            "the burst was not written at once"
+        );
+        let flushing = tokio::spawn({
+            let outbox = outbox.clone();
+            async move { outbox.flush().await }
+        });
+        let mut all = vec![0; total];
+        tokio::time::timeout(std::time::Duration::from_secs(5), read.read_exact(&mut all))
+            .await
+            .expect("the buffered burst never reached the stream")
+            .unwrap();
+        flushing.await.unwrap().unwrap();
+        assert_eq!(parse_lines(&all), (0..n).map(message).collect::<Vec<_>>());
     }
 
     #[tokio::test]
