@@ -8,16 +8,16 @@
 
 use std::{hint::black_box, sync::Arc, time::Instant};
 
-/// The allocator the `toolbridge` binary ships with (see `common`); the
-/// clone baseline shares it.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use serde_json::Value;
 use toolbridge::{
     format::{Format, FormatOptions, NameTable, convert_tools},
     tools::McpTool,
 };
+
+/// The allocator the `toolbridge` binary ships with (see `common`); the
+/// clone baseline shares it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const TOOLS: usize = 10_000;
 

@@ -56,3 +56,12 @@ pub mod transport;
 
 /// The rmcp protocol model types toolbridge exposes (results, content).
 pub use rmcp::model as rmcp_model;
+
+#[cfg(test)]
+mod test_support {
+    /// The size of the future `make` would return. `make` is never called,
+    /// so it may conjure its receiver with `unreachable!()`.
+    pub(crate) fn future_size<F>(_: &impl FnOnce() -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+}

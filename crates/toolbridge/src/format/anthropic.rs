@@ -23,11 +23,7 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
         .map(|tool| {
             // The map is made before what goes in it (why: see schema::object).
             let mut tool_def = JsonObject::with_capacity(3);
-            tool_def.insert(
-                "name".into(),
-                Value::from(names.name_for(tool).into_owned()),
-            );
-            tool_def.insert("description".into(), Value::from(tool.description.clone()));
+            names.insert_name_and_description(&mut tool_def, tool);
             let schema = schema::normalize_with(
                 &tool.input_schema,
                 Target::Anthropic,

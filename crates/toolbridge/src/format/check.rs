@@ -150,9 +150,17 @@ impl Notes {
         self.changes.append(&mut other.changes);
     }
 
-    /// Moves the recorded changes to the end of `out`.
-    pub(crate) fn move_to(mut self, out: &mut Vec<Change>) {
-        out.append(&mut self.changes);
+    /// Runs `convert` with a recording list and moves what it recorded to
+    /// the end of `out`: the public per-tool functions, which report every
+    /// change, over converters that take a [`Notes`].
+    pub(crate) fn record_into<T>(
+        out: &mut Vec<Change>,
+        convert: impl FnOnce(&mut Notes) -> T,
+    ) -> T {
+        let mut recorded = Notes::recording();
+        let converted = convert(&mut recorded);
+        out.append(&mut recorded.changes);
+        converted
     }
 }
 

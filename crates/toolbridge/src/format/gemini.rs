@@ -81,10 +81,7 @@ const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
 /// One tool's `parameters`, or `None` for a tool without arguments (Gemini
 /// refuses an object whose `properties` is empty).
 pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
-    let mut recorded = Notes::recording();
-    let out = convert(input, &mut recorded);
-    recorded.move_to(notes);
-    out
+    Notes::record_into(notes, |notes| convert(input, notes))
 }
 
 /// [`parameters`], recording into `notes`.
@@ -116,10 +113,7 @@ fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
 
 /// One tool's `parametersJsonSchema`: processJsonSchema minus every `$schema`.
 pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    let mut recorded = Notes::recording();
-    let out = json_schema(input, &mut recorded);
-    recorded.move_to(notes);
-    out
+    Notes::record_into(notes, |notes| json_schema(input, notes))
 }
 
 /// [`parameters_json_schema`], recording into `notes`.
@@ -154,11 +148,7 @@ pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> V
         .map(|tool| {
             // The map is made before what goes in it (why: see schema::object).
             let mut declaration = JsonObject::with_capacity(3);
-            declaration.insert(
-                "name".into(),
-                Value::from(names.name_for(tool).into_owned()),
-            );
-            declaration.insert("description".into(), Value::from(tool.description.clone()));
+            names.insert_name_and_description(&mut declaration, tool);
             let mut notes = Notes::discarding();
             if options.gemini_json_schema {
                 declaration.insert(

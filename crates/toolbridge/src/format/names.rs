@@ -291,6 +291,17 @@ impl NameTable {
         }
     }
 
+    /// Adds `tool`'s `name` (as [`name_for`](Self::name_for) gives it) and
+    /// `description` to the provider tool definition `definition`.
+    pub(crate) fn insert_name_and_description(
+        &self,
+        definition: &mut serde_json::Map<String, serde_json::Value>,
+        tool: &McpTool,
+    ) {
+        definition.insert("name".into(), self.name_for(tool).into_owned().into());
+        definition.insert("description".into(), tool.description.clone().into());
+    }
+
     /// The tool a provider-facing name stands for.
     pub fn resolve(&self, exposed: &str) -> Option<&ToolRef> {
         self.by_name.get(exposed)

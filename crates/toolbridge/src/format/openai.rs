@@ -112,10 +112,7 @@ pub struct OpenAiParameters {
 /// Converts one tool's input schema; with `strict`, tries strict mode and
 /// falls back to non-strict (noting why) when the schema cannot be made strict.
 pub fn parameters(input: &JsonObject, strict: bool, notes: &mut Vec<Change>) -> OpenAiParameters {
-    let mut recorded = Notes::recording();
-    let out = convert(input, strict, &mut recorded);
-    recorded.move_to(notes);
-    out
+    Notes::record_into(notes, |notes| convert(input, strict, notes))
 }
 
 /// [`parameters`], recording into `notes`.
@@ -165,11 +162,7 @@ pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions)
             let mut tool_def = JsonObject::with_capacity(2);
             tool_def.insert("type".into(), Value::from("function"));
             let mut function = JsonObject::with_capacity(4);
-            function.insert(
-                "name".into(),
-                Value::from(names.name_for(tool).into_owned()),
-            );
-            function.insert("description".into(), Value::from(tool.description.clone()));
+            names.insert_name_and_description(&mut function, tool);
             let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
             function.insert("parameters".into(), params.schema);
             if options.strict {
@@ -192,11 +185,7 @@ pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOpt
             // The map is made before what goes in it (why: see schema::object).
             let mut tool_def = JsonObject::with_capacity(5);
             tool_def.insert("type".into(), Value::from("function"));
-            tool_def.insert(
-                "name".into(),
-                Value::from(names.name_for(tool).into_owned()),
-            );
-            tool_def.insert("description".into(), Value::from(tool.description.clone()));
+            names.insert_name_and_description(&mut tool_def, tool);
             let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
             tool_def.insert("parameters".into(), params.schema);
             tool_def.insert("strict".into(), Value::Bool(params.strict));

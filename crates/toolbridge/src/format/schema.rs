@@ -109,10 +109,7 @@ pub fn process_json_schema(schema: &Value) -> JsonObject {
 /// [`process_json_schema`] of a tool's input schema, recording what it
 /// changed for `target`.
 pub(crate) fn normalize(input: &JsonObject, target: Target, notes: &mut Vec<Change>) -> JsonObject {
-    let mut recorded = Notes::recording();
-    let out = normalize_with(input, target, &mut recorded);
-    recorded.move_to(notes);
-    out
+    Notes::record_into(notes, |notes| normalize_with(input, target, notes))
 }
 
 /// [`normalize`], recording into `notes`.

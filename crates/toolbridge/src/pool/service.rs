@@ -415,13 +415,11 @@ fn result_kind(result: &ServerResult) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::future_size;
 
     #[test]
     #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
     fn a_call_future_does_not_carry_the_server_start_inline() {
-        fn future_size<F>(_: &impl FnOnce() -> F) -> usize {
-            std::mem::size_of::<F>()
-        }
         // Starting a server (spawn, handshake, timers) is boxed; inline it
         // made every call's future ~12 KiB, copied each time a caller moves
         // it into join_all or a task. What remains is mostly rmcp's own

@@ -35,8 +35,17 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Appends `message` and a newline to `out`. On error `out` is left as it was.
 pub fn encode_line(message: &impl Serialize, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    append_line(out, |out| serde_json::to_writer(out, message))
+}
+
+/// Appends what `write` writes and a newline to `out`; on error `out` is
+/// left as it was.
+fn append_line(
+    out: &mut Vec<u8>,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> serde_json::Result<()> {
     let start = out.len();
-    match serde_json::to_writer(&mut *out, message) {
+    match write(out) {
         Ok(()) => {
             out.push(b'\n');
             Ok(())
@@ -63,12 +72,7 @@ pub fn encode_client_line(
             request: ClientRequest::CallToolRequest(call),
             ..
         }) if call.params.meta.is_none() && call.extensions.get::<MetaObject>().is_none() => {
-            let start = out.len();
-            let written = write_call_request(id, call, out);
-            if written.is_err() {
-                out.truncate(start);
-            }
-            written
+            append_line(out, |out| write_call_request(id, call, out))
         }
         _ => encode_line(message, out),
     }
@@ -83,8 +87,8 @@ pub fn encode_client_json(message: &TxJsonRpcMessage<RoleClient>) -> serde_json:
     Ok(text)
 }
 
-/// `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"_meta":…,…}}`
-/// and a newline: the request's `_meta` (from its extensions, where rmcp
+/// `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"_meta":…,…}}`:
+/// the request's `_meta` (from its extensions, where rmcp
 /// puts it) first, then the params' own fields, as rmcp writes them.
 fn write_call_request(
     id: &NumberOrString,
@@ -106,7 +110,7 @@ fn write_call_request(
         }
         None => serde_json::to_writer(&mut *out, &call.params)?,
     }
-    out.extend_from_slice(b"}\n");
+    out.push(b'}');
     Ok(())
 }
 

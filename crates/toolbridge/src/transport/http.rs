@@ -333,7 +333,7 @@ impl HttpClient {
                 message: redact(&describe_reqwest_error(&e)),
                 status: e.status().map(|s| s.as_u16()),
             }),
-            StreamableHttpError::Sse(e) => StreamableHttpError::Sse(self.scrub_sse(e)),
+            StreamableHttpError::Sse(e) => StreamableHttpError::Sse(scrub_sse(&self.remote, e)),
             StreamableHttpError::Io(e) => {
                 StreamableHttpError::Io(std::io::Error::new(e.kind(), redact(&e.to_string())))
             }
@@ -383,17 +383,6 @@ impl HttpClient {
                 StreamableHttpError::UnexpectedServerResponse(redact(&other.to_string()).into())
             }
         }
-    }
-
-    fn scrub_sse(&self, error: SseError) -> SseError {
-        scrub_sse(&self.remote, error)
-    }
-
-    fn scrub_stream(
-        &self,
-        stream: BoxStream<'static, Result<Sse, SseError>>,
-    ) -> BoxStream<'static, Result<Sse, SseError>> {
-        scrubbed(stream, self.remote.clone()).boxed()
     }
 
     /// The client for a POST sent over `route`.
@@ -567,7 +556,7 @@ impl StreamableHttpClient for HttpClient {
             )
             .await
             .map_err(|e| self.scrub(e))?;
-        Ok(self.scrub_stream(stream))
+        Ok(scrubbed(stream, self.remote.clone()).boxed())
     }
 }
 

@@ -321,16 +321,85 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 }
 
 /// The reply JSON-RPC asks for to a well-formed message that is not valid.
-pub(crate) fn invalid_request<R: ServiceRole>() -> TxJsonRpcMessage<R> {
+fn invalid_request<R: ServiceRole>() -> TxJsonRpcMessage<R> {
     TxJsonRpcMessage::<R>::error(ErrorData::invalid_request("Invalid request", None), None)
+}
+
+/// Newline-delimited JSON-RPC over a reader and a writer, for either role:
+/// what the stdio client transport and [`ServerLines`] are made of.
+pub(crate) struct Lines<R, W> {
+    outbox: Arc<Outbox<W>>,
+    reader: LineReader<R>,
+}
+
+impl<R, W> Lines<R, W>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    pub(crate) fn new(read: R, write: W) -> Self {
+        Lines {
+            outbox: Arc::new(Outbox::new(write)),
+            reader: LineReader::new(read),
+        }
+    }
+
+    /// Queues the line `encode` writes now; the future puts it on the
+    /// stream, with whatever else is queued by then. (`encode` is a `dyn`
+    /// so the future, which does not use it, is not tied to what it borrows.)
+    pub(crate) fn send(
+        &self,
+        encode: &mut dyn FnMut(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> impl Future<Output = std::io::Result<()>> + Send + use<R, W> {
+        let queued = self.outbox.queue_with(encode);
+        let outbox = self.outbox.clone();
+        async move {
+            queued?;
+            outbox.flush().await
+        }
+    }
+
+    /// The next message `decode` makes of a line; a well-formed message
+    /// that is not valid gets "Invalid Request" in reply. `None` at the end
+    /// of the stream, and once a write has failed: the peer stopped reading,
+    /// so nothing sent can arrive, and the connection ends rather than wait
+    /// for answers.
+    pub(crate) async fn receive<Role: ServiceRole>(
+        &mut self,
+        mut decode: impl FnMut(&[u8]) -> Decoded<Role>,
+    ) -> Option<RxJsonRpcMessage<Role>> {
+        loop {
+            if self.outbox.failed() {
+                return None;
+            }
+            let decoded = tokio::select! {
+                biased;
+                line = self.reader.next_line(&mut decode) => line?,
+                () = self.outbox.write_failed() => return None,
+            };
+            match decoded {
+                Decoded::Message(message) => return Some(message),
+                Decoded::Skip => {}
+                Decoded::Invalid => {
+                    if self.outbox.queue(&invalid_request::<Role>()).is_ok() {
+                        let _ = self.outbox.flush().await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closes the write half now, or as soon as a write in progress ends.
+    pub(crate) fn close(&self) {
+        self.outbox.close();
+    }
 }
 
 /// A server's side of newline-delimited JSON-RPC over `read` and `write`
 /// (for example a process's stdin and stdout), with coalesced writes and
 /// `tools/call` requests parsed without trying every request type first.
 pub struct ServerLines<R, W> {
-    outbox: Arc<Outbox<W>>,
-    reader: LineReader<R>,
+    lines: Lines<R, W>,
 }
 
 impl<R, W> ServerLines<R, W>
@@ -341,8 +410,7 @@ where
     /// Serves over `read` (requests in) and `write` (responses out).
     pub fn new(read: R, write: W) -> Self {
         ServerLines {
-            outbox: Arc::new(Outbox::new(write)),
-            reader: LineReader::new(read),
+            lines: Lines::new(read, write),
         }
     }
 }
@@ -358,38 +426,15 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let queued = self.outbox.queue(&item);
-        let outbox = self.outbox.clone();
-        async move {
-            queued?;
-            outbox.flush().await
-        }
+        self.lines.send(&mut |out| encode_line(&item, out))
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        loop {
-            if self.outbox.failed() {
-                return None;
-            }
-            let decoded = tokio::select! {
-                biased;
-                line = self.reader.next_line(decode_for_server) => line?,
-                () = self.outbox.write_failed() => return None,
-            };
-            match decoded {
-                Decoded::Message(message) => return Some(message),
-                Decoded::Skip => {}
-                Decoded::Invalid => {
-                    if self.outbox.queue(&invalid_request::<RoleServer>()).is_ok() {
-                        let _ = self.outbox.flush().await;
-                    }
-                }
-            }
-        }
+        self.lines.receive(decode_for_server).await
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.outbox.close();
+        self.lines.close();
         Ok(())
     }
 }

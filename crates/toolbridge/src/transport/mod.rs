@@ -206,11 +206,7 @@ impl Transport<RoleClient> for AnyTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The size of the future `make` would return; `make` is never called.
-    fn future_size<F>(_: &impl FnOnce() -> F) -> usize {
-        std::mem::size_of::<F>()
-    }
+    use crate::test_support::future_size;
 
     #[test]
     #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]

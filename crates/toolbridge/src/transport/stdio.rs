@@ -1,9 +1,10 @@
 //! The stdio transport: a child process speaking newline-delimited JSON-RPC.
 //!
 //! Spawned as the leader of its own process group (registered with the
-//! [`ProcessTracker`]), with a minimal environment plus the config's `env`. Its stderr is drained continuously
-//! into a [`StderrTail`] so it can never block the server and so errors can
-//! show what the server said before it died. Lines on stdout that are not
+//! [`ProcessTracker`]), with a minimal environment plus the config's `env`.
+//! Its stderr is drained continuously into a [`StderrTail`] so it can never
+//! block the server and so errors can show what the server said before it
+//! died. Lines on stdout that are not
 //! JSON-RPC are skipped (logged at debug).
 
 use std::{
@@ -32,8 +33,8 @@ use tokio::{
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder, encode_client_line},
-    lines::{LineReader, Outbox, invalid_request},
+    codec::{Decoder, encode_client_line},
+    lines::Lines,
 };
 use crate::{
     config::StdioSpec,
@@ -123,8 +124,8 @@ impl StderrTail {
 
 /// A running stdio server.
 ///
-/// Messages go out through an [`Outbox`], which writes a burst of requests
-/// in one syscall, and come in through a [`LineReader`] and the [`Decoder`],
+/// Messages go over [`Lines`], which writes a burst of requests in few
+/// syscalls, and are parsed by the [`Decoder`],
 /// which reads `tools/call` results without trying every result type first
 /// (see [`super::lines`] and [`super::codec`]).
 pub struct StdioTransport {
@@ -134,8 +135,7 @@ pub struct StdioTransport {
     /// keeps it registered with the reaper until then.
     group: Option<GroupGuard>,
     stderr: StderrTail,
-    outbox: Arc<Outbox<ChildStdin>>,
-    reader: LineReader<ChildStdout>,
+    lines: Lines<ChildStdout, ChildStdin>,
     decoder: Decoder,
 }
 
@@ -187,8 +187,7 @@ impl StdioTransport {
             child: Some(child),
             group,
             stderr: tail,
-            outbox: Arc::new(Outbox::new(stdin)),
-            reader: LineReader::new(stdout),
+            lines: Lines::new(stdout, stdin),
             decoder: Decoder::default(),
         })
     }
@@ -212,43 +211,18 @@ impl Transport<RoleClient> for StdioTransport {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.decoder.note_sent(&item);
-        let queued = self.outbox.queue_with(|out| encode_client_line(&item, out));
-        let outbox = self.outbox.clone();
-        async move {
-            queued?;
-            outbox.flush().await
-        }
+        self.lines.send(&mut |out| encode_client_line(&item, out))
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        loop {
-            if self.outbox.failed() {
-                // The server stopped reading its stdin: nothing we send can
-                // arrive, so end the connection rather than wait for answers.
-                return None;
-            }
-            let decoder = &mut self.decoder;
-            let decoded = tokio::select! {
-                biased;
-                line = self.reader.next_line(|line| decoder.decode(line)) => line?,
-                () = self.outbox.write_failed() => return None,
-            };
-            match decoded {
-                Decoded::Message(message) => return Some(message),
-                Decoded::Skip => {}
-                Decoded::Invalid => {
-                    if self.outbox.queue(&invalid_request::<RoleClient>()).is_ok() {
-                        let _ = self.outbox.flush().await;
-                    }
-                }
-            }
-        }
+        let decoder = &mut self.decoder;
+        self.lines.receive(|line| decoder.decode(line)).await
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Close stdin (the MCP way to ask a stdio server to exit), wait, then
         // SIGTERM the group, wait, then SIGKILL it.
-        self.outbox.close();
+        self.lines.close();
         let result = match self.child.as_mut() {
             Some(child) => shut_down(child.as_mut()).await,
             None => Ok(()),
