@@ -203,3 +203,70 @@ fn a_closed_stdout_is_not_an_error() {
         assert!(!err.contains("toolbridge:"), "{args:?}: {err}");
     }
 }
+
+/// `--args` inline, `@FILE` and `-` (stdin), and `exec --input FILE`, all
+/// read by one reader: the same arguments give the same answer, and a file
+/// that is not JSON is a usage error naming the file.
+#[test]
+fn arguments_come_inline_from_a_file_or_from_stdin() {
+    let home = tempdir();
+    let file = home.path().join("args.json");
+    std::fs::write(&file, r#"{"name":"Ada"}"#).unwrap();
+    let toolbridge = |args: &[&str]| {
+        let mut command = Command::new(toolbridge());
+        command
+            .args(args)
+            .env("TOOLBRIDGE_CONFIG", home.path().join("none.json"))
+            .env_remove("TOOLBRIDGE_LOG");
+        command
+    };
+    let at_file = format!("@{}", file.display());
+    for (args, stdin) in [
+        (
+            vec!["call", "example", "hello", "--args", r#"{"name":"Ada"}"#],
+            "",
+        ),
+        (vec!["call", "example", "hello", "--args", &at_file], ""),
+        (
+            vec!["call", "example", "hello", "--args", "-"],
+            r#"{"name":"Ada"}"#,
+        ),
+    ] {
+        let out = output_with_stdin(&mut toolbridge(&args), stdin.as_bytes());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "Hello, Ada!\n",
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    let response = home.path().join("response.json");
+    std::fs::write(
+        &response,
+        json!({ "role": "assistant", "tool_calls": [{ "id": "c1", "type": "function",
+            "function": { "name": "mcp__example__hello", "arguments": r#"{"name":"Ada"}"# } }] })
+        .to_string(),
+    )
+    .unwrap();
+    let response = response.to_string_lossy().into_owned();
+    let out = toolbridge(&["exec", "--format", "openai", "--input", &response])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let messages: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(messages[0]["content"], "Hello, Ada!");
+
+    std::fs::write(&file, "{not json").unwrap();
+    let out = toolbridge(&["call", "example", "hello", "--args", &at_file])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{} is not valid JSON", file.display())),
+        "{err}"
+    );
+}
