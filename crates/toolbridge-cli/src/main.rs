@@ -1,15 +1,96 @@
 //! The `toolbridge` command-line program: a thin layer over the library.
+//!
+//! Layout, in the order a run goes through it:
+//! - `cli`: the command line (clap) and which command runs;
+//! - `context`: what every command gets (config path, `-q`, the pool of
+//!   servers, opened on first use) and `signals`, caught once servers exist;
+//! - `commands/`: one file per command, each an
+//!   `async fn run(args, &Context) -> Outcome`;
+//! - `outcome`: exit codes, and the one place an error is printed;
+//! - `output` (stdout, where a closed pipe is not an error), `input` (the
+//!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`.
 
 mod cli;
 mod commands;
+mod context;
+mod input;
+mod outcome;
 mod output;
 mod progress;
+mod signals;
+mod timeout;
 
 use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::{
+    cli::Cli,
+    context::Context,
+    outcome::{Failure, Outcome, exit},
+};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    cli::main()
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(exit::USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    init_logging(&cli);
+    outcome::report(run(cli))
+}
+
+/// Runs the command on one current-thread runtime. A SIGINT, SIGTERM or
+/// SIGHUP while servers are open stops it (exit 128 + N); every server it
+/// started is closed on every way out.
+fn run(cli: Cli) -> Outcome {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Failure::new(
+                exit::CONNECTION,
+                anyhow::Error::new(e).context("cannot start the async runtime"),
+            )
+        })?;
+    let ctx = Context::new(cli.config.as_deref(), cli.quiet);
+    runtime.block_on(async {
+        let outcome = tokio::select! {
+            outcome = cli.command.run(&ctx) => outcome,
+            signal = ctx.stop_signal() => {
+                tracing::info!("received {}; closing servers", signal.name());
+                Ok(signal.exit_code())
+            }
+        };
+        ctx.close().await;
+        outcome
+    })
+}
+
+fn init_logging(cli: &Cli) {
+    use tracing_subscriber::EnvFilter;
+    let default = if cli.verbose {
+        "toolbridge=debug,toolbridge_cli=debug,rmcp=info"
+    } else if cli.quiet {
+        "off"
+    } else {
+        "warn"
+    };
+    let filter =
+        EnvFilter::try_from_env("TOOLBRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(cli.verbose)
+        .without_time()
+        .try_init();
 }

@@ -1,28 +1,36 @@
-//! Writing data to stdout. A closed pipe (`toolbridge tools | head`) is not
-//! an error: the reader has what it wanted.
+//! Writing data to stdout, the one place that does. A closed pipe
+//! (`toolbridge tools | head`) is not an error: the reader has what it wanted.
 
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 
-use crate::cli::{Failure, exit};
+use crate::outcome::{Failure, exit};
 
-/// Writes `text` and a newline to stdout.
-pub fn line(text: &str) -> Result<(), Failure> {
+/// Writes `text` to stdout as is. A closed pipe is success; other write
+/// errors are returned.
+pub fn write(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    match out
-        .write_all(text.as_bytes())
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::new(
-            exit::CONNECTION,
-            anyhow::Error::new(e).context("writing to stdout"),
-        )),
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 
-/// Writes `value` as pretty JSON to stdout.
+/// Writes `text` to stdout as is.
+pub fn text(text: &str) -> Result<(), Failure> {
+    write(text).map_err(|e| {
+        Failure::new(
+            exit::CONNECTION,
+            anyhow::Error::new(e).context("writing to stdout"),
+        )
+    })
+}
+
+/// Writes `text` and a newline to stdout.
+pub fn line(line: &str) -> Result<(), Failure> {
+    text(&format!("{line}\n"))
+}
+
+/// Writes `value` as pretty JSON and a newline to stdout.
 pub fn json(value: &impl serde::Serialize) -> Result<(), Failure> {
     let text =
         serde_json::to_string_pretty(value).map_err(|e| Failure::new(exit::CONNECTION, e))?;

@@ -10,16 +10,18 @@
 use std::{
     cell::Cell,
     io::IsTerminal,
+    process::ExitCode,
     time::{Duration, Instant},
 };
 
 use futures::future::join_all;
 use indicatif::{ProgressBar, ProgressStyle};
-use toolbridge::pool::CallOptions;
+use toolbridge::{format::flatten_content, pool::CallOptions};
 
-use crate::cli::{Failure, Outcome, exit};
-
-use super::{Context, call::parse_arguments};
+use crate::{
+    context::Context,
+    outcome::{Failure, Outcome, exit},
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -79,15 +81,16 @@ struct Latency {
     max: f64,
 }
 
-pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
-    let arguments = parse_arguments(args.args.as_deref()).map_err(Failure::usage)?;
+pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    let arguments = crate::input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
+    let pool = &ctx.servers()?.pool;
     let started = Instant::now();
-    ctx.pool.connect(&args.server).await?;
+    pool.connect(&args.server).await?;
     let start_ms = millis(started.elapsed());
 
     let calls = args.calls;
     let workers = args.concurrency.min(calls);
-    let progress = progress_bar(ctx.cli.quiet, calls);
+    let progress = progress_bar(ctx.quiet, calls);
     // All workers run on this task's thread (the runtime is current-thread),
     // so plain cells are enough to share the counters.
     let next = Cell::new(0u64);
@@ -110,8 +113,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
             }
             next.set(i + 1);
             let sent = Instant::now();
-            let result = ctx
-                .pool
+            let result = pool
                 .call_tool(
                     &args.server,
                     &args.tool,
@@ -123,7 +125,10 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
             match result {
                 Ok(result) if result.is_error == Some(true) => {
                     tool_errors.set(tool_errors.get() + 1);
-                    note_error(format!("the tool returned isError: {}", text_of(&result)));
+                    note_error(format!(
+                        "the tool returned isError: {}",
+                        flatten_content(&result)
+                    ));
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -179,7 +184,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
             ),
         ));
     }
-    Ok(0)
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and logs are on.
@@ -256,20 +261,6 @@ fn render(r: &Report) -> String {
         min = l.min,
         mean = l.mean,
     )
-}
-
-/// The text of a result, for error messages.
-fn text_of(result: &toolbridge::rmcp_model::CallToolResult) -> String {
-    use toolbridge::rmcp_model::ContentBlock;
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

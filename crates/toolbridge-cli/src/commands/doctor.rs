@@ -18,7 +18,10 @@ use toolbridge::{
 };
 
 use super::config_file;
-use crate::cli::exit;
+use crate::{
+    context,
+    outcome::{Failure, Outcome},
+};
 
 /// Something needed is missing.
 const MISSING: u8 = 1;
@@ -35,28 +38,12 @@ pub struct DoctorArgs {
     pub yes: bool,
 }
 
-pub fn run(config: Option<&Path>, args: DoctorArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("toolbridge: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = match &args.install {
-        Some(command) => runtime.block_on(install(command, args.yes)),
-        None => runtime.block_on(check(config)),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("toolbridge: {e:#}");
-            ExitCode::from(exit::USAGE)
-        }
+pub async fn run(args: DoctorArgs, ctx: &context::Context) -> Outcome {
+    match &args.install {
+        Some(command) => install(command, args.yes).await,
+        None => check(Some(ctx.config_path())).await,
     }
+    .map_err(Failure::usage)
 }
 
 async fn check(config: Option<&Path>) -> Result<ExitCode> {
@@ -153,11 +140,7 @@ fn finding_line(finding: &Finding) -> String {
 }
 
 fn write_stdout(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("cannot write to stdout"),
-    }
+    crate::output::write(text).context("cannot write to stdout")
 }
 
 async fn install(command: &str, yes: bool) -> Result<ExitCode> {

@@ -1,8 +1,11 @@
 //! `toolbridge example-server`: the built-in example MCP server over stdio.
 
-use std::time::Duration;
+use std::{process::ExitCode, time::Duration};
 
-use crate::cli::{Failure, Outcome, exit};
+use crate::{
+    context::Context,
+    outcome::{Failure, Outcome, exit},
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,18 +15,12 @@ pub struct Args {
     pub start_delay_ms: u64,
 }
 
-pub fn run(args: &Args) -> Outcome {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::new(exit::CONNECTION, e))?;
-    runtime
-        .block_on(async {
-            if args.start_delay_ms > 0 {
-                tokio::time::sleep(Duration::from_millis(args.start_delay_ms)).await;
-            }
-            toolbridge::example_server::serve_stdio().await
-        })
+pub async fn run(args: Args, _ctx: &Context) -> Outcome {
+    if args.start_delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(args.start_delay_ms)).await;
+    }
+    toolbridge::example_server::serve_stdio()
+        .await
         .map_err(|e| Failure::new(exit::CONNECTION, anyhow::anyhow!(e)))?;
-    Ok(0)
+    Ok(ExitCode::SUCCESS)
 }

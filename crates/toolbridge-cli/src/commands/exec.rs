@@ -1,17 +1,17 @@
 //! `toolbridge exec --format F`: run the tool calls in a provider's response
 //! and print the messages to append to the conversation.
 
-use std::{io::Read, sync::Arc};
+use std::{process::ExitCode, sync::Arc};
 
-use anyhow::Context as _;
 use toolbridge::{
     adapter::{Tool, ToolRegistry, load_mcp_tools},
     format::{Format, NameTable, parse_calls, render_results},
 };
 
-use crate::cli::{Failure, Outcome};
-
-use super::Context;
+use crate::{
+    context::Context,
+    outcome::{Failure, Outcome},
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,14 +30,15 @@ pub struct Args {
     pub strict: bool,
 }
 
-pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
-    let input = read_input(&args.input).map_err(Failure::usage)?;
+pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    let input = crate::input::response(&args.input).map_err(Failure::usage)?;
+    let pool = &ctx.servers()?.pool;
     let servers = if args.servers.is_empty() {
-        ctx.pool.active_server_names()
+        pool.active_server_names()
     } else {
-        args.servers.clone()
+        args.servers
     };
-    let adapters = load_mcp_tools(&ctx.pool, &servers).await;
+    let adapters = load_mcp_tools(pool, &servers).await;
     let tools: Vec<_> = adapters.iter().map(|a| a.mcp_tool().clone()).collect();
     // The same names `toolbridge tools --format` gave the model.
     let names = NameTable::for_tools(&tools);
@@ -55,19 +56,5 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
     let results = registry.execute_calls(calls).await;
     let messages = render_results(args.format, &results).map_err(Failure::usage)?;
     crate::output::json(&messages)?;
-    Ok(0)
-}
-
-fn read_input(input: &str) -> anyhow::Result<serde_json::Value> {
-    let (text, origin) = if input == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("reading the response from stdin")?;
-        (text, "stdin".to_owned())
-    } else {
-        let text = std::fs::read_to_string(input).with_context(|| format!("reading {input}"))?;
-        (text, input.to_owned())
-    };
-    serde_json::from_str(&text).with_context(|| format!("{origin} is not valid JSON"))
+    Ok(ExitCode::SUCCESS)
 }

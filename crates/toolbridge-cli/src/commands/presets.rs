@@ -1,13 +1,15 @@
 //! `toolbridge presets list | show | add`.
 
-use std::{io::Write, path::Path, process::ExitCode};
+use std::{path::Path, process::ExitCode};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
 use toolbridge::presets::{self, Category, Preset, Transport};
 
-use super::config_file;
-use crate::cli::exit;
+use crate::{
+    context::Context,
+    outcome::{Failure, Outcome},
+};
 
 /// `toolbridge presets ...`
 #[derive(Debug, Args)]
@@ -56,7 +58,7 @@ fn parse_category(s: &str) -> Result<Category, String> {
     s.parse().map_err(|e: presets::PresetError| e.to_string())
 }
 
-pub fn run(config: Option<&Path>, args: PresetsArgs) -> ExitCode {
+pub async fn run(args: PresetsArgs, ctx: &Context) -> Outcome {
     let result = match args.command {
         PresetsCommand::List { category, json } => list(category, json),
         PresetsCommand::Show { id, json } => show(&id, json),
@@ -65,24 +67,13 @@ pub fn run(config: Option<&Path>, args: PresetsArgs) -> ExitCode {
             name,
             api_key,
             extra,
-        } => add(config, &id, name, api_key.as_deref(), &extra),
+        } => add(ctx.config_path(), &id, name, api_key.as_deref(), &extra),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("toolbridge: {e:#}");
-            ExitCode::from(exit::USAGE)
-        }
-    }
+    result.map(|()| ExitCode::SUCCESS).map_err(Failure::usage)
 }
 
 fn print_stdout(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        // A closed pipe (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("cannot write to stdout"),
-    }
+    crate::output::write(text).context("cannot write to stdout")
 }
 
 fn list(category: Option<Category>, json: bool) -> Result<()> {
@@ -158,7 +149,7 @@ fn show(id: &str, json: bool) -> Result<()> {
 }
 
 fn add(
-    config: Option<&Path>,
+    path: &Path,
     id: &str,
     name: Option<String>,
     api_key: Option<&str>,
@@ -170,12 +161,11 @@ fn add(
         bail!("the server name must not be empty");
     }
     let entry = presets::to_config_entry(preset, api_key, extra)?;
-    let path = config_file::config_path(config)?;
 
     // Locked, atomic, and never over a file that fails to parse.
-    toolbridge::config::edit(&path, |doc| doc.add_server(&name, entry))?;
+    toolbridge::config::edit(path, |doc| doc.add_server(&name, entry))?;
     if api_key.is_some() {
-        restrict_to_owner(&path)?;
+        restrict_to_owner(path)?;
     }
 
     eprintln!(

@@ -1,14 +1,15 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
+use std::process::ExitCode;
+
 use futures::future::join_all;
 use toolbridge::format::{Format, FormatOptions, NameTable, check, convert_tools};
 
 use crate::{
-    cli::{Failure, Outcome},
+    context::Context,
+    outcome::{Failure, Outcome},
     progress::Progress,
 };
-
-use super::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,33 +32,33 @@ pub struct Args {
     pub check: bool,
 }
 
-pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
+pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    let servers = ctx.servers()?;
     let mut worst: Option<u8> = None;
     let mut fail = |failure: Failure| {
-        eprintln!("toolbridge: {}", failure.error);
+        failure.print();
         worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
     };
-    let servers = if args.servers.is_empty() {
-        for (_, error) in &ctx.unresolved {
+    let chosen = if args.servers.is_empty() {
+        for (_, error) in &servers.unresolved {
             fail(Failure::usage(anyhow::anyhow!("{error}")));
         }
-        ctx.pool.active_server_names()
+        servers.pool.active_server_names()
     } else {
-        let (unresolved, servers): (Vec<String>, Vec<String>) = args
+        let (unresolved, chosen): (Vec<String>, Vec<String>) = args
             .servers
-            .iter()
-            .cloned()
-            .partition(|s| ctx.unresolved(s).is_some());
+            .into_iter()
+            .partition(|s| servers.unresolved(s).is_some());
         for server in unresolved {
-            if let Some(error) = ctx.unresolved(&server) {
+            if let Some(error) = servers.unresolved(&server) {
                 fail(Failure::usage(anyhow::anyhow!("{error}")));
             }
         }
-        servers
+        chosen
     };
-    let progress = Progress::servers(servers.len(), "listing tools of", ctx.cli.quiet);
-    let listings = join_all(servers.iter().map(|server| {
-        let pool = &ctx.pool;
+    let progress = Progress::servers(chosen.len(), "listing tools of", ctx.quiet);
+    let listings = join_all(chosen.iter().map(|server| {
+        let pool = &servers.pool;
         let progress = &progress;
         async move {
             let result = pool.list_server_tools(server).await;
@@ -89,6 +90,6 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
             code,
             anyhow::anyhow!("some servers could not be listed (see above)"),
         )),
-        None => Ok(0),
+        None => Ok(ExitCode::SUCCESS),
     }
 }

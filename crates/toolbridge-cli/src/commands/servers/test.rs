@@ -1,13 +1,15 @@
 //! `toolbridge servers test [NAME]...`: start servers and report what they
 //! said about themselves.
 
+use std::process::ExitCode;
+
 use futures::future::join_all;
 use serde::Serialize;
 use toolbridge::pool::ConnectionInfo;
 
 use crate::{
-    cli::{Failure, Outcome},
-    commands::Context,
+    context::{Context, Servers},
+    outcome::{Failure, Outcome},
     progress::Progress,
 };
 
@@ -34,20 +36,20 @@ struct Report {
     error: Option<String>,
 }
 
-pub async fn run(ctx: Context<'_>, args: &TestArgs) -> Outcome {
+pub async fn run(args: TestArgs, ctx: &Context) -> Outcome {
+    let servers = ctx.servers()?;
     let names = if args.names.is_empty() {
-        let mut names: Vec<String> = ctx.unresolved.iter().map(|(n, _)| n.clone()).collect();
-        names.extend(ctx.pool.active_server_names());
+        let mut names: Vec<String> = servers.unresolved.iter().map(|(n, _)| n.clone()).collect();
+        names.extend(servers.pool.active_server_names());
         names
     } else {
-        args.names.clone()
+        args.names
     };
-    let progress = Progress::servers(names.len(), "starting", ctx.cli.quiet || args.json);
+    let progress = Progress::servers(names.len(), "starting", ctx.quiet || args.json);
     let reports = join_all(names.iter().map(|name| {
-        let ctx = &ctx;
         let progress = &progress;
         async move {
-            let report = test_one(ctx, name).await;
+            let report = test_one(servers, name).await;
             progress.inc();
             report
         }
@@ -89,16 +91,16 @@ pub async fn run(ctx: Context<'_>, args: &TestArgs) -> Outcome {
             code,
             anyhow::anyhow!("some servers failed the test"),
         )),
-        None => Ok(0),
+        None => Ok(ExitCode::SUCCESS),
     }
 }
 
-async fn test_one(ctx: &Context<'_>, name: &str) -> Result<(ConnectionInfo, usize), Failure> {
-    if let Some(error) = ctx.unresolved(name) {
+async fn test_one(servers: &Servers, name: &str) -> Result<(ConnectionInfo, usize), Failure> {
+    if let Some(error) = servers.unresolved(name) {
         return Err(Failure::usage(anyhow::anyhow!("{error}")));
     }
-    let info = ctx.pool.connect(name).await?;
-    let tools = ctx.pool.list_server_tools(name).await?;
+    let info = servers.pool.connect(name).await?;
+    let tools = servers.pool.list_server_tools(name).await?;
     Ok((info, tools.len()))
 }
 
