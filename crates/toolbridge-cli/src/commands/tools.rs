@@ -1,6 +1,5 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
-use futures::future::join_all;
 use toolbridge::format::{Format, FormatOptions, NameTable, check, convert_tools};
 
 use crate::{
@@ -56,24 +55,15 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
         servers
     };
     let progress = Progress::servers(servers.len(), "listing tools of", ctx.cli.quiet);
-    let listings = join_all(servers.iter().map(|server| {
-        let pool = &ctx.pool;
-        let progress = &progress;
-        async move {
-            let result = pool.list_server_tools(server).await;
-            progress.inc();
-            result
-        }
-    }))
-    .await;
+    let listing = ctx
+        .pool
+        .list_tools_reporting(&servers, |_| progress.inc())
+        .await;
     drop(progress);
-    let mut tools = Vec::new();
-    for result in listings {
-        match result {
-            Ok(list) => tools.extend(list.iter().cloned()),
-            Err(error) => fail(Failure::from(error)),
-        }
+    for (_, error) in listing.failures {
+        fail(Failure::from(error));
     }
+    let tools = listing.tools;
     let names = NameTable::for_tools(&tools);
     let options = FormatOptions {
         strict: args.strict,
