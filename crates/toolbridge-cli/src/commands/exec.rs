@@ -1,11 +1,11 @@
 //! `toolbridge exec --format F`: run the tool calls in a provider's response
 //! and print the messages to append to the conversation.
 
-use std::{io::Read, sync::Arc};
+use std::io::Read;
 
 use anyhow::Context as _;
 use toolbridge::{
-    adapter::{Tool, ToolRegistry, load_mcp_tools},
+    adapter::{ToolRegistry, load_mcp_tools},
     format::{Format, NameTable, parse_calls, render_results},
 };
 
@@ -44,9 +44,7 @@ pub async fn run(ctx: Context<'_>, args: &Args) -> Outcome {
     let mut registry = ToolRegistry::new();
     registry.set_strip_strict_nulls(args.strict);
     for adapter in adapters {
-        registry
-            .register(adapter as Arc<dyn Tool>)
-            .map_err(Failure::usage)?;
+        registry.register(adapter).map_err(Failure::usage)?;
     }
     let calls = parse_calls(args.format, &input, &names).map_err(Failure::usage)?;
     if calls.is_empty() {
