@@ -513,7 +513,7 @@ async fn logs_name_the_server_the_tool_and_the_call_but_no_secret() {
     pool.close_all().await;
 
     let text = logs.text();
-    assert!(text.contains("mcp_server{server=local}"), "{text}");
+    assert!(text.contains("mcp_server{server=\"local\"}"), "{text}");
     assert!(
         text.contains("tool_call{server=\"local\" tool=\"hello\" call_id=call_abc}"),
         "{text}"

@@ -98,7 +98,8 @@ impl Slot {
         // The connection's tasks (rmcp's service loop, the supervisor) stay
         // in this span for their whole life: a root, not a child of the
         // call that happened to start the server.
-        let span = tracing::info_span!(parent: None, "mcp_server", server = %self.spec.name);
+        let span =
+            tracing::info_span!(parent: None, "mcp_server", server = self.spec.name.as_str());
         span.follows_from(tracing::Span::current());
         let conn = match tokio::time::timeout(
             start_timeout,

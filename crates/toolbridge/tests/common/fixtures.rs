@@ -4,7 +4,6 @@
 //! a capture of the library's tracing output.
 
 use std::{
-    io::Write as _,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
     time::{Duration, Instant},
@@ -254,9 +253,4 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Logs {
     fn make_writer(&'a self) -> Self::Writer {
         self.clone()
     }
-}
-
-/// Writes `line` to stderr, for context when a test fails.
-pub fn note(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{line}");
 }
