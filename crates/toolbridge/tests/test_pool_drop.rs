@@ -110,3 +110,34 @@ fn a_pool_whose_runtime_is_gone_leaves_no_server_running() {
         "the server survived the runtime and the pool"
     );
 }
+
+/// A server that stopped reading (its calls fail with a send error) is
+/// forgotten by the pool, and does not keep running until `close_all`.
+#[tokio::test]
+async fn a_server_the_pool_gave_up_on_is_stopped_without_close_all() {
+    let dir = tempdir();
+    let pid_file = dir.path().join("pids");
+    let script = format!(
+        "echo $$ >> '{}' && exec '{}' '{}' deaf",
+        pid_file.display(),
+        python(),
+        test_server("misbehave.py")
+    );
+    let spec = toolbridge::config::ServerSpec::stdio("deaf", "sh", ["-c".to_owned(), script]);
+    let pool = pool(vec![spec]);
+    pool.list_server_tools("deaf").await.expect("list");
+    let err = pool
+        .call_tool(
+            "deaf",
+            "echo",
+            object_args(json!({"text": "hi"})),
+            CallOptions::default(),
+        )
+        .await
+        .expect_err("the server no longer reads");
+    assert!(!err.is_timeout(), "{err}");
+    let pid = read_pids(&pid_file)[0];
+    let gone = poll_async(GONE_WITHIN, || async { (!alive(pid)).then_some(()) }).await;
+    assert!(gone.is_some(), "the server the pool gave up on still runs");
+    drop(pool);
+}
