@@ -176,7 +176,8 @@ fn run_starts(
             );
             let children_before = children_cpu();
             let started = Instant::now();
-            let (tools, failures) = rt.block_on(pool.list_all_active_server_tools());
+            let listing = rt.block_on(pool.list_all_active_server_tools());
+            let (tools, failures) = (listing.tools, listing.failures);
             let elapsed = started.elapsed();
             assert!(failures.is_empty(), "servers failed: {failures:?}");
             assert!(tools.len() >= specs.len(), "too few tools: {}", tools.len());

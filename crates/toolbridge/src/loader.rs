@@ -66,11 +66,7 @@ pub async fn fetch_mcp_tools(pool: &Pool, config: &LoaderConfig) -> Vec<McpTool>
         Mode::Auto => pool.active_server_names(),
         Mode::Manual(servers) => servers.clone(),
     };
-    let (tools, failures) = pool.list_tools_of(&servers).await;
-    for (server, error) in failures {
-        tracing::warn!(server = %server, error = %error, "skipping the server's tools");
-    }
-    tools
+    pool.list_tools_of(&servers).await.tools_logging_failures()
 }
 
 /// The spec's `setupMcpTools`: fetches the tools, logs how many each server

@@ -331,9 +331,7 @@ pub fn print_table(title: &str, rows: &[(String, &Row)]) {
 pub async fn registry_for(pool: &Pool, server: &str) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     for adapter in load_mcp_tools(pool, &[server.to_owned()]).await {
-        registry
-            .register(adapter as Arc<dyn Tool>)
-            .expect("unique tool names");
+        registry.register(adapter).expect("unique tool names");
     }
     registry
 }

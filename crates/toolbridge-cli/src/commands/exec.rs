@@ -1,10 +1,10 @@
 //! `toolbridge exec --format F`: run the tool calls in a provider's response
 //! and print the messages to append to the conversation.
 
-use std::{process::ExitCode, sync::Arc};
+use std::process::ExitCode;
 
 use toolbridge::{
-    adapter::{Tool, ToolRegistry, load_mcp_tools},
+    adapter::{ToolRegistry, load_mcp_tools},
     format::{Format, NameTable, parse_calls, render_results},
 };
 
@@ -45,9 +45,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let mut registry = ToolRegistry::new();
     registry.set_strip_strict_nulls(args.strict);
     for adapter in adapters {
-        registry
-            .register(adapter as Arc<dyn Tool>)
-            .map_err(Failure::usage)?;
+        registry.register(adapter).map_err(Failure::usage)?;
     }
     let calls = parse_calls(args.format, &input, &names).map_err(Failure::usage)?;
     if calls.is_empty() {

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use futures::future::join_all;
 use toolbridge::format::{Format, FormatOptions, NameTable, check, convert_tools};
 
 use crate::{
@@ -57,24 +56,15 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         chosen
     };
     let progress = Progress::servers(chosen.len(), "listing tools of", ctx.quiet);
-    let listings = join_all(chosen.iter().map(|server| {
-        let pool = &servers.pool;
-        let progress = &progress;
-        async move {
-            let result = pool.list_server_tools(server).await;
-            progress.inc();
-            result
-        }
-    }))
-    .await;
+    let listing = servers
+        .pool
+        .list_tools_reporting(&chosen, |_| progress.inc())
+        .await;
     drop(progress);
-    let mut tools = Vec::new();
-    for result in listings {
-        match result {
-            Ok(list) => tools.extend(list.iter().cloned()),
-            Err(error) => fail(Failure::from(error)),
-        }
+    for (_, error) in listing.failures {
+        fail(Failure::from(error));
     }
+    let tools = listing.tools;
     let names = NameTable::for_tools(&tools);
     let options = FormatOptions {
         strict: args.strict,

@@ -1,11 +1,9 @@
-//! [`McpToolAdapter`]: a pooled server's tool as a [`Tool`].
+//! [`McpToolAdapter`]: a pooled server's tool as a [`Tool`], and the
+//! spec's `loadMcpTools`.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicU64, Ordering},
-};
+use std::sync::Arc;
 
-use futures::{future::BoxFuture, future::join_all};
+use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, JsonObject};
 
 use super::{Tool, ToolError};
@@ -15,16 +13,16 @@ use crate::{
     tools::McpTool,
 };
 
-/// Numbers the calls of this process, for logs.
-static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
-
-/// A tool of a server in the [`Pool`]. Its name is `mcp__{server}__{tool}`,
-/// made provider-safe; calls use the pool's timeout for the server (120 s by
-/// default) and come back flattened by [`Tool::execute`].
+/// A tool of a server in a [`Pool`]. Its name comes from a [`NameTable`]:
+/// `mcp__{server}__{tool}` for the user's servers ([`NameStyle::Mcp`]),
+/// `{server}__{tool}` for a session's own servers ([`NameStyle::Direct`]),
+/// made provider-safe either way. Calls use the pool's timeout for the
+/// server (120 s by default) and come back flattened by [`Tool::execute`].
 pub struct McpToolAdapter {
     tool: McpTool,
     /// The provider-safe name.
     name: String,
+    /// The pool that runs the server.
     pool: Pool,
 }
 
@@ -38,9 +36,49 @@ impl McpToolAdapter {
         }
     }
 
+    /// Wraps each of `tools` (of servers in `pool`), named in `style` by one
+    /// [`NameTable`], so names are unique across them.
+    pub fn wrap_all(pool: &Pool, tools: Vec<McpTool>, style: NameStyle) -> Vec<Arc<Self>> {
+        let names = NameTable::new(
+            style,
+            tools
+                .iter()
+                .map(|t| (t.server_id.as_str(), t.name.as_str())),
+        );
+        tools
+            .into_iter()
+            .map(|tool| {
+                let name = names.name_for(&tool).into_owned();
+                Arc::new(McpToolAdapter::new(tool, name, pool.clone()))
+            })
+            .collect()
+    }
+
     /// The MCP tool behind the adapter.
     pub fn mcp_tool(&self) -> &McpTool {
         &self.tool
+    }
+
+    /// Like [`Tool::call`], with the provider's id for the call, which the
+    /// pool's logs show as `call_id`.
+    pub async fn call_with_id(
+        &self,
+        arguments: JsonObject,
+        call_id: Option<String>,
+    ) -> Result<CallToolResult, ToolError> {
+        let options = CallOptions {
+            timeout: None,
+            call_id,
+        };
+        Ok(self
+            .pool
+            .call_tool(
+                &self.tool.server_id,
+                &self.tool.name,
+                Some(arguments),
+                options,
+            )
+            .await?)
     }
 }
 
@@ -58,49 +96,15 @@ impl Tool for McpToolAdapter {
     }
 
     fn call(&self, arguments: JsonObject) -> BoxFuture<'_, Result<CallToolResult, ToolError>> {
-        Box::pin(async move {
-            // The id only feeds debug logs: don't pay for it otherwise.
-            let call_id = tracing::enabled!(tracing::Level::DEBUG)
-                .then(|| format!("call-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed)));
-            let options = CallOptions {
-                timeout: None,
-                call_id,
-            };
-            Ok(self
-                .pool
-                .call_tool(
-                    &self.tool.server_id,
-                    &self.tool.name,
-                    Some(arguments),
-                    options,
-                )
-                .await?)
-        })
+        Box::pin(self.call_with_id(arguments, None))
     }
 }
 
 /// The spec's `loadMcpTools`: the tools of `servers`, listed in parallel,
-/// each wrapped as an [`McpToolAdapter`]. A server that fails is logged and
-/// skipped; the others' tools are still returned. Names are unique across
-/// all the returned tools.
+/// each wrapped as an [`McpToolAdapter`] named `mcp__{server}__{tool}`. A
+/// server that fails is logged and skipped; the others' tools are still
+/// returned. Names are unique across all the returned tools.
 pub async fn load_mcp_tools(pool: &Pool, servers: &[String]) -> Vec<Arc<McpToolAdapter>> {
-    let listings = join_all(servers.iter().map(|s| pool.list_server_tools(s))).await;
-    let mut tools = Vec::new();
-    for (server, listing) in servers.iter().zip(listings) {
-        match listing {
-            Ok(list) => tools.extend(list.iter().cloned()),
-            Err(e) => tracing::warn!(server = %server, error = %e, "skipping the server's tools"),
-        }
-    }
-    let names = NameTable::new(
-        NameStyle::Mcp,
-        tools.iter().map(|t| (t.server_id.clone(), t.name.clone())),
-    );
-    tools
-        .into_iter()
-        .map(|tool| {
-            let name = names.name_for(&tool).into_owned();
-            Arc::new(McpToolAdapter::new(tool, name, pool.clone()))
-        })
-        .collect()
+    let tools = pool.list_tools_of(servers).await.tools_logging_failures();
+    McpToolAdapter::wrap_all(pool, tools, NameStyle::Mcp)
 }

@@ -1,19 +1,21 @@
 //! Executable tools for an agent engine: the spec's ITool, McpToolAdapter,
 //! DirectMcpToolAdapter, loadMcpTools, loadDirectMcpTools and ToolRegistry.
 //!
-//! [`McpToolAdapter`] runs a tool through the shared [`Pool`](crate::pool::Pool)
-//! (user-configured servers); [`DirectMcpToolAdapter`] holds its own
-//! connection (built-in or per-session servers) that the caller closes at
-//! the end of the session. Both expose provider-safe names from a
-//! [`NameTable`](crate::format::NameTable), and a [`ToolRegistry`] routes a
-//! model's calls back to them.
+//! One adapter, [`McpToolAdapter`], runs a tool of a server in a
+//! [`Pool`](crate::pool::Pool); its name style is a parameter
+//! ([`NameStyle`](crate::format::NameStyle)). [`load_mcp_tools`] wraps the
+//! tools of the user's servers in the shared pool (`mcp__{server}__{tool}`);
+//! [`load_direct_mcp_tools`] starts a session's own servers in a pool of
+//! their own (`{server}__{tool}`, the spec's DirectMcpToolAdapter), which
+//! the caller closes at the end of the session. A [`ToolRegistry`] routes a
+//! model's calls back to the adapters through the name table.
 
 mod direct;
 mod mcp;
 mod registry;
 mod tool;
 
-pub use direct::{DirectConnection, DirectMcpToolAdapter, DirectTools, load_direct_mcp_tools};
+pub use direct::{DirectConnection, DirectTools, load_direct_mcp_tools};
 pub use mcp::{McpToolAdapter, load_mcp_tools};
 pub use registry::{RegistryError, ToolRegistry};
 pub use tool::{Tool, ToolError};

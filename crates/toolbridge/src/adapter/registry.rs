@@ -1,27 +1,38 @@
-//! [`ToolRegistry`]: the tools offered to a model, by the name the model uses.
+//! [`ToolRegistry`]: the tools offered to a model, and the way back from the
+//! model's calls to them.
+//!
+//! A call is routed by the tool its name resolved to in the
+//! [`NameTable`](crate::format::NameTable) the model's response was read
+//! with ([`ToolCall::tool`]), never by the name string itself; a call that
+//! did not resolve, or whose arguments are unusable, fails with
+//! [`ToolCall::invocation`]'s message.
 
 use std::{collections::HashMap, sync::Arc};
 
 use futures::future::join_all;
 
-use super::Tool;
-use crate::format::{ToolCall, ToolOutcome};
+use super::{McpToolAdapter, Tool};
+use crate::format::{ToolCall, ToolOutcome, ToolRef};
 
 /// Registering a tool failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
-    /// Another tool already has the name; two servers' tools must never
-    /// silently replace each other.
+    /// Another tool already has the name, or is the same server's same
+    /// tool; two tools must never silently replace each other.
     #[error("a tool named \"{0}\" is already registered")]
     Duplicate(String),
 }
 
-/// The tools offered to a model, looked up by exposed name.
+/// The tools offered to a model, by the server tool they stand for and by
+/// exposed name.
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
-    by_name: HashMap<String, Arc<dyn Tool>>,
+    /// What calls are routed by.
+    by_tool: HashMap<ToolRef, Arc<McpToolAdapter>>,
+    /// Exposed name → tool, for [`ToolRegistry::get`] and duplicate checks.
+    by_name: HashMap<String, ToolRef>,
     /// Registration order, for listings.
-    order: Vec<String>,
+    order: Vec<ToolRef>,
     /// Drop the `null`s an OpenAI strict-mode model sends for optional
     /// properties before calling the server.
     strip_strict_nulls: bool,
@@ -40,25 +51,33 @@ impl ToolRegistry {
         self.strip_strict_nulls = strip;
     }
 
-    /// Adds `tool`; a name that is already taken is an error.
-    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    /// Adds `tool`; a name or a server tool that is already registered is
+    /// an error.
+    pub fn register(&mut self, tool: Arc<McpToolAdapter>) -> Result<(), RegistryError> {
         let name = tool.name().to_owned();
-        if self.by_name.contains_key(&name) {
+        let key = ToolRef::new(&tool.mcp_tool().server_id, &tool.mcp_tool().name);
+        if self.by_name.contains_key(&name) || self.by_tool.contains_key(&key) {
             return Err(RegistryError::Duplicate(name));
         }
-        self.order.push(name.clone());
-        self.by_name.insert(name, tool);
+        self.order.push(key.clone());
+        self.by_name.insert(name, key.clone());
+        self.by_tool.insert(key, tool);
         Ok(())
     }
 
-    /// The tool named `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.by_name.get(name)
+    /// The tool exposed as `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<McpToolAdapter>> {
+        self.by_name.get(name).and_then(|key| self.by_tool.get(key))
+    }
+
+    /// The tool that runs `tool` of its server.
+    pub fn get_tool(&self, tool: &ToolRef) -> Option<&Arc<McpToolAdapter>> {
+        self.by_tool.get(tool)
     }
 
     /// The tools, in registration order.
-    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
-        self.order.iter().filter_map(|n| self.by_name.get(n))
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<McpToolAdapter>> {
+        self.order.iter().filter_map(|key| self.by_tool.get(key))
     }
 
     /// How many tools are registered.
@@ -80,25 +99,23 @@ impl ToolRegistry {
     }
 
     async fn execute_call(&self, call: &ToolCall) -> ToolOutcome {
-        let mut arguments = match &call.arguments {
-            Ok(arguments) => arguments.clone(),
-            Err(why) => {
-                return ToolOutcome::Failed(format!(
-                    "invalid arguments for `{}`: {why}",
-                    call.name
-                ));
-            }
+        let (tool_ref, arguments) = match call.invocation() {
+            Ok(invocation) => invocation,
+            Err(message) => return ToolOutcome::Failed(message),
         };
-        let Some(tool) = self.get(&call.name) else {
+        let Some(tool) = self.by_tool.get(tool_ref) else {
             return ToolOutcome::Failed(format!(
-                "unknown tool `{}`; call one of the tools listed in the request",
-                call.name
+                "tool `{}` (tool \"{}\" of server \"{}\") is not registered; \
+                 call one of the tools listed in the request",
+                call.name, tool_ref.tool, tool_ref.server_id
             ));
         };
+        let mut arguments = arguments.clone();
         if self.strip_strict_nulls {
             crate::format::openai::strip_strict_nulls(&mut arguments, tool.parameters());
         }
-        match tool.call(arguments).await {
+        // The pool's span for the call carries the provider's call id.
+        match tool.call_with_id(arguments, call.id.clone()).await {
             Ok(result) => ToolOutcome::Completed(result),
             Err(e) => ToolOutcome::Failed(e.to_string()),
         }

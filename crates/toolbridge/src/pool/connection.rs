@@ -2,7 +2,7 @@
 //! and what the server told us about itself.
 
 use std::{
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, Weak},
     time::{Duration, Instant},
 };
 
@@ -16,8 +16,9 @@ use rmcp::{
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
-use super::{PoolError, progress::ProgressLog};
+use super::{PoolError, cache::ToolCache, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{StderrTail, TransportContext, create_transport},
@@ -45,24 +46,6 @@ pub struct ConnectionInfo {
 
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64() * 1000.0)
-}
-
-/// The shared tool-list cache of one server. The handler clears it when the
-/// server sends `notifications/tools/list_changed`.
-#[derive(Debug, Default)]
-pub(super) struct ToolCache {
-    /// The cached list and the generation it was read at.
-    pub(super) tools: Mutex<Option<Arc<Vec<crate::tools::McpTool>>>>,
-    /// Bumped on every invalidation, so a listing that raced with one is not cached.
-    pub(super) generation: std::sync::atomic::AtomicU64,
-}
-
-impl ToolCache {
-    pub(super) fn invalidate(&self) {
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
-    }
 }
 
 /// The client side of the connection: answers the server's notifications.
@@ -111,8 +94,6 @@ pub(super) struct Connection {
     close: CancellationToken,
     /// The supervisor task; awaited by [`Connection::close`].
     supervisor: Mutex<Option<JoinHandle<()>>>,
-    /// When the connection was made (to tell a crash loop from a rare crash).
-    pub(super) since: Instant,
 }
 
 impl Connection {
@@ -139,16 +120,38 @@ impl Connection {
     }
 }
 
+impl Drop for Connection {
+    /// The last handle is gone (the pool was dropped, or the connection was
+    /// forgotten after a failure): the supervisor closes the connection in
+    /// the background, the graceful way. If the runtime stops first, its
+    /// tasks are dropped, and with them the transport, whose process group
+    /// guard kills the server.
+    fn drop(&mut self) {
+        self.close.cancel();
+    }
+}
+
+/// A connection that ended by itself (a crash, or the server closing), as
+/// reported to the slot that made it.
+pub(super) struct Ended {
+    /// Which connection; the slot compares it with its current one, since a
+    /// new connection may already have replaced it.
+    pub(super) connection: Weak<Connection>,
+    /// How long it was up.
+    pub(super) lived: Duration,
+}
+
 /// Starts `spec` and completes the MCP handshake. `on_end` runs in the
 /// supervisor when the connection ends by itself (a crash or the server
-/// closing), not when it was closed by us. `max_call_time` bounds any call
-/// (progress older than that is forgotten).
+/// closing), not when it was closed by us, before the connection is seen as
+/// ended. `max_call_time` bounds any call (progress older than that is
+/// forgotten).
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
     max_call_time: Duration,
-    on_end: impl FnOnce(Option<String>) + Send + 'static,
+    on_end: impl FnOnce(Ended) + Send + 'static,
 ) -> Result<Arc<Connection>, PoolError> {
     let started = Instant::now();
     let server = spec.name.clone();
@@ -191,34 +194,46 @@ pub(super) async fn connect(
     );
     let ended = CancellationToken::new();
     let close = CancellationToken::new();
-    let supervisor = tokio::spawn(supervise(
-        server,
-        service,
-        close.clone(),
-        ended.clone(),
-        stderr.clone(),
-        on_end,
-    ));
-    Ok(Arc::new(Connection {
-        peer,
-        info,
-        stderr,
-        progress,
-        ended,
-        close,
-        supervisor: Mutex::new(Some(supervisor)),
-        since: started,
+    Ok(Arc::new_cyclic(|me| {
+        let supervisor = tokio::spawn(
+            supervise(
+                service,
+                close.clone(),
+                ended.clone(),
+                stderr.clone(),
+                me.clone(),
+                started,
+                on_end,
+            )
+            // The caller's span names the server.
+            .instrument(tracing::Span::current()),
+        );
+        Connection {
+            peer,
+            info,
+            stderr,
+            progress,
+            ended,
+            close,
+            supervisor: Mutex::new(Some(supervisor)),
+        }
     }))
 }
 
 /// Owns the running service until it ends by itself or `close` is cancelled.
+///
+/// A connection that ends by itself is reported through `on_end` before
+/// `ended` is cancelled, so anyone who sees it ended (and starts the server
+/// again) also sees the crash counted. The stderr tail is only logged, after
+/// a moment for the server's last words.
 async fn supervise(
-    server: String,
     service: RunningService<RoleClient, Handler>,
     close: CancellationToken,
     ended: CancellationToken,
     stderr: Option<StderrTail>,
-    on_end: impl FnOnce(Option<String>),
+    me: Weak<Connection>,
+    since: Instant,
+    on_end: impl FnOnce(Ended),
 ) {
     let stop = service.cancellation_token();
     let mut waiting = std::pin::pin!(service.waiting());
@@ -230,13 +245,16 @@ async fn supervise(
             ended.cancel();
         }
         reason = &mut waiting => {
+            on_end(Ended { connection: me, lived: since.elapsed() });
             ended.cancel();
+            tracing::warn!(reason = ?reason, "server connection ended");
             let tail = match &stderr {
                 Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
                 None => None,
             };
-            tracing::warn!(server = %server, reason = ?reason, "server connection ended");
-            on_end(tail);
+            if let Some(tail) = tail {
+                tracing::debug!("stderr before the server ended:\n{tail}");
+            }
         }
     }
 }

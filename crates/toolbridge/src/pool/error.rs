@@ -56,9 +56,10 @@ pub enum PoolError {
         /// The last lines the server wrote to stderr.
         stderr: Option<String>,
     },
-    /// A tool call (or listing) took longer than its timeout; the server was
-    /// sent `notifications/cancelled`.
-    #[error("{} on server \"{server}\" timed out after {}; the server was told to cancel it", what(.tool), secs(.after))]
+    /// A tool call or a tool listing took longer than its timeout. A call
+    /// is cancelled on the server (it is sent `notifications/cancelled`); a
+    /// listing is only abandoned. The connection stays up either way.
+    #[error("{}", timeout_message(.server, .tool, .after))]
     Timeout {
         /// The server's config name.
         server: String,
@@ -127,10 +128,17 @@ fn secs(d: &Duration) -> String {
     }
 }
 
-fn what(tool: &Option<String>) -> String {
+fn timeout_message(server: &str, tool: &Option<String>, after: &Duration) -> String {
+    let after = secs(after);
     match tool {
-        Some(tool) => format!("call to tool \"{tool}\""),
-        None => "listing tools".to_owned(),
+        Some(tool) => format!(
+            "call to tool \"{tool}\" on server \"{server}\" timed out after {after}; \
+             the server was told to cancel it"
+        ),
+        None => format!(
+            "listing tools on server \"{server}\" timed out after {after}; if the server \
+             is just slow, raise its \"timeout\" in the config"
+        ),
     }
 }
 
@@ -148,5 +156,42 @@ fn stderr_suffix(stderr: &Option<String>) -> String {
             format!("\nlast lines of its stderr:\n{}", indented.join("\n"))
         }
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_timeout_says_the_server_was_told_to_cancel() {
+        let error = PoolError::Timeout {
+            server: "slow".into(),
+            tool: Some("search".into()),
+            after: Duration::from_millis(1500),
+        };
+        assert_eq!(
+            error.to_string(),
+            "call to tool \"search\" on server \"slow\" timed out after 1.5 s; \
+             the server was told to cancel it"
+        );
+    }
+
+    #[test]
+    fn a_listing_timeout_does_not_claim_a_cancellation() {
+        // A listing is abandoned, not cancelled: the message must not say
+        // the server was told to cancel it.
+        let error = PoolError::Timeout {
+            server: "slow".into(),
+            tool: None,
+            after: Duration::from_secs(120),
+        };
+        let message = error.to_string();
+        assert!(!message.contains("cancel"), "{message}");
+        assert_eq!(
+            message,
+            "listing tools on server \"slow\" timed out after 120 s; if the server \
+             is just slow, raise its \"timeout\" in the config"
+        );
     }
 }

@@ -12,7 +12,18 @@
 //! concurrently and a slow server never blocks another. When the service
 //! ends, the supervisor marks the slot disconnected; in-flight calls fail at
 //! once with the server's stderr tail.
+//!
+//! Dropping the last handle to a pool (or to a connection it replaced)
+//! closes its servers in the background, the graceful way; if the runtime
+//! stops first, each server's process group is killed. [`Pool::close_all`]
+//! does the same and waits for it.
+//!
+//! Tracing: each connection's tasks run in an `mcp_server` span (field
+//! `server`); each call in a `tool_call` span (`server`, `tool`, `call_id`),
+//! each listing in a `list_tools` span (`server`). No argument, header or
+//! environment value is ever recorded.
 
+mod cache;
 mod connection;
 mod error;
 mod progress;
@@ -21,4 +32,4 @@ mod slot;
 
 pub use connection::ConnectionInfo;
 pub use error::PoolError;
-pub use service::{CallOptions, Pool, PoolOptions, StartReport};
+pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

@@ -1,6 +1,13 @@
 //! [`Pool`]: the spec's McpService.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
 
 use futures::future::join_all;
 use rmcp::{
@@ -11,6 +18,7 @@ use rmcp::{
     service::{PeerRequestOptions, ServiceError},
 };
 use tokio::sync::Semaphore;
+use tracing::Instrument as _;
 
 use super::{
     ConnectionInfo, PoolError,
@@ -61,7 +69,8 @@ impl Default for PoolOptions {
 pub struct CallOptions {
     /// Overrides the server's `timeout` for this call.
     pub timeout: Option<Duration>,
-    /// An id for logs (the provider's tool call id, say).
+    /// An id for logs (the provider's tool call id, say); without it, the
+    /// pool numbers the call.
     pub call_id: Option<String>,
 }
 
@@ -72,6 +81,27 @@ pub struct StartReport {
     pub server: String,
     /// What the server said about itself, or why it did not start.
     pub result: Result<ConnectionInfo, PoolError>,
+}
+
+/// The tools of several servers, from [`Pool::list_tools_of`].
+#[derive(Debug, Default)]
+pub struct ToolListing {
+    /// The tools of the servers that answered, in the order the servers
+    /// were given.
+    pub tools: Vec<McpTool>,
+    /// The servers that could not be listed, and why.
+    pub failures: Vec<(String, PoolError)>,
+}
+
+impl ToolListing {
+    /// Logs each failure as a warning (the server's tools are skipped) and
+    /// returns the tools.
+    pub fn tools_logging_failures(self) -> Vec<McpTool> {
+        for (server, error) in &self.failures {
+            tracing::warn!(server = %server, error = %error, "skipping the server's tools");
+        }
+        self.tools
+    }
 }
 
 /// A pool of connections to MCP servers. Cheap to clone; clones share the
@@ -88,6 +118,8 @@ struct Inner {
     ctx: TransportContext,
     start_limit: Semaphore,
     options: PoolOptions,
+    /// Numbers the calls, for logs.
+    next_call: AtomicU64,
 }
 
 impl Pool {
@@ -119,6 +151,7 @@ impl Pool {
                 ctx: TransportContext { tracker },
                 start_limit: Semaphore::new(options.max_parallel_starts.max(1)),
                 options,
+                next_call: AtomicU64::new(1),
             }),
         }
     }
@@ -201,22 +234,23 @@ impl Pool {
     }
 
     /// The tools of `server` (all pages), from the cache when it is fresh.
+    ///
+    /// The listing is bounded by the server's `timeout`. On timeout the
+    /// listing is abandoned (rmcp has no way to cancel a paginated listing)
+    /// and the connection stays up.
     pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
         let slot = self.slot(server)?;
-        if let Some(tools) = slot
-            .cache
-            .tools
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        {
+        if let Some(tools) = slot.cache.get() {
             return Ok(tools);
         }
+        let span = tracing::debug_span!("list_tools", server);
+        self.list_uncached(slot).instrument(span).await
+    }
+
+    async fn list_uncached(&self, slot: &Arc<Slot>) -> Result<Arc<Vec<McpTool>>, PoolError> {
+        let server = slot.spec.name.as_str();
         let conn = self.connection(slot).await?;
-        let generation = slot
-            .cache
-            .generation
-            .load(std::sync::atomic::Ordering::SeqCst);
+        let ticket = slot.cache.ticket();
         let timeout = slot.spec.call_timeout();
         let listed = match tokio::time::timeout(timeout, conn.peer.list_all_tools()).await {
             Ok(result) => result.map_err(|e| self.service_error(slot, &conn, None, e))?,
@@ -239,40 +273,47 @@ impl Pool {
                 .map(|t| McpTool::from_rmcp(server, server_name, t))
                 .collect(),
         );
-        tracing::debug!(server, count = tools.len(), "listed tools");
-        if slot
-            .cache
-            .generation
-            .load(std::sync::atomic::Ordering::SeqCst)
-            == generation
-        {
-            *slot.cache.tools.lock().unwrap_or_else(|e| e.into_inner()) = Some(tools.clone());
-        }
+        tracing::debug!(count = tools.len(), "listed tools");
+        slot.cache.put(ticket, tools.clone());
         Ok(tools)
     }
 
     /// The tools of every active server, listed in parallel. Servers that
     /// fail are reported separately; their failure never hides the others'
     /// tools.
-    pub async fn list_all_active_server_tools(&self) -> (Vec<McpTool>, Vec<(String, PoolError)>) {
+    pub async fn list_all_active_server_tools(&self) -> ToolListing {
         self.list_tools_of(&self.active_server_names()).await
     }
 
-    /// The tools of the named servers, listed in parallel, in the order given.
-    pub async fn list_tools_of(
+    /// The tools of the named servers, listed in parallel, in the order
+    /// given. A server that fails is reported in [`ToolListing::failures`];
+    /// the others' tools are still returned.
+    pub async fn list_tools_of(&self, servers: &[String]) -> ToolListing {
+        self.list_tools_reporting(servers, |_| {}).await
+    }
+
+    /// Like [`Pool::list_tools_of`], and `on_done` is told the name of each
+    /// server as its listing finishes (for a progress display).
+    pub async fn list_tools_reporting(
         &self,
         servers: &[String],
-    ) -> (Vec<McpTool>, Vec<(String, PoolError)>) {
-        let results = join_all(servers.iter().map(|s| self.list_server_tools(s))).await;
-        let mut tools = Vec::new();
-        let mut failures = Vec::new();
+        on_done: impl Fn(&str),
+    ) -> ToolListing {
+        let on_done = &on_done;
+        let results = join_all(servers.iter().map(|server| async move {
+            let result = self.list_server_tools(server).await;
+            on_done(server);
+            result
+        }))
+        .await;
+        let mut listing = ToolListing::default();
         for (server, result) in servers.iter().zip(results) {
             match result {
-                Ok(list) => tools.extend(list.iter().cloned()),
-                Err(e) => failures.push((server.clone(), e)),
+                Ok(list) => listing.tools.extend(list.iter().cloned()),
+                Err(e) => listing.failures.push((server.clone(), e)),
             }
         }
-        (tools, failures)
+        listing
     }
 
     /// Calls `tool` on `server` with `arguments`.
@@ -291,9 +332,32 @@ impl Pool {
         arguments: Option<JsonObject>,
         options: CallOptions,
     ) -> Result<CallToolResult, PoolError> {
+        // Fields are only computed when the span is enabled.
+        let span = tracing::info_span!(
+            "tool_call",
+            server,
+            tool,
+            call_id = %CallId {
+                given: options.call_id.as_deref(),
+                number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
+            },
+        );
+        let timeout = options.timeout;
+        self.call_in_span(server, tool, arguments, timeout)
+            .instrument(span)
+            .await
+    }
+
+    async fn call_in_span(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        timeout: Option<Duration>,
+    ) -> Result<CallToolResult, PoolError> {
         let slot = self.slot(server)?;
         let conn = self.connection(slot).await?;
-        let timeout = options.timeout.unwrap_or_else(|| slot.spec.call_timeout());
+        let timeout = timeout.unwrap_or_else(|| slot.spec.call_timeout());
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
@@ -303,9 +367,6 @@ impl Pool {
             idle: timeout,
             total: self.inner.options.max_total_call_time.max(timeout),
         };
-        if let Some(call_id) = &options.call_id {
-            tracing::debug!(server, tool, call_id = %call_id, "calling tool");
-        }
         // No rmcp options: the timeout is ours (see `progress`), cheaper
         // per call than rmcp's progress-reset watcher.
         let response = match conn
@@ -401,6 +462,22 @@ impl Pool {
         }
         // Dropping the last handles kills any process group still alive.
         drop(conns);
+    }
+}
+
+/// A call's id in logs: the caller's ([`CallOptions::call_id`]), else the
+/// pool's own number for it.
+struct CallId<'a> {
+    given: Option<&'a str>,
+    number: u64,
+}
+
+impl std::fmt::Display for CallId<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.given {
+            Some(id) => f.write_str(id),
+            None => write!(f, "#{}", self.number),
+        }
     }
 }
 

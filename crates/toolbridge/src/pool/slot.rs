@@ -6,9 +6,12 @@ use std::{
     time::Duration,
 };
 
+use tracing::Instrument as _;
+
 use super::{
     PoolError,
-    connection::{self, Connection, ToolCache},
+    cache::ToolCache,
+    connection::{self, Connection, Ended},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -87,14 +90,21 @@ impl Slot {
             })?;
         self.cache.invalidate();
         let weak = Arc::downgrade(self);
-        let on_end = move |stderr: Option<String>| {
+        let on_end = move |ended: Ended| {
             if let Some(slot) = weak.upgrade() {
-                slot.ended_by_itself(stderr);
+                slot.ended_by_itself(ended);
             }
         };
+        // The connection's tasks (rmcp's service loop, the supervisor) stay
+        // in this span for their whole life: a root, not a child of the
+        // call that happened to start the server.
+        let span =
+            tracing::info_span!(parent: None, "mcp_server", server = self.spec.name.as_str());
+        span.follows_from(tracing::Span::current());
         let conn = match tokio::time::timeout(
             start_timeout,
-            connection::connect(&self.spec, ctx, self.cache.clone(), max_call_time, on_end),
+            connection::connect(&self.spec, ctx, self.cache.clone(), max_call_time, on_end)
+                .instrument(span),
         )
         .await
         {
@@ -114,8 +124,16 @@ impl Slot {
     /// Forgets `conn` if it is still the current connection (after it
     /// failed), so the next use starts the server again.
     pub(super) fn forget(&self, conn: &Arc<Connection>) {
+        self.forget_ptr(Arc::as_ptr(conn));
+    }
+
+    /// Forgets the current connection if it is the one at `conn`.
+    fn forget_ptr(&self, conn: *const Connection) {
         let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+        if current
+            .as_ref()
+            .is_some_and(|c| std::ptr::eq(Arc::as_ptr(c), conn))
+        {
             *current = None;
         }
     }
@@ -128,20 +146,17 @@ impl Slot {
             .take()
     }
 
-    fn ended_by_itself(&self, stderr: Option<String>) {
-        let conn = self
-            .current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        let short_lived = conn
-            .as_ref()
-            .is_some_and(|c| c.since.elapsed() < CRASH_LOOP_WINDOW);
+    /// Notes that a connection ended by itself: forgets it if it is still
+    /// the current one (a newer connection is left alone), and counts it
+    /// towards a crash loop if it was short-lived.
+    fn ended_by_itself(&self, ended: Ended) {
+        self.forget_ptr(ended.connection.as_ptr());
         let mut crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
-        crashes.in_a_row = if short_lived { crashes.in_a_row + 1 } else { 1 };
-        if let Some(stderr) = stderr {
-            tracing::debug!(server = %self.spec.name, "stderr before the server ended:\n{stderr}");
-        }
+        crashes.in_a_row = if ended.lived < CRASH_LOOP_WINDOW {
+            crashes.in_a_row + 1
+        } else {
+            1
+        };
     }
 
     fn restart_delay(&self) -> Duration {

@@ -9,6 +9,7 @@
 
 #![allow(dead_code)]
 
+pub mod fixtures;
 pub mod rmcp_server;
 
 use std::{

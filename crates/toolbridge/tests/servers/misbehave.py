@@ -5,10 +5,14 @@ Modes:
   hang         answers the handshake and tools/list; never answers tools/call.
                Appends every notifications/cancelled it receives to $CANCEL_LOG.
   crash        writes to stderr, then exits, when a tool is called.
+  stderr-orphan  with crash: first starts a process in a session of its own
+               (out of reach of the group kill) that holds stderr open; its
+               pid goes to $PID_FILE. The crashed server's stderr stays open.
   die-at-start writes a message to stderr and exits 1 before reading anything.
   garbage      prints non-JSON lines on stdout around every response.
   grandchild   starts a long-running grandchild (pid written to $PID_FILE,
                "pgid pid" of itself too), then behaves normally.
+  hang-list    never answers tools/list.
   slow-start   sleeps $START_DELAY_MS before answering the handshake.
   deaf         closes its stdin when asked for tools/list (then answers it) and
                stays alive with stdout open, so nothing sent later arrives.
@@ -83,6 +87,8 @@ for line in sys.stdin:
             "serverInfo": {"name": "misbehave-" + sys.argv[1], "version": "1.0"},
         }})
     elif method == "tools/list":
+        if "hang-list" in modes:
+            continue
         if "deaf" in modes:
             os.close(0)
             send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
@@ -93,6 +99,15 @@ for line in sys.stdin:
         if "hang" in modes:
             continue
         if "crash" in modes:
+            if "stderr-orphan" in modes:
+                orphan = subprocess.Popen(
+                    ["sleep", "1000"],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+                with open(os.environ["PID_FILE"], "w") as f:
+                    f.write(f"{orphan.pid}\n")
             sys.stderr.write("boom: crashing on purpose in tools/call\n")
             sys.stderr.flush()
             os._exit(3)

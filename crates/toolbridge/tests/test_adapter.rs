@@ -4,14 +4,14 @@
 
 mod common;
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use common::*;
+use common::fixtures::*;
 use serde_json::json;
 use toolbridge::{
     adapter::{Tool, ToolRegistry, load_direct_mcp_tools, load_mcp_tools},
     config::DEFAULT_CALL_TIMEOUT,
-    format::{Format, FormatOptions, ToolCall, ToolOutcome},
+    format::{Format, FormatOptions, NameTable, ToolOutcome, parse_calls},
     loader::{LoaderConfig, count_by_server, fetch_mcp_tools, setup_mcp_tools},
 };
 
@@ -130,36 +130,56 @@ async fn the_registry_refuses_duplicates_and_routes_calls() {
     let adapters = load_mcp_tools(&pool, &["ex".to_owned()]).await;
     let mut registry = ToolRegistry::new();
     for adapter in &adapters {
-        registry.register(adapter.clone() as Arc<dyn Tool>).unwrap();
+        registry.register(adapter.clone()).unwrap();
     }
-    let again = registry
-        .register(adapters[0].clone() as Arc<dyn Tool>)
-        .unwrap_err();
+    let again = registry.register(adapters[0].clone()).unwrap_err();
     assert!(again.to_string().contains("already registered"), "{again}");
-    let calls = vec![
-        ToolCall {
-            id: Some("1".into()),
-            name: "mcp__ex__echo".into(),
-            tool: None,
-            arguments: Ok(object(json!({"text": "a"}))),
-        },
-        ToolCall {
-            id: Some("2".into()),
-            name: "mcp__ex__nope".into(),
-            tool: None,
-            arguments: Ok(Default::default()),
-        },
-        ToolCall {
-            id: Some("3".into()),
-            name: "mcp__ex__echo".into(),
-            tool: None,
-            arguments: Err("not JSON".into()),
-        },
-    ];
+    // The calls are read the way `exec` reads them: through the name table
+    // the model's tools were named with.
+    let tools: Vec<_> = adapters.iter().map(|a| a.mcp_tool().clone()).collect();
+    let names = NameTable::for_tools(&tools);
+    let response = json!([
+        {"id": "1", "type": "function",
+         "function": {"name": "mcp__ex__echo", "arguments": "{\"text\": \"a\"}"}},
+        {"id": "2", "type": "function",
+         "function": {"name": "mcp__ex__nope", "arguments": "{}"}},
+        {"id": "3", "type": "function",
+         "function": {"name": "mcp__ex__echo", "arguments": "not JSON"}},
+    ]);
+    let calls = parse_calls(Format::OpenAi, &response, &names).expect("calls");
     let results = registry.execute_calls(calls).await;
     assert!(matches!(&results[0].1, ToolOutcome::Completed(r) if r.is_error != Some(true)));
     assert!(matches!(&results[1].1, ToolOutcome::Failed(m) if m.contains("unknown tool")));
     assert!(matches!(&results[2].1, ToolOutcome::Failed(m) if m.contains("invalid arguments")));
+    pool.close_all().await;
+}
+
+/// Calls are routed by the tool their name resolved to in the name table,
+/// not by the name string: a tool whose name had to change (too long for a
+/// provider) is still reached under its exposed name.
+#[tokio::test]
+async fn the_registry_routes_a_shortened_name_to_its_tool() {
+    let server = "a-server-with-a-name-long-enough-to-push-every-tool-past-64-chars";
+    let pool = pool(vec![example(server)]);
+    let adapters = load_mcp_tools(&pool, &[server.to_owned()]).await;
+    let mut registry = ToolRegistry::new();
+    for adapter in &adapters {
+        registry.register(adapter.clone()).unwrap();
+    }
+    let tools: Vec<_> = adapters.iter().map(|a| a.mcp_tool().clone()).collect();
+    let names = NameTable::for_tools(&tools);
+    let exposed = names.name(server, "hello").expect("named").to_owned();
+    assert!(exposed.len() <= 64 && exposed != format!("mcp__{server}__hello"));
+    let response = json!([{"id": "c1", "type": "function",
+        "function": {"name": exposed, "arguments": "{\"name\": \"Lin\"}"}}]);
+    let calls = parse_calls(Format::OpenAi, &response, &names).expect("calls");
+    let results = registry.execute_calls(calls).await;
+    match &results[0].1 {
+        ToolOutcome::Completed(result) => {
+            assert_eq!(toolbridge::format::flatten_content(result), "Hello, Lin!")
+        }
+        other => panic!("{other:?}"),
+    }
     pool.close_all().await;
 }
 

@@ -1,14 +1,16 @@
 //! The connection pool against real processes: the example server, servers
 //! written with the Python SDK and server-everything, and misbehaving ones.
+//! (What dropping a pool does is in `test_pool_drop.rs`.)
 
 mod common;
 
 use std::{sync::Arc, time::Duration};
 
-use common::*;
+use common::fixtures::*;
 use futures::future::join_all;
 use serde_json::json;
 use toolbridge::{
+    config::{TransportKind, TransportSpec},
     pool::{CallOptions, PoolError},
     rmcp_model::{CallToolResult, ContentBlock},
 };
@@ -43,7 +45,7 @@ async fn sixty_four_concurrent_calls_each_get_their_own_result() {
                 .call_tool(
                     "example",
                     "echo",
-                    args(json!({ "text": sent })),
+                    object_args(json!({ "text": sent })),
                     CallOptions::default(),
                 )
                 .await
@@ -67,7 +69,7 @@ async fn a_hanging_call_times_out_and_the_server_is_told_to_cancel() {
         .call_tool(
             "hang",
             "echo",
-            args(json!({"text": "hi"})),
+            object_args(json!({"text": "hi"})),
             timeout(Duration::from_millis(300)),
         )
         .await
@@ -106,7 +108,7 @@ async fn a_server_killed_mid_call_fails_the_call_at_once_with_its_stderr() {
     let call = pool.call_tool(
         "crashy",
         "echo",
-        args(json!({"text": "hi"})),
+        object_args(json!({"text": "hi"})),
         timeout(Duration::from_secs(120)),
     );
     let err = tokio::time::timeout(Duration::from_secs(30), call)
@@ -135,7 +137,7 @@ async fn a_server_that_stops_reading_fails_calls_instead_of_leaving_them_to_time
     let call = pool.call_tool(
         "deaf",
         "echo",
-        args(json!({"text": "hi"})),
+        object_args(json!({"text": "hi"})),
         timeout(Duration::from_secs(120)),
     );
     let err = tokio::time::timeout(Duration::from_secs(30), call)
@@ -169,7 +171,7 @@ async fn non_json_lines_on_stdout_are_skipped() {
         .call_tool(
             "noisy",
             "echo",
-            args(json!({"text": "clean"})),
+            object_args(json!({"text": "clean"})),
             CallOptions::default(),
         )
         .await
@@ -201,7 +203,7 @@ async fn a_hanging_server_does_not_slow_another() {
     let hanging = pool.call_tool(
         "stuck",
         "echo",
-        args(json!({"text": "x"})),
+        object_args(json!({"text": "x"})),
         timeout(Duration::from_secs(60)),
     );
     let quick = async {
@@ -210,7 +212,7 @@ async fn a_hanging_server_does_not_slow_another() {
                 .call_tool(
                     "quick",
                     "hello",
-                    args(json!({"name": i.to_string()})),
+                    object_args(json!({"name": i.to_string()})),
                     CallOptions::default(),
                 )
                 .await
@@ -233,7 +235,7 @@ async fn progress_restarts_the_call_timer() {
         .call_tool(
             "example",
             "slow",
-            args(json!({"ms": 600})),
+            object_args(json!({"ms": 600})),
             timeout(Duration::from_millis(300)),
         )
         .await
@@ -298,7 +300,7 @@ async fn the_python_sdk_server_lists_and_calls_over_stdio() {
         .call_tool(
             "py",
             "echo",
-            args(json!({"text": "from rust"})),
+            object_args(json!({"text": "from rust"})),
             CallOptions::default(),
         )
         .await
@@ -313,7 +315,7 @@ async fn the_python_sdk_server_lists_and_calls_over_stdio() {
         .call_tool(
             "py",
             "fail",
-            args(json!({"message": "nope"})),
+            object_args(json!({"message": "nope"})),
             CallOptions::default(),
         )
         .await
@@ -325,7 +327,7 @@ async fn the_python_sdk_server_lists_and_calls_over_stdio() {
 
 #[tokio::test]
 async fn server_everything_lists_and_calls_over_stdio() {
-    let pool = pool(vec![everything("everything")]);
+    let pool = pool(vec![everything_stdio("everything")]);
     let tools = pool.list_server_tools("everything").await.expect("list");
     assert!(
         tools.iter().any(|t| t.name == "echo"),
@@ -336,7 +338,7 @@ async fn server_everything_lists_and_calls_over_stdio() {
         .call_tool(
             "everything",
             "echo",
-            args(json!({"message": "hi"})),
+            object_args(json!({"message": "hi"})),
             CallOptions::default(),
         )
         .await
@@ -383,4 +385,145 @@ async fn the_tool_cache_is_dropped_when_the_server_says_the_list_changed() {
         "the cached tool list was never refreshed"
     );
     pool.close_all().await;
+}
+
+/// Regression (issue 10, defect 1): when a crashed server's report arrived
+/// late (the pool waits up to 500 ms for its last stderr lines), a call made
+/// meanwhile started a new connection, which the late report then removed
+/// and counted as the crash, so the next use started the server yet again.
+#[tokio::test]
+async fn a_crash_reported_late_does_not_remove_the_connection_that_replaced_it() {
+    let dir = tempdir();
+    let orphan_pid = dir.path().join("orphan");
+    let (logs, _capture) = Logs::capture();
+    let orphan_pid_str = orphan_pid.to_string_lossy().into_owned();
+    let pool = pool(vec![misbehave(
+        "flaky",
+        "crash,stderr-orphan",
+        &[("PID_FILE", &orphan_pid_str)],
+    )]);
+    pool.connect("flaky").await.expect("first start");
+
+    // Freeze the clock (a blocking task stops paused time from advancing by
+    // itself): the pool's wait for the crashed server's stderr then lasts
+    // until that stderr closes, held open by the server's orphan.
+    let (thaw, frozen) = std::sync::mpsc::channel::<()>();
+    let freezer = tokio::task::spawn_blocking(move || frozen.recv());
+    tokio::time::pause();
+
+    let err = pool
+        .call_tool(
+            "flaky",
+            "echo",
+            object_args(json!({"text": "x"})),
+            CallOptions::default(),
+        )
+        .await
+        .expect_err("the server crashes");
+    assert!(matches!(err, PoolError::Closed { .. }), "{err}");
+    let orphan = KillOnDrop(read_pids(&orphan_pid)[0]);
+    // The crash is not fully reported yet; a use now starts the server again.
+    let replacement = pool.connect("flaky").await.expect("restart");
+
+    // Let the report finish: stderr closes, time runs again.
+    drop(orphan);
+    tokio::time::resume();
+    thaw.send(()).expect("freezer waiting");
+    freezer.await.expect("freezer").expect("thawed");
+    assert!(
+        logs.wait_for("stderr before the server ended", Duration::from_secs(20))
+            .await,
+        "the crash was never reported:\n{}",
+        logs.text()
+    );
+    assert_eq!(
+        pool.connection_info("flaky"),
+        Some(replacement),
+        "the late crash report removed the connection that replaced the crashed one"
+    );
+    pool.close_all().await;
+}
+
+/// Regression (issue 10, defect 9): a listing that timed out was reported as
+/// cancelled on the server, which only happens to calls.
+#[tokio::test]
+async fn a_listing_that_times_out_does_not_claim_the_server_was_told_to_cancel() {
+    let mut spec = misbehave("mute", "hang-list", &[]);
+    spec.timeout = Some(Duration::from_millis(300));
+    let pool = pool(vec![spec]);
+    let err = pool
+        .list_server_tools("mute")
+        .await
+        .expect_err("the listing must time out");
+    assert!(err.is_timeout(), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.starts_with("listing tools on server \"mute\" timed out after 0.3 s"),
+        "{message}"
+    );
+    assert!(!message.contains("cancel"), "{message}");
+    // The connection is still usable.
+    assert!(pool.connection_info("mute").is_some());
+    pool.close_all().await;
+}
+
+/// Logs name the server, the tool and the call (issue 10, defect 9), and
+/// never carry a server's secrets.
+#[tokio::test]
+async fn logs_name_the_server_the_tool_and_the_call_but_no_secret() {
+    const SECRET: &str = "sk-do-not-log-0123456789";
+    let (logs, _capture) = Logs::capture();
+    let mut local = example("local");
+    if let TransportSpec::Stdio(stdio) = &mut local.transport {
+        stdio.env.insert("API_KEY".into(), SECRET.into());
+    }
+    let port = common::closed_port().await;
+    let mut remote = common::remote(
+        TransportKind::Http,
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &[("Authorization", &format!("Bearer {SECRET}"))],
+    );
+    remote.name = "remote".into();
+    let pool = pool(vec![local, remote]);
+    let options = CallOptions {
+        timeout: None,
+        call_id: Some("call_abc".into()),
+    };
+    pool.call_tool(
+        "local",
+        "hello",
+        object_args(json!({"name": "Ada"})),
+        options,
+    )
+    .await
+    .expect("call");
+    pool.list_server_tools("local").await.expect("list");
+    pool.call_tool(
+        "local",
+        "echo",
+        object_args(json!({"text": "x"})),
+        CallOptions::default(),
+    )
+    .await
+    .expect("call without an id");
+    let _ = pool
+        .connect("remote")
+        .await
+        .expect_err("nothing listens there");
+    pool.close_all().await;
+
+    let text = logs.text();
+    assert!(text.contains("mcp_server{server=\"local\"}"), "{text}");
+    assert!(
+        text.contains("tool_call{server=\"local\" tool=\"hello\" call_id=call_abc}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool_call{server=\"local\" tool=\"echo\" call_id=#"),
+        "{text}"
+    );
+    assert!(text.contains("list_tools{server=\"local\"}"), "{text}");
+    // The connection outlives the call that started it: its span is its own.
+    assert!(!text.contains("call_id=call_abc}:mcp_server"), "{text}");
+    assert!(!text.contains(SECRET), "a secret reached the logs:\n{text}");
 }

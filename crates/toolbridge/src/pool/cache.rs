@@ -1,0 +1,101 @@
+//! [`ToolCache`]: one server's tool list, kept until the server says it
+//! changed or the connection is replaced.
+//!
+//! A listing takes time, and the list may be invalidated while it is in
+//! flight (`notifications/tools/list_changed`, a reconnect). So a listing
+//! takes a [`Ticket`] before it asks the server, and [`ToolCache::put`]
+//! stores its result only if nothing invalidated the cache since: a stale
+//! list is returned to its caller but never cached.
+
+use std::sync::{Arc, Mutex};
+
+use crate::tools::McpTool;
+
+/// The shared tool-list cache of one server.
+#[derive(Debug, Default)]
+pub(super) struct ToolCache {
+    /// The list and the generation it belongs to, behind one lock so that a
+    /// `put` and an `invalidate` can never interleave.
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Bumped on every invalidation.
+    generation: u64,
+    /// The cached list, if one was stored since the last invalidation.
+    tools: Option<Arc<Vec<McpTool>>>,
+}
+
+/// The cache generation a listing started at; see [`ToolCache::put`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Ticket(u64);
+
+impl ToolCache {
+    /// The cached list, if it is fresh.
+    pub(super) fn get(&self) -> Option<Arc<Vec<McpTool>>> {
+        self.lock().tools.clone()
+    }
+
+    /// Takes a ticket before asking the server for its tools.
+    pub(super) fn ticket(&self) -> Ticket {
+        Ticket(self.lock().generation)
+    }
+
+    /// Stores `tools`, listed with `ticket`, unless the cache was
+    /// invalidated after the ticket was taken. Returns whether it stored.
+    pub(super) fn put(&self, ticket: Ticket, tools: Arc<Vec<McpTool>>) -> bool {
+        let mut state = self.lock();
+        if state.generation != ticket.0 {
+            return false;
+        }
+        state.tools = Some(tools);
+        true
+    }
+
+    /// Drops the list; listings in flight will not be cached.
+    pub(super) fn invalidate(&self) {
+        let mut state = self.lock();
+        state.generation = state.generation.wrapping_add(1);
+        state.tools = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(name: &str) -> Arc<Vec<McpTool>> {
+        let tool = rmcp::model::Tool::new(name.to_owned(), "", Arc::new(serde_json::Map::new()));
+        Arc::new(vec![McpTool::from_rmcp("s", "s", &tool)])
+    }
+
+    #[test]
+    fn a_listing_is_cached_until_the_list_changes() {
+        let cache = ToolCache::default();
+        assert!(cache.get().is_none());
+        let tools = list("a");
+        assert!(cache.put(cache.ticket(), tools.clone()));
+        assert!(cache.get().is_some_and(|got| Arc::ptr_eq(&got, &tools)));
+        cache.invalidate();
+        assert!(cache.get().is_none());
+    }
+
+    #[test]
+    fn a_listing_that_raced_with_a_change_is_not_cached() {
+        let cache = ToolCache::default();
+        let ticket = cache.ticket();
+        // The server says its list changed while our listing is in flight:
+        // what we got back may be the old list.
+        cache.invalidate();
+        assert!(!cache.put(ticket, list("old")));
+        assert!(cache.get().is_none());
+        // A listing started after the change is cached.
+        assert!(cache.put(cache.ticket(), list("new")));
+        assert_eq!(cache.get().map(|t| t[0].name.clone()), Some("new".into()));
+    }
+}
