@@ -13,7 +13,7 @@ use crate::redact::{MASK, mask_args, mask_url};
 
 /// One server for display: values as written in the file (`${VAR}` not
 /// expanded), every env and header value shown as `***`, and secrets in URLs
-/// and arguments masked (see [`mask_url`], [`mask_args`]).
+/// and arguments masked (passwords, tokens, `--api-key VALUE`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -29,6 +29,8 @@ mod jsonc;
 mod listing;
 mod locate;
 mod new_server;
+#[cfg(test)]
+mod properties;
 mod record;
 mod secret;
 mod span;

@@ -2,7 +2,7 @@
 //!
 //! Expanded values may hold secrets, so nothing here prints them: env and
 //! header values are a [`SecretMap`], and the `Debug` of a URL or an argument
-//! list shows it masked (see [`crate::redact`]).
+//! list shows it masked (by the crate's one redaction module).
 
 use std::{fmt, path::PathBuf, time::Duration};
 

@@ -16,7 +16,7 @@
 //!   a refused connection, a DNS failure or a timeout does not).
 //!
 //! Findings never hold an expanded secret: URLs are shown as written, masked
-//! (see [`crate::redact`]), and failure reasons are scrubbed.
+//! (by the crate's one redaction module), and failure reasons are scrubbed.
 
 mod check;
 mod finding;
