@@ -762,6 +762,16 @@ mod tests {
         assert_eq!(config.server_names(), [EXAMPLE_SERVER]);
         let spec = config.resolve("example").unwrap();
         assert_eq!(spec.transport, TransportSpec::Stdio(example.clone()));
+        // The example server is a record like any other; a `$` in the
+        // executable's path is not taken for a variable.
+        let dollar = StdioSpec {
+            command: "/opt/$HOME/${X}/toolbridge".into(),
+            ..example.clone()
+        };
+        let spec = Config::builtin(&path, dollar.clone())
+            .resolve(EXAMPLE_SERVER)
+            .unwrap();
+        assert_eq!(spec.transport, TransportSpec::Stdio(dollar));
         assert_eq!(config.resolve_enabled().len(), 1);
         assert!(config.listing()[0].builtin);
 

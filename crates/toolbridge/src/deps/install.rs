@@ -291,6 +291,23 @@ fn python_methods(platform: &Platform) -> Vec<InstallMethod> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn install_fix_names_the_best_command_and_the_path_the_server_uses() {
+        let platform = Platform::of(Os::MacOs, false);
+        let plan = install_plan("npx", &platform);
+        let fix = install_fix("npx", plan.as_ref(), false);
+        assert!(
+            fix.starts_with("install Node.js: `brew install node`"),
+            "{fix}"
+        );
+        let fix = install_fix("my-tool", None, true);
+        assert_eq!(
+            fix,
+            "install \"my-tool\" or put its directory on PATH (this server sets its own PATH \
+             in env; the command must be on that one)"
+        );
+    }
+
     fn lines(command: &str, platform: &Platform) -> Vec<String> {
         install_plan(command, platform)
             .unwrap()
