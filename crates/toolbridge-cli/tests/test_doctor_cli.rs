@@ -276,3 +276,82 @@ fn install_on_a_terminal_runs_only_after_yes() {
         Some("sh -c curl -LsSf https://astral.sh/uv/install.sh | sh\n")
     );
 }
+
+/// Regression: doctor printed an unreachable URL with its `${VAR}`s
+/// expanded, so a key in the query or the user info reached the terminal.
+#[test]
+fn doctor_output_holds_no_secret_human_or_json() {
+    const KEY: &str = "key-SECRET-1234";
+    const PW: &str = "pw-SECRET-5678";
+    let sandbox = Sandbox::new();
+    let port = closed_port();
+    sandbox.write_config(&json!({"mcpServers": {
+        "down": {
+            "type": "http",
+            "url": format!("http://me:${{TOOLBRIDGE_TEST_PW}}@127.0.0.1:{port}/mcp?key=${{TOOLBRIDGE_TEST_KEY}}"),
+            "headers": {"Authorization": "Bearer ${TOOLBRIDGE_TEST_KEY}"}
+        },
+        "no-cmd": {
+            "command": "toolbridge-test-no-such-command",
+            "args": ["--api-key", "${TOOLBRIDGE_TEST_KEY}"],
+            "env": {"KEY": "${TOOLBRIDGE_TEST_KEY}"}
+        }
+    }}));
+    let secrets = |c: &mut std::process::Command| {
+        c.env("TOOLBRIDGE_TEST_KEY", KEY)
+            .env("TOOLBRIDGE_TEST_PW", PW);
+    };
+
+    let human = sandbox.run_with(&["doctor"], secrets);
+    assert_eq!(human.code, Some(1), "{human:?}");
+    assert!(
+        human.stdout.contains(&format!(
+            "down: http://me:***@127.0.0.1:{port}/mcp?key=*** does not answer"
+        )),
+        "{}",
+        human.stdout
+    );
+
+    let machine = sandbox.run_with(&["doctor", "--json"], secrets);
+    assert_eq!(machine.code, Some(1), "{machine:?}");
+    let report: serde_json::Value = serde_json::from_str(&machine.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let down = findings.iter().find(|f| f["server"] == "down").unwrap();
+    assert_eq!(down["problem"]["kind"], "unreachable", "{report:#}");
+    assert_eq!(
+        down["problem"]["url"],
+        format!("http://me:***@127.0.0.1:{port}/mcp?key=***")
+    );
+    assert_eq!(
+        report["servers"][0],
+        json!({"name": "down", "status": "problem"})
+    );
+
+    for run in [&human, &machine] {
+        for secret in [KEY, PW] {
+            assert!(
+                !run.stdout.contains(secret) && !run.stderr.contains(secret),
+                "doctor leaks {secret}: {run:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn doctor_reads_the_config_as_the_other_commands_do() {
+    let sandbox = Sandbox::new();
+    // `${env:VAR}` and `$$` are the config's syntax; doctor used to take
+    // them for an unset variable and a missing command.
+    sandbox.write_config(&json!({"mcpServers": {
+        "env-prefix": {"command": "${env:TOOLBRIDGE_TEST_SH}"},
+        "escaped": {"command": "sh", "args": ["-c", "echo $${NOT_A_VARIABLE}"]},
+        "empty-default": {"command": "${TOOLBRIDGE_TEST_EMPTY:-sh}"}
+    }}));
+    let run = sandbox.run_with(&["doctor"], |c| {
+        c.env("TOOLBRIDGE_TEST_SH", "sh")
+            .env("TOOLBRIDGE_TEST_EMPTY", "")
+            .env_remove("NOT_A_VARIABLE");
+    });
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(problem_lines(&run.stdout).is_empty(), "{}", run.stdout);
+}

@@ -24,6 +24,8 @@
 //! - [`presets`]: curated real MCP servers.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
 //! - [`doctor`]: what stops each configured server from starting, and the fix.
+//! - `redact` (internal): the one place that decides how secrets are hidden
+//!   in listings, findings, errors and logs.
 //! - [`example_server`]: the built-in example MCP server.
 //!
 //! # Data flow
@@ -51,6 +53,7 @@ pub mod loader;
 pub mod pool;
 pub mod presets;
 pub mod process;
+mod redact;
 pub mod tools;
 pub mod transport;
 

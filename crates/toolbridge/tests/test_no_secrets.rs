@@ -1,6 +1,7 @@
 //! No secret from the config (a header value, a token in the URL query, the
-//! URL's user info) appears in any error message or log line, even when the
-//! server echoes them back in its error page.
+//! URL's user info, an env value) appears in any error message or log line,
+//! even when the server echoes them back in its error page; nor in `doctor`'s
+//! findings, nor in the `Debug` output of specs, listings, configs or errors.
 
 mod common;
 
@@ -15,12 +16,17 @@ use common::{
     rmcp_server::RmcpServer, serve, untyped,
 };
 use serde_json::json;
-use toolbridge::config::{ServerSpec, TransportKind, TransportSpec};
+use toolbridge::{
+    config::{Config, ServerSpec, TransportKind, TransportSpec},
+    deps::Platform,
+    doctor,
+};
 
 const HEADER_SECRET: &str = "hdr-SECRET-1234";
 const QUERY_SECRET: &str = "url-SECRET-5678";
 const PASSWORD_SECRET: &str = "pw-SECRET-9012";
-const SECRETS: [&str; 3] = [HEADER_SECRET, QUERY_SECRET, PASSWORD_SECRET];
+const ENV_SECRET: &str = "env-SECRET-3456";
+const SECRETS: [&str; 4] = [HEADER_SECRET, QUERY_SECRET, PASSWORD_SECRET, ENV_SECRET];
 
 /// `base` with user info and a secret query, and the secret header.
 fn secret_spec(kind: TransportKind, base: &str) -> ServerSpec {
@@ -150,4 +156,117 @@ async fn secrets_stay_out_of_errors_and_logs() {
     let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
     assert!(logs.lines().count() > 10, "logs were captured:\n{logs}");
     assert_no_secret("the logs", &logs);
+}
+
+/// The environment the config's `${VAR}`s expand from: every secret.
+fn secret_env() -> std::collections::HashMap<String, String> {
+    [
+        ("HDR", HEADER_SECRET),
+        ("TOK", QUERY_SECRET),
+        ("PW", PASSWORD_SECRET),
+        ("KEY", ENV_SECRET),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// A config whose servers take every secret from the environment: a remote
+/// server on `port` (secrets in user info, query and a header) and a stdio
+/// server (secrets in env and arguments).
+fn secret_config(port: u16) -> Config {
+    let text = json!({"mcpServers": {
+        "remote": {
+            "type": "http",
+            "url": format!("http://user:${{PW}}@127.0.0.1:{port}/mcp?token=${{TOK}}&mode=x"),
+            "headers": {"Authorization": "Bearer ${HDR}"}
+        },
+        "local": {
+            "command": "toolbridge-test-no-such-command",
+            "args": ["--api-key", "${KEY}", "--token=${TOK}"],
+            "env": {"API_KEY": "${KEY}", "AUTH": "Bearer ${HDR}"}
+        },
+        "bad-url": {"type": "http", "url": "${PW}"}
+    }})
+    .to_string();
+    Config::parse(std::path::Path::new("config.json"), text)
+        .unwrap()
+        .with_env(secret_env())
+}
+
+/// Regression: doctor printed an unreachable URL expanded, so
+/// `?token=${TOK}` showed the token.
+#[tokio::test]
+async fn doctor_findings_hold_no_secret() {
+    let dead = closed_port().await;
+    let config = secret_config(dead);
+    let findings = doctor::check_servers(&config, &Platform::current(), doctor::URL_TIMEOUT).await;
+    let unreachable = findings
+        .iter()
+        .find(|f| f.server == "remote")
+        .expect("the remote server does not answer");
+    assert!(
+        unreachable.to_string().contains("token=***"),
+        "the URL is shown masked: {unreachable}"
+    );
+    assert!(findings.iter().any(|f| f.server == "local"), "{findings:?}");
+    assert!(
+        findings.iter().any(|f| f.server == "bad-url"),
+        "{findings:?}"
+    );
+    for finding in &findings {
+        assert_no_secret("a finding", &finding.to_string());
+        assert_no_secret("a finding's Debug", &format!("{finding:?}"));
+        assert_no_secret("a finding's JSON", &serde_json::to_string(finding).unwrap());
+    }
+}
+
+/// Regression: `ServerSpec` derived `Debug` with expanded headers and env,
+/// so `{:?}` in a log or a panic message printed them.
+#[tokio::test]
+async fn debug_output_holds_no_secret() {
+    let config = secret_config(1);
+    for name in ["remote", "local"] {
+        let spec = config.resolve(name).unwrap();
+        assert_no_secret("a spec's Debug", &format!("{spec:?}"));
+        assert_no_secret("a spec's Debug", &format!("{spec:#?}"));
+        assert_no_secret("a transport's Debug", &format!("{:?}", spec.transport));
+    }
+    let spec = secret_spec(TransportKind::WebSocket, "ws://127.0.0.1:1/ws");
+    assert_no_secret("a spec's Debug", &format!("{spec:#?}"));
+
+    // The secrets are still there for the transports to send.
+    let TransportSpec::Stdio(local) = config.resolve("local").unwrap().transport else {
+        panic!("local is a stdio server")
+    };
+    assert_eq!(
+        local.env.get("API_KEY").map(String::as_str),
+        Some(ENV_SECRET)
+    );
+    assert_eq!(local.args[1], ENV_SECRET);
+
+    let error = config.resolve("bad-url").unwrap_err();
+    assert_no_secret("a config error", &error.to_string());
+    assert_no_secret("a config error's Debug", &format!("{error:?}"));
+
+    // Values written into the file as they are (no `${VAR}`).
+    let literal = Config::parse(
+        std::path::Path::new("config.json"),
+        json!({"mcpServers": {"s": {
+            "url": format!("https://user:{PASSWORD_SECRET}@h/mcp?token={QUERY_SECRET}"),
+            "headers": {"Authorization": format!("Bearer {HEADER_SECRET}")}
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    assert_no_secret("a config's Debug", &format!("{literal:?}"));
+    assert_no_secret("a listing's Debug", &format!("{:?}", literal.listing()));
+    assert_no_secret(
+        "a listing's JSON",
+        &serde_json::to_string(&literal.listing()).unwrap(),
+    );
+    assert_no_secret(
+        "a resolved literal spec's Debug",
+        &format!("{:?}", literal.resolve("s").unwrap()),
+    );
 }

@@ -1,4 +1,8 @@
-//! `toolbridge doctor [--install CMD [--yes]]`.
+//! `toolbridge doctor [--json] [--install CMD [--yes]]`.
+//!
+//! The checks run on the config as `servers list` reads it (JSONC, the same
+//! records, the same `${VAR}` expansion); what is shown is masked the same
+//! way too, so no expanded secret reaches stdout.
 //!
 //! Exit codes: 0 everything the configured servers need is present; 1
 //! something is missing (or an install was declined or failed); 2 usage or
@@ -12,9 +16,11 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use serde_json::{Value, json};
 use toolbridge::{
+    config::Config,
     deps::{self, InstallMethod, Platform, Probe, ProbeStatus},
-    doctor::{self, Environment, Finding, Problem, ServerCheck},
+    doctor::{self, Finding, Problem},
 };
 
 use super::config_file;
@@ -36,63 +42,71 @@ pub struct DoctorArgs {
     /// Run the install command without asking.
     #[arg(long, requires = "install")]
     pub yes: bool,
+    /// Print the findings as one JSON document.
+    #[arg(long, conflicts_with = "install")]
+    pub json: bool,
 }
 
 pub async fn run(args: DoctorArgs, ctx: &context::Context) -> Outcome {
     match &args.install {
         Some(command) => install(command, args.yes).await,
-        None => check(Some(ctx.config_path())).await,
+        None => check(Some(ctx.config_path()), args.json).await,
     }
     .map_err(Failure::usage)
 }
 
-async fn check(config: Option<&Path>) -> Result<ExitCode> {
+async fn check(config: Option<&Path>, json: bool) -> Result<ExitCode> {
     let path = config_file::config_path(config)?;
-    let root = config_file::read_raw(&path)?;
-    let servers: Vec<ServerCheck> = root
-        .as_ref()
-        .and_then(config_file::servers)
-        .map(|map| {
-            map.iter()
-                .map(|(name, entry)| ServerCheck::from_entry(name, entry))
-                .collect()
-        })
-        .unwrap_or_default();
-
+    let config = Config::load_or_builtin(&path, context::example_spec())?;
     let platform = Platform::current();
-    let env = Environment::from_process();
     let (probes, findings) = tokio::join!(
         deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
-        doctor::check_servers(&servers, &env, &platform, doctor::URL_TIMEOUT),
+        doctor::check_servers(&config, &platform, doctor::URL_TIMEOUT),
     );
+    let out = if json {
+        let mut text = serde_json::to_string_pretty(&report_json(&config, &probes, &findings))?;
+        text.push('\n');
+        text
+    } else {
+        report_text(&config, &probes, &findings)
+    };
+    write_stdout(&out)?;
+    Ok(if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(MISSING)
+    })
+}
 
+fn report_text(config: &Config, probes: &[Probe], findings: &[Finding]) -> String {
     let mut out = String::from("launchers:\n");
-    for probe in &probes {
+    for probe in probes {
         out.push_str(&probe_line(probe));
     }
-    match &root {
-        None => out.push_str(&format!(
+    if config.is_builtin() {
+        out.push_str(&format!(
             "\nno config file at {}; only the built-in example server is configured, \
              and it needs nothing\n",
-            path.display()
-        )),
-        Some(_) => out.push_str(&format!("\nservers in {}:\n", path.display())),
-    }
-    for server in &servers {
-        let mut own = findings
-            .iter()
-            .filter(|f| f.server == server.name)
-            .peekable();
-        if server.disabled {
-            out.push_str(&format!(
-                "  off      {} (disabled, not checked)\n",
-                server.name
-            ));
-        } else if own.peek().is_none() {
-            out.push_str(&format!("  ok       {}\n", server.name));
-        }
-        for finding in own {
-            out.push_str(&format!("  problem  {}\n", finding_line(finding)));
+            config.path().display()
+        ));
+    } else {
+        out.push_str(&format!("\nservers in {}:\n", config.path().display()));
+        for server in config.listing() {
+            let mut own = findings
+                .iter()
+                .filter(|f| f.server == server.name)
+                .peekable();
+            if !server.enabled {
+                out.push_str(&format!(
+                    "  off      {} (disabled, not checked)\n",
+                    server.name
+                ));
+            } else if own.peek().is_none() {
+                out.push_str(&format!("  ok       {}\n", server.name));
+            }
+            for finding in own {
+                out.push_str(&format!("  problem  {}\n", finding_line(finding)));
+            }
         }
     }
     if findings.is_empty() {
@@ -104,11 +118,46 @@ async fn check(config: Option<&Path>) -> Result<ExitCode> {
             if n == 1 { "" } else { "s" }
         ));
     }
-    write_stdout(&out)?;
-    Ok(if findings.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(MISSING)
+    out
+}
+
+/// `{"config", "builtin", "launchers": [...], "servers": [...], "findings": [...]}`;
+/// each server has its `status` (`ok`, `problem`, `disabled`).
+fn report_json(config: &Config, probes: &[Probe], findings: &[Finding]) -> Value {
+    let launchers: Vec<Value> = probes
+        .iter()
+        .map(|probe| match &probe.status {
+            ProbeStatus::Found { path, version } => json!({
+                "command": probe.command, "status": "ok",
+                "version": version, "path": path.display().to_string(),
+            }),
+            ProbeStatus::Missing => json!({"command": probe.command, "status": "missing"}),
+            ProbeStatus::Broken { path, reason } => json!({
+                "command": probe.command, "status": "broken",
+                "path": path.display().to_string(), "reason": reason,
+            }),
+        })
+        .collect();
+    let servers: Vec<Value> = config
+        .listing()
+        .iter()
+        .map(|server| {
+            let status = if !server.enabled {
+                "disabled"
+            } else if findings.iter().any(|f| f.server == server.name) {
+                "problem"
+            } else {
+                "ok"
+            };
+            json!({"name": server.name, "status": status})
+        })
+        .collect();
+    json!({
+        "config": config.path().display().to_string(),
+        "builtin": config.is_builtin(),
+        "launchers": launchers,
+        "servers": servers,
+        "findings": findings,
     })
 }
 

@@ -7,10 +7,10 @@ use serde_json::{Map, Value};
 
 use super::{
     error::{ConfigError, Location},
-    mask::{mask_args, mask_url},
     record::{ServerRecord, Source, kind_of},
     span::{self, Step},
 };
+use crate::redact::{mask_args, mask_url};
 
 /// The top-level keys that hold the servers: Claude Desktop, Cursor and
 /// Claude Code write `mcpServers`, VS Code writes `servers`.

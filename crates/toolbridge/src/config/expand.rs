@@ -18,20 +18,34 @@ pub(crate) enum ExpandError {
     Syntax(String),
 }
 
-/// `text` with every `${...}` replaced by its value from `env`.
-pub(crate) fn expand(text: &str, env: &dyn Env) -> Result<String, ExpandError> {
-    let mut out = String::with_capacity(text.len());
+/// One piece of a text that may hold references.
+enum Piece<'a> {
+    /// Text taken as it is (`$$` gives a `$` piece).
+    Text(&'a str),
+    /// `${name}` or `${name:-default}` (`${env:name}` gives `name`).
+    Ref {
+        name: &'a str,
+        default: Option<&'a str>,
+    },
+}
+
+/// Calls `each` for every piece of `text`, in order; stops at the first
+/// malformed reference or the first error `each` returns.
+fn walk<'a>(
+    text: &'a str,
+    mut each: impl FnMut(Piece<'a>) -> Result<(), ExpandError>,
+) -> Result<(), ExpandError> {
     let mut rest = text;
     while let Some(dollar) = rest.find('$') {
-        out.push_str(&rest[..dollar]);
+        each(Piece::Text(&rest[..dollar]))?;
         let after = &rest[dollar + 1..];
         if let Some(after_escape) = after.strip_prefix('$') {
-            out.push('$');
+            each(Piece::Text("$"))?;
             rest = after_escape;
             continue;
         }
         let Some(body_and_rest) = after.strip_prefix('{') else {
-            out.push('$');
+            each(Piece::Text("$"))?;
             rest = after;
             continue;
         };
@@ -54,15 +68,46 @@ pub(crate) fn expand(text: &str, env: &dyn Env) -> Result<String, ExpandError> {
                 "the default of ${{{name}:-...}} contains \"${{\"; nested references are not supported"
             )));
         }
-        match (env.var(name), default) {
-            (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
-            (Some(value), _) => out.push_str(&value),
-            (None, Some(default)) => out.push_str(default),
-            (None, None) => return Err(ExpandError::Unset(name.to_string())),
-        }
+        each(Piece::Ref { name, default })?;
     }
-    out.push_str(rest);
+    each(Piece::Text(rest))
+}
+
+/// `text` with every `${...}` replaced by its value from `env`.
+pub(crate) fn expand(text: &str, env: &dyn Env) -> Result<String, ExpandError> {
+    let mut out = String::with_capacity(text.len());
+    walk(text, |piece| {
+        match piece {
+            Piece::Text(text) => out.push_str(text),
+            Piece::Ref { name, default } => match (env.var(name), default) {
+                (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(ExpandError::Unset(name.to_string())),
+            },
+        }
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// Every variable `text` needs that `env` does not set (references without a
+/// default), in order, once each; `Err` when a reference is malformed.
+pub(crate) fn unset_variables(text: &str, env: &dyn Env) -> Result<Vec<String>, ExpandError> {
+    let mut unset: Vec<String> = Vec::new();
+    walk(text, |piece| {
+        if let Piece::Ref {
+            name,
+            default: None,
+        } = piece
+            && env.var(name).is_none()
+            && !unset.iter().any(|known| known == name)
+        {
+            unset.push(name.to_string());
+        }
+        Ok(())
+    })?;
+    Ok(unset)
 }
 
 fn check_name(name: &str) -> Result<(), ExpandError> {
@@ -138,6 +183,18 @@ mod tests {
         assert_eq!(ok("plain $HOME cost $5 {x}"), "plain $HOME cost $5 {x}");
         assert_eq!(ok("trailing $"), "trailing $");
         assert_eq!(ok("é${HOST}é"), "éexample.comé");
+    }
+
+    #[test]
+    fn unset_variables_are_listed_once_each_in_order() {
+        assert_eq!(
+            unset_variables("${B}${TOKEN}${A}${B}${C:-x}${env:D}$${E}", &env()),
+            Ok(vec!["B".to_string(), "A".to_string(), "D".to_string()])
+        );
+        assert!(matches!(
+            unset_variables("${A", &env()),
+            Err(ExpandError::Syntax(_))
+        ));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::{
     error::ConfigError,
     listing::ServerListing,
     record::{ServerRecord, Source},
-    spec::{ServerSpec, StdioSpec, TransportSpec},
+    spec::{ServerSpec, StdioSpec},
 };
 
 /// The name of the built-in example server.
@@ -37,8 +37,8 @@ pub struct Config {
     servers_key: &'static str,
     /// The servers in file order.
     records: Vec<ServerRecord>,
-    /// The example server, when no file exists.
-    builtin: Option<ServerSpec>,
+    /// True when no file exists and `records` holds only the example server.
+    builtin: bool,
     /// Where `${VAR}` values come from.
     env: Arc<dyn Env>,
 }
@@ -76,13 +76,8 @@ impl Config {
             path: path.to_path_buf(),
             text: String::new(),
             servers_key: "mcpServers",
-            records: Vec::new(),
-            builtin: Some(ServerSpec {
-                name: EXAMPLE_SERVER.to_string(),
-                transport: TransportSpec::Stdio(example),
-                timeout: None,
-                disabled: false,
-            }),
+            records: vec![ServerRecord::from_stdio(EXAMPLE_SERVER, &example)],
+            builtin: true,
             env: Arc::new(ProcessEnv),
         }
     }
@@ -109,7 +104,7 @@ impl Config {
             servers_key: key.unwrap_or("mcpServers"),
             text,
             records,
-            builtin: None,
+            builtin: false,
             env: Arc::new(ProcessEnv),
         })
     }
@@ -130,15 +125,12 @@ impl Config {
     /// True when no config file exists and the built-in example server is
     /// the only server.
     pub fn is_builtin(&self) -> bool {
-        self.builtin.is_some()
+        self.builtin
     }
 
     /// Every server's name, in file order, disabled ones included.
     pub fn server_names(&self) -> Vec<&str> {
-        match &self.builtin {
-            Some(spec) => vec![spec.name.as_str()],
-            None => self.records.iter().map(|r| r.name.as_str()).collect(),
-        }
+        self.records.iter().map(|r| r.name.as_str()).collect()
     }
 
     /// True when a server of that name exists.
@@ -155,9 +147,6 @@ impl Config {
     /// see [`ServerSpec::disabled`]). An unknown name is an error listing
     /// the known ones.
     pub fn resolve(&self, name: &str) -> Result<ServerSpec, ConfigError> {
-        if let Some(spec) = self.builtin.as_ref().filter(|spec| spec.name == name) {
-            return Ok(spec.clone());
-        }
         let record = self
             .records
             .iter()
@@ -178,9 +167,6 @@ impl Config {
     /// whose `${VAR}` is missing is an `Err` (naming it; see
     /// [`ConfigError::server`]) and the others are unaffected.
     pub fn resolve_enabled(&self) -> Vec<Result<ServerSpec, ConfigError>> {
-        if let Some(spec) = &self.builtin {
-            return vec![Ok(spec.clone())];
-        }
         self.records
             .iter()
             .filter(|r| !r.disabled)
@@ -190,14 +176,20 @@ impl Config {
 
     /// Every server for display, secrets masked, in file order.
     pub fn listing(&self) -> Vec<ServerListing> {
-        match &self.builtin {
-            Some(spec) => vec![ServerListing::from_builtin(spec)],
-            None => self
-                .records
-                .iter()
-                .map(ServerListing::from_record)
-                .collect(),
-        }
+        self.records
+            .iter()
+            .map(|record| ServerListing::from_record(record, self.builtin))
+            .collect()
+    }
+
+    /// Every server as written, in file order (for `doctor`).
+    pub(crate) fn records(&self) -> &[ServerRecord] {
+        &self.records
+    }
+
+    /// Where `${VAR}` values come from.
+    pub(crate) fn env(&self) -> &dyn Env {
+        self.env.as_ref()
     }
 
     fn resolve_record(&self, record: &ServerRecord) -> Result<ServerSpec, ConfigError> {
@@ -228,7 +220,7 @@ mod tests {
     use std::{collections::HashMap, time::Duration};
 
     use super::*;
-    use crate::config::{RemoteSpec, TransportKind};
+    use crate::config::{RemoteSpec, TransportKind, TransportSpec};
 
     const DESIGN_EXAMPLE: &str = r#"{
   "mcpServers": {
@@ -770,6 +762,16 @@ mod tests {
         assert_eq!(config.server_names(), [EXAMPLE_SERVER]);
         let spec = config.resolve("example").unwrap();
         assert_eq!(spec.transport, TransportSpec::Stdio(example.clone()));
+        // The example server is a record like any other; a `$` in the
+        // executable's path is not taken for a variable.
+        let dollar = StdioSpec {
+            command: "/opt/$HOME/${X}/toolbridge".into(),
+            ..example.clone()
+        };
+        let spec = Config::builtin(&path, dollar.clone())
+            .resolve(EXAMPLE_SERVER)
+            .unwrap();
+        assert_eq!(spec.transport, TransportSpec::Stdio(dollar));
         assert_eq!(config.resolve_enabled().len(), 1);
         assert!(config.listing()[0].builtin);
 

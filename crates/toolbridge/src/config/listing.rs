@@ -1,18 +1,19 @@
-//! [`ServerListing`]: one server as `servers list` shows it, secrets masked.
+//! [`ServerListing`]: one server as `servers list` shows it, secrets masked;
+//! a view of the server's record, not a model of its own.
 
 use std::collections::BTreeMap;
 
 use serde::{Serialize, Serializer};
 
 use super::{
-    mask::{MASK, mask_args, mask_url},
     record::ServerRecord,
-    spec::{DEFAULT_CALL_TIMEOUT, ServerSpec, TransportKind, TransportSpec},
+    spec::{DEFAULT_CALL_TIMEOUT, TransportKind},
 };
+use crate::redact::{MASK, mask_args, mask_url};
 
 /// One server for display: values as written in the file (`${VAR}` not
 /// expanded), every env and header value shown as `***`, and secrets in URLs
-/// and arguments masked (see [`mask_url`], [`mask_args`]).
+/// and arguments masked (passwords, tokens, `--api-key VALUE`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -54,7 +55,8 @@ pub struct ServerListing {
 }
 
 impl ServerListing {
-    pub(crate) fn from_record(record: &ServerRecord) -> Self {
+    /// `record` for display; `builtin` marks the built-in example server.
+    pub(crate) fn from_record(record: &ServerRecord, builtin: bool) -> Self {
         let masked = |pairs: &[(String, String)]| {
             pairs
                 .iter()
@@ -66,7 +68,7 @@ impl ServerListing {
             transport: record.kind(),
             auto_detect: record.auto_detect(),
             enabled: !record.disabled,
-            builtin: false,
+            builtin,
             command: record.command.clone(),
             args: mask_args(&record.args),
             env: masked(&record.env),
@@ -75,44 +77,6 @@ impl ServerListing {
             headers: masked(&record.headers),
             timeout: record.timeout.unwrap_or(DEFAULT_CALL_TIMEOUT).as_secs_f64(),
         }
-    }
-
-    pub(crate) fn from_builtin(spec: &ServerSpec) -> Self {
-        let mask_all = |map: &BTreeMap<String, String>| {
-            map.keys()
-                .map(|key| (key.clone(), MASK.to_string()))
-                .collect()
-        };
-        let mut listing = ServerListing {
-            name: spec.name.clone(),
-            transport: spec.kind(),
-            auto_detect: false,
-            enabled: !spec.disabled,
-            builtin: true,
-            command: None,
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            cwd: None,
-            url: None,
-            headers: BTreeMap::new(),
-            timeout: spec.call_timeout().as_secs_f64(),
-        };
-        match &spec.transport {
-            TransportSpec::Stdio(stdio) => {
-                listing.command = Some(stdio.command.clone());
-                listing.args = mask_args(&stdio.args);
-                listing.env = mask_all(&stdio.env);
-                listing.cwd = stdio.cwd.as_ref().map(|cwd| cwd.display().to_string());
-            }
-            TransportSpec::Http(remote)
-            | TransportSpec::Sse(remote)
-            | TransportSpec::WebSocket(remote) => {
-                listing.auto_detect = remote.auto_detect;
-                listing.url = Some(mask_url(&remote.url));
-                listing.headers = mask_all(&remote.headers);
-            }
-        }
-        listing
     }
 }
 

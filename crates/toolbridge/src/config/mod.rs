@@ -8,7 +8,11 @@
 //! - Reading: [`locate`] finds the file, [`Config::load_or_builtin`] checks
 //!   it (or supplies the built-in example server), [`Config::resolve`] and
 //!   [`Config::resolve_enabled`] expand `${VAR}` and give [`ServerSpec`]s,
-//!   [`Config::listing`] shows servers with secrets masked.
+//!   [`Config::listing`] shows servers with secrets masked. One model: every
+//!   server is a record as written (checked, unexpanded), from which the
+//!   spec, the listing and `doctor`'s checks are derived.
+//! - Secrets: expanded env and header values live in a [`SecretMap`], whose
+//!   `Debug` shows `***`.
 //! - Writing: [`edit`] changes a [`Document`] under a lock and saves it
 //!   atomically; [`NewServer`] builds a record for `servers add`; [`import`]
 //!   merges other clients' files.
@@ -24,9 +28,11 @@ mod import;
 mod jsonc;
 mod listing;
 mod locate;
-mod mask;
 mod new_server;
+#[cfg(test)]
+mod properties;
 mod record;
+mod secret;
 mod span;
 mod spec;
 
@@ -34,12 +40,14 @@ pub use document::Document;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, lock_path};
 pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, Location};
+pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
 pub use import::{ImportReport, import};
 pub use listing::ServerListing;
 pub use locate::{CONFIG_ENV_VAR, locate, locate_with};
-pub use mask::{MASK, mask_args, mask_url};
 pub use new_server::{NewServer, NewTarget};
+pub(crate) use record::ServerRecord;
+pub use secret::SecretMap;
 pub use spec::{
     DEFAULT_CALL_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec,
 };

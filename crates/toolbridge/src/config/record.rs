@@ -7,7 +7,7 @@
 //! resolved, so a variable missing for one server does not stop the others.
 
 use std::{
-    collections::BTreeMap,
+    fmt,
     path::{Path, PathBuf},
     time::Duration,
 };
@@ -18,9 +18,11 @@ use super::{
     env::Env,
     error::{ConfigError, Location},
     expand::{ExpandError, expand},
+    secret::SecretMap,
     span::{self, Step},
     spec::{RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
 };
+use crate::redact::{MASK, mask_args, mask_url};
 
 /// Where records come from, so errors can say where a value is.
 #[derive(Debug, Clone, Copy)]
@@ -72,8 +74,13 @@ impl Source<'_> {
     }
 }
 
-/// One server as written in the config: checked, not yet expanded.
-#[derive(Debug, Clone, PartialEq)]
+/// One server as written in the config: checked, not yet expanded. The one
+/// model behind resolving ([`ServerSpec`]), listing
+/// ([`ServerListing`](super::ServerListing)) and `doctor`.
+///
+/// Its `Debug` masks what could be a secret written into the file as it is
+/// (env and header values, URL and argument secrets).
+#[derive(Clone, PartialEq)]
 pub(crate) struct ServerRecord {
     /// The key in `mcpServers`.
     pub(crate) name: String,
@@ -97,7 +104,49 @@ pub(crate) struct ServerRecord {
     pub(crate) disabled: bool,
 }
 
+impl fmt::Debug for ServerRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let masked = |pairs: &[(String, String)]| -> Vec<(String, &str)> {
+            pairs.iter().map(|(key, _)| (key.clone(), MASK)).collect()
+        };
+        f.debug_struct("ServerRecord")
+            .field("name", &self.name)
+            .field("declared", &self.declared)
+            .field("command", &self.command)
+            .field("args", &mask_args(&self.args))
+            .field("env", &masked(&self.env))
+            .field("cwd", &self.cwd)
+            .field("url", &self.url.as_deref().map(mask_url))
+            .field("headers", &masked(&self.headers))
+            .field("timeout", &self.timeout)
+            .field("disabled", &self.disabled)
+            .finish()
+    }
+}
+
 impl ServerRecord {
+    /// The record that would start `spec` (the built-in example server): its
+    /// values written as a config file would hold them, `$` escaped as `$$`.
+    pub(crate) fn from_stdio(name: &str, spec: &StdioSpec) -> Self {
+        let escape = |text: &str| text.replace('$', "$$");
+        ServerRecord {
+            name: name.to_string(),
+            declared: Some(TransportKind::Stdio),
+            command: Some(escape(&spec.command)),
+            args: spec.args.iter().map(|arg| escape(arg)).collect(),
+            env: spec
+                .env
+                .iter()
+                .map(|(key, value)| (key.clone(), escape(value)))
+                .collect(),
+            cwd: spec.cwd.as_ref().map(|cwd| cwd.display().to_string()),
+            url: None,
+            headers: Vec::new(),
+            timeout: None,
+            disabled: false,
+        }
+    }
+
     /// Checks `value`, the record of server `name`.
     pub(crate) fn parse(src: &Source<'_>, name: &str, value: &Value) -> Result<Self, ConfigError> {
         let Value::Object(obj) = value else {
@@ -246,7 +295,7 @@ impl ServerRecord {
                             expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
                         Ok((key.clone(), value))
                     })
-                    .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+                    .collect::<Result<SecretMap, ConfigError>>()?;
                 let cwd = self.cwd.as_deref().map(|cwd| {
                     let cwd = PathBuf::from(cwd);
                     match src.path.parent() {
@@ -286,7 +335,7 @@ impl ServerRecord {
                         }
                         Ok((key.clone(), value))
                     })
-                    .collect::<Result<BTreeMap<_, _>, ConfigError>>()?;
+                    .collect::<Result<SecretMap, ConfigError>>()?;
                 let remote = RemoteSpec {
                     url,
                     headers,

@@ -1,11 +1,19 @@
 //! [`ServerSpec`]: one server, validated and expanded, ready to connect.
+//!
+//! Expanded values may hold secrets, so nothing here prints them: env and
+//! header values are a [`SecretMap`], and the `Debug` of a URL or an argument
+//! list shows it masked (by the crate's one redaction module).
 
-use std::{collections::BTreeMap, fmt, path::PathBuf, time::Duration};
+use std::{fmt, path::PathBuf, time::Duration};
+
+use super::secret::SecretMap;
+use crate::redact::{mask_args, mask_url};
 
 /// The default time one tool call may take: 120 s, as the spec says.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// One MCP server, validated, with every `${VAR}` expanded.
+/// One MCP server, validated, with every `${VAR}` expanded. Its `Debug`
+/// shows no secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     /// The server's name in the config (`mcpServers` key).
@@ -77,29 +85,49 @@ impl fmt::Display for TransportKind {
 }
 
 /// A server started as a child process.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct StdioSpec {
     /// The program, looked up on `PATH` when it has no `/`.
     pub command: String,
     /// Its arguments.
     pub args: Vec<String>,
     /// Variables set on top of the minimal environment the child gets.
-    pub env: BTreeMap<String, String>,
+    pub env: SecretMap,
     /// Working directory; toolbridge's own when `None`.
     pub cwd: Option<PathBuf>,
 }
 
 /// A server reached over the network.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct RemoteSpec {
     /// The endpoint (for SSE, the event-stream URL).
     pub url: String,
     /// Headers sent with every request (and the WebSocket handshake).
-    /// Values are secrets: never log them.
-    pub headers: BTreeMap<String, String>,
+    pub headers: SecretMap,
     /// True when the config gave a URL but no `type`: streamable HTTP is tried
     /// first and legacy SSE is the fallback.
     pub auto_detect: bool,
+}
+
+impl fmt::Debug for StdioSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioSpec")
+            .field("command", &self.command)
+            .field("args", &mask_args(&self.args))
+            .field("env", &self.env)
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+impl fmt::Debug for RemoteSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteSpec")
+            .field("url", &mask_url(&self.url))
+            .field("headers", &self.headers)
+            .field("auto_detect", &self.auto_detect)
+            .finish()
+    }
 }
 
 impl ServerSpec {

@@ -62,6 +62,36 @@ fn quote(arg: &str) -> String {
     }
 }
 
+/// What to tell a user whose server needs `command` that is not installed,
+/// in one sentence: the best install line for this platform from `plan`
+/// when there is one. `own_path` says the server sets its own `PATH` in its
+/// env, which is then the one that must hold the command.
+///
+/// The stdio transport's "command not found" error and `doctor` give this
+/// same advice.
+pub fn install_fix(command: &str, plan: Option<&InstallPlan>, own_path: bool) -> String {
+    let path_note = if own_path {
+        " (this server sets its own PATH in env; the command must be on that one)"
+    } else {
+        ""
+    };
+    match plan {
+        Some(plan) => match plan.methods.first() {
+            Some(method) => format!(
+                "install {}: `{}`{path_note} (or see {})",
+                plan.software,
+                method.display(),
+                plan.download_url
+            ),
+            None => format!(
+                "install {} from {}{path_note}",
+                plan.software, plan.download_url
+            ),
+        },
+        None => format!("install \"{command}\" or put its directory on PATH{path_note}"),
+    }
+}
+
 const NODE_DOWNLOAD: &str = "https://nodejs.org/en/download";
 const UV_DOWNLOAD: &str = "https://docs.astral.sh/uv/getting-started/installation/";
 const PYTHON_DOWNLOAD: &str = "https://www.python.org/downloads/";
@@ -260,6 +290,23 @@ fn python_methods(platform: &Platform) -> Vec<InstallMethod> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn install_fix_names_the_best_command_and_the_path_the_server_uses() {
+        let platform = Platform::of(Os::MacOs, false);
+        let plan = install_plan("npx", &platform);
+        let fix = install_fix("npx", plan.as_ref(), false);
+        assert!(
+            fix.starts_with("install Node.js: `brew install node`"),
+            "{fix}"
+        );
+        let fix = install_fix("my-tool", None, true);
+        assert_eq!(
+            fix,
+            "install \"my-tool\" or put its directory on PATH (this server sets its own PATH \
+             in env; the command must be on that one)"
+        );
+    }
 
     fn lines(command: &str, platform: &Platform) -> Vec<String> {
         install_plan(command, platform)

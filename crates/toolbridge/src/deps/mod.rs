@@ -5,13 +5,13 @@
 //! `--version`, in parallel, each with a short timeout. [`install_plan`] is a
 //! pure function of the command and the [`Platform`] that returns the exact
 //! command lines that would install it; running them is the caller's decision
-//! (the CLI asks first).
+//! (the CLI asks first); [`install_fix`] says it in one sentence.
 
 mod install;
 mod platform;
 mod probe;
 
-pub use install::{InstallMethod, InstallPlan, install_plan};
+pub use install::{InstallMethod, InstallPlan, install_fix, install_plan};
 pub use platform::{Os, Platform};
 pub use probe::{
     KNOWN_COMMANDS, PROBE_TIMEOUT, Probe, ProbeStatus, find_command, probe, probe_all,

@@ -307,7 +307,8 @@ mod tests {
             headers: headers
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect::<BTreeMap<_, _>>(),
+                .collect::<BTreeMap<_, _>>()
+                .into(),
             auto_detect: false,
         }
     }

@@ -309,7 +309,7 @@ fn resolve_command(
 /// `toolbridge doctor` gives).
 fn install_hint(command: &str, own_path: bool) -> String {
     let plan = crate::deps::install_plan(command, &crate::deps::Platform::current());
-    let fix = crate::doctor::install_fix(command, plan.as_ref(), own_path);
+    let fix = crate::deps::install_fix(command, plan.as_ref(), own_path);
     format!("{fix}; see `toolbridge doctor`")
 }
 

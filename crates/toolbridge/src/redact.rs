@@ -1,8 +1,25 @@
-//! Hiding secrets when showing a config: header and env values, passwords
-//! and tokens in URLs, secret-looking arguments.
+//! Keeping secrets out of what toolbridge shows: listings, `doctor`'s
+//! findings, errors and logs.
+//!
+//! Two tools, one policy:
+//!
+//! - Masking by position: [`mask_url`] and [`mask_args`] hide the parts of a
+//!   URL or an argument list that are secrets by where they sit (a password
+//!   before `@`, a `?token=` value, the value after `--api-key`). They work
+//!   on values as written in the config (`https://${HOST}/mcp?key=${KEY}`)
+//!   and on expanded ones alike; [`shown_url`] is [`mask_url`] for a parsed
+//!   URL. Every env and header value is a secret and is shown as [`MASK`].
+//! - Scrubbing by value: a [`Redactor`] knows a server's expanded secrets
+//!   (header values, the URL's user info and query values) and removes them
+//!   from text that came from elsewhere (a library's error message, a
+//!   server's error page) before it reaches an error or a log.
 //!
 //! Masking errs on the side of hiding: a harmless value shown as `***` costs
 //! a look at the file; a token shown in a terminal or a log is leaked.
+
+use std::borrow::Cow;
+
+use url::Url;
 
 /// What a hidden value is shown as.
 pub const MASK: &str = "***";
@@ -31,6 +48,11 @@ pub fn mask_url(url: &str) -> String {
         out.push_str(&mask_pairs(fragment));
     }
     out
+}
+
+/// `url` as errors and logs may show it: [`mask_url`] of its text.
+pub fn shown_url(url: &Url) -> String {
+    mask_url(url.as_str())
 }
 
 /// `args` with secrets masked: the value of a secret-looking flag
@@ -142,6 +164,85 @@ fn mask_userinfo(base: &str) -> String {
     )
 }
 
+/// Secrets shorter than this are not searched for in free text: masking every
+/// "1" or "on" in a message would make it unreadable and protect nothing.
+/// (Short values are still masked where their position is known: in the URL.)
+const MIN_SECRET_LEN: usize = 4;
+
+/// Words of a header value that are not secret: the scheme of
+/// `Authorization: Bearer <token>` and its kin.
+const AUTH_SCHEMES: &[&str] = &["Bearer", "Basic", "Digest", "Token"];
+
+/// Removes known secret strings from text.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    /// The secrets, longest first so that a secret containing another is
+    /// masked whole.
+    secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("secrets", &self.secrets.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// A redactor for the secrets in `url` (user info, query values) and in
+    /// `header_values` (each value whole, and each of its words, so that the
+    /// token of `Bearer <token>` is masked on its own too).
+    pub fn new<'a>(url: Option<&Url>, header_values: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut secrets = Vec::new();
+        for value in header_values {
+            secrets.push(value.to_owned());
+            secrets.extend(
+                value
+                    .split_whitespace()
+                    .filter(|word| !AUTH_SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(word)))
+                    .map(str::to_owned),
+            );
+        }
+        if let Some(url) = url {
+            secrets.push(url.username().to_owned());
+            if let Some(password) = url.password() {
+                secrets.push(password.to_owned());
+                // What HTTP clients make of user info: `Authorization: Basic <this>`.
+                secrets.push(base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    format!("{}:{password}", url.username()),
+                ));
+            }
+            if let Some(query) = url.query() {
+                for pair in query.split('&') {
+                    if let Some((_, raw)) = pair.split_once('=') {
+                        secrets.push(raw.to_owned());
+                    }
+                }
+            }
+            for (_, decoded) in url.query_pairs() {
+                secrets.push(decoded.into_owned());
+            }
+        }
+        secrets.retain(|s| s.len() >= MIN_SECRET_LEN);
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Redactor { secrets }
+    }
+
+    /// `text` with every known secret replaced by [`MASK`].
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut text = Cow::Borrowed(text);
+        for secret in &self.secrets {
+            if text.contains(secret.as_str()) {
+                text = Cow::Owned(text.replace(secret.as_str(), MASK));
+            }
+        }
+        text
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +314,41 @@ mod tests {
                 "https://h/mcp?key=***",
                 "/home/me/project-2024/index.js",
             ]
+        );
+    }
+
+    #[test]
+    fn a_parsed_url_is_masked_by_the_same_rules() {
+        let url = Url::parse("https://user:pa55@example.com:8443/mcp?token=abc&flag#frag").unwrap();
+        assert_eq!(
+            shown_url(&url),
+            "https://user:***@example.com:8443/mcp?token=***&flag#frag"
+        );
+        let plain = Url::parse("http://127.0.0.1:3001/sse").unwrap();
+        assert_eq!(shown_url(&plain), "http://127.0.0.1:3001/sse");
+    }
+
+    #[test]
+    fn unparseable_urls_are_masked_too() {
+        assert_eq!(mask_url("not a url ?token=x"), "not a url ?token=***");
+    }
+
+    #[test]
+    fn redactor_masks_header_values_their_words_and_url_secrets() {
+        let url = Url::parse("http://bobby:hunter22@h/p?key=s%20ecret-q&n=1").unwrap();
+        let r = Redactor::new(Some(&url), ["Bearer tok-123456"]);
+        assert_eq!(
+            r.redact("sent Bearer tok-123456 then tok-123456 to h/p?key=s%20ecret-q as bobby"),
+            "sent *** then *** to h/p?key=*** as ***"
+        );
+        assert_eq!(r.redact("decoded s ecret-q"), "decoded ***");
+        // base64("bobby:hunter22"), as in `Authorization: Basic`.
+        assert_eq!(r.redact("Basic Ym9iYnk6aHVudGVyMjI="), "Basic ***");
+        // Short values and the auth scheme are left alone in free text.
+        assert_eq!(r.redact("n=1"), "n=1");
+        assert_eq!(
+            r.redact("WWW-Authenticate: Bearer"),
+            "WWW-Authenticate: Bearer"
         );
     }
 }

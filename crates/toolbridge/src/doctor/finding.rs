@@ -1,0 +1,97 @@
+//! [`Finding`]: one problem with one server, and what to do about it.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::deps::InstallPlan;
+
+/// One problem with one server, and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// The server's name in the config.
+    pub server: String,
+    /// What is wrong.
+    pub problem: Problem,
+    /// What to do, in one sentence.
+    pub fix: String,
+    /// How to install a missing command, when toolbridge knows how (in JSON:
+    /// the best command line, when there is one).
+    #[serde(
+        rename = "installCommand",
+        serialize_with = "first_method",
+        skip_serializing_if = "no_method"
+    )]
+    pub install: Option<InstallPlan>,
+}
+
+/// What is wrong with a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Problem {
+    /// The stdio command is not installed (not on the `PATH` it would get).
+    CommandNotFound {
+        /// The command as configured, expanded.
+        command: String,
+    },
+    /// A `${VAR}` without a default is not set.
+    UnsetVariable {
+        /// The variable.
+        var: String,
+    },
+    /// The preset the server came from needs an API key that is not there.
+    MissingApiKey {
+        /// The preset's id.
+        preset: String,
+        /// The variable that should hold the key.
+        var: String,
+    },
+    /// A value cannot be resolved (a malformed `${...}`, a URL that is not
+    /// one once expanded).
+    Invalid {
+        /// The config's error, naming the file, line, server and field.
+        message: String,
+    },
+    /// The remote server did not answer.
+    Unreachable {
+        /// The URL as written in the config, secrets masked.
+        url: String,
+        /// Why: connection refused, DNS failure, timeout, ...
+        reason: String,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::CommandNotFound { command } => {
+                write!(f, "command \"{command}\" not found on PATH")
+            }
+            Problem::UnsetVariable { var } => write!(f, "${{{var}}} is not set"),
+            Problem::MissingApiKey { preset, var } => {
+                write!(f, "API key {var} for preset \"{preset}\" is missing")
+            }
+            Problem::Invalid { message } => f.write_str(message),
+            Problem::Unreachable { url, reason } => write!(f, "{url} does not answer: {reason}"),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}; fix: {}", self.server, self.problem, self.fix)
+    }
+}
+
+fn no_method(plan: &Option<InstallPlan>) -> bool {
+    plan.as_ref().is_none_or(|plan| plan.methods.is_empty())
+}
+
+fn first_method<S: Serializer>(plan: &Option<InstallPlan>, s: S) -> Result<S::Ok, S::Error> {
+    match plan.as_ref().and_then(|plan| plan.methods.first()) {
+        Some(method) => s.serialize_str(&method.display()),
+        None => s.serialize_none(),
+    }
+}
