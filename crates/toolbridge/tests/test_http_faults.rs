@@ -4,7 +4,13 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
 use axum::{body::Body, response::Response};
 use common::{
@@ -185,4 +191,71 @@ async fn a_tls_failure_is_a_clear_error() {
         );
         assert!(error.contains("TLS handshake failed"), "{error}");
     }
+}
+
+/// A 2025-11-25 server that ends every event stream at once, before the
+/// answer, asking for `retry: 0`. Counts the `GET`s that resume the stream.
+async fn stream_ending_server(gets: Arc<AtomicUsize>) -> String {
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::any(move |request: axum::extract::Request| {
+            let gets = gets.clone();
+            async move {
+                let priming = || {
+                    Response::builder()
+                        .header("content-type", "text/event-stream")
+                        .body(Body::from("id: ev-1\nretry: 0\ndata: \n\n"))
+                        .unwrap()
+                };
+                if request.method() == http::Method::GET {
+                    gets.fetch_add(1, Ordering::SeqCst);
+                    return priming();
+                }
+                let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
+                let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                match message["method"].as_str() {
+                    Some("initialize") => Response::builder()
+                        .header("content-type", "application/json")
+                        .body(Body::from(
+                            json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                                "protocolVersion": "2025-11-25",
+                                "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "ends-streams", "version": "1"}
+                            }})
+                            .to_string(),
+                        ))
+                        .unwrap(),
+                    Some("tools/call") => priming(),
+                    _ => Response::builder()
+                        .status(http::StatusCode::ACCEPTED)
+                        .body(Body::empty())
+                        .unwrap(),
+                }
+            }
+        }),
+    );
+    format!("{}/mcp", serve(app).await)
+}
+
+/// Regression: rmcp resumed such a stream without a bound, a tight loop of
+/// `GET`s (thousands a second with `retry: 0`) until the call timed out.
+#[tokio::test]
+async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let url = stream_ending_server(gets.clone()).await;
+    let client = client(
+        &remote(TransportKind::Http, &url, &[]),
+        Lifecycle::Initialize,
+    )
+    .await
+    .unwrap();
+    let error = call_text(&client, "anything", args(&[])).await.unwrap_err();
+    assert!(
+        error.contains("server \"test\"") && error.contains("5 times in a row"),
+        "{error}"
+    );
+    assert_eq!(gets.load(Ordering::SeqCst), 5);
+    client.cancel().await.unwrap();
 }
