@@ -10,9 +10,9 @@
 //! - [`HttpClient`], reqwest with the config headers on every request, whose
 //!   errors never carry the URL or a header value (rmcp logs them), and
 //!   which reuses connections unless the server's answers stall on reused
-//!   connections (see [`super::reuse`]);
+//!   connections (see `transport/reuse.rs`);
 //! - resuming response streams the server ended early, with a floor, a
-//!   backoff and a bound (see [`resume`]; rmcp's own resumption has no
+//!   backoff and a bound (see `http/resume.rs`; rmcp's own resumption has no
 //!   bound), so a server that ends every stream, or died, fails the call
 //!   within seconds instead of being asked again until the call times out;
 //! - errors that name the server, the secret-free URL and the HTTP status;
