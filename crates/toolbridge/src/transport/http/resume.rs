@@ -196,7 +196,7 @@ impl Resumer {
             );
             return Some(self.give_up(&text));
         }
-        let delay = self.delay();
+        let delay = delay(self.server_retry, self.fruitless);
         self.fruitless += 1;
         tracing::debug!(
             server = %self.target.client.remote.server,
@@ -242,13 +242,6 @@ impl Resumer {
         None
     }
 
-    /// The wait before the next resume.
-    fn delay(&self) -> Duration {
-        let base = self.server_retry.unwrap_or(DEFAULT_RETRY).max(RESUME_FLOOR);
-        let backoff = base.saturating_mul(1 << self.fruitless.min(16));
-        backoff.min(MAX_RESUME_DELAY.max(base))
-    }
-
     /// The end: for a request, an error answering it; the standalone stream
     /// is left closed (without ending it, which would make rmcp reopen it).
     fn give_up(&mut self, text: &str) -> Step {
@@ -274,6 +267,14 @@ impl Resumer {
             retry: None,
         })
     }
+}
+
+/// The wait before a resume, after `fruitless` resumes in a row that brought
+/// nothing, when the server last asked for `server_retry`.
+fn delay(server_retry: Option<Duration>, fruitless: u32) -> Duration {
+    let base = server_retry.unwrap_or(DEFAULT_RETRY).max(RESUME_FLOOR);
+    let backoff = base.saturating_mul(1 << fruitless.min(16));
+    backoff.min(MAX_RESUME_DELAY.max(base))
 }
 
 /// Whether the JSON-RPC message `data` answers `request`.
@@ -305,6 +306,30 @@ fn is_final(error: &StreamableHttpError<HttpClientError>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resumes_honour_retry_above_a_floor_and_back_off() {
+        let ms = Duration::from_millis;
+        let waits = |retry: Option<u64>| -> Vec<Duration> {
+            (0..RESUME_ATTEMPTS)
+                .map(|n| delay(retry.map(ms), n))
+                .collect()
+        };
+        // The first resume waits what the server asked for.
+        assert_eq!(waits(Some(500))[0], ms(500));
+        // `retry: 0` gets the floor, then doubles.
+        assert_eq!(
+            waits(Some(0)),
+            [ms(100), ms(200), ms(400), ms(800), ms(1600)]
+        );
+        // No `retry:`: the default, doubling up to the cap.
+        assert_eq!(
+            waits(None),
+            [ms(500), ms(1000), ms(2000), ms(4000), MAX_RESUME_DELAY]
+        );
+        // A server asking for more than the cap gets what it asked for.
+        assert_eq!(waits(Some(60_000)), [ms(60_000); 5]);
+    }
 
     #[test]
     fn only_the_answer_to_the_request_counts() {
