@@ -15,7 +15,7 @@ use std::{
 use axum::{body::Body, response::Response};
 use common::{
     Lifecycle, SOON, args, call_text, client, client_error, closed_port, remote, response_soon,
-    rmcp_server::RmcpServer, send_request, serve,
+    rmcp_server::RmcpServer, send_request, serve, tool_names,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -195,7 +195,9 @@ async fn a_tls_failure_is_a_clear_error() {
 
 /// A 2025-11-25 server that ends every event stream at once, before the
 /// answer, asking for `retry: 0`. Counts the `GET`s that resume the stream.
-async fn stream_ending_server(gets: Arc<AtomicUsize>) -> String {
+/// With `session`, it starts a session (so the client opens the standalone
+/// `GET` stream) and answers `tools/list`.
+async fn stream_ending_server(gets: Arc<AtomicUsize>, session: bool) -> String {
     let app = axum::Router::new().route(
         "/mcp",
         axum::routing::any(move |request: axum::extract::Request| {
@@ -216,17 +218,32 @@ async fn stream_ending_server(gets: Arc<AtomicUsize>) -> String {
                     .unwrap();
                 let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
                 match message["method"].as_str() {
-                    Some("initialize") => Response::builder()
+                    Some("tools/list") if session => Response::builder()
                         .header("content-type", "application/json")
                         .body(Body::from(
-                            json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                                "protocolVersion": "2025-11-25",
-                                "capabilities": {"tools": {}},
-                                "serverInfo": {"name": "ends-streams", "version": "1"}
-                            }})
-                            .to_string(),
+                            json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
+                                .to_string(),
                         ))
                         .unwrap(),
+                    Some("initialize") => {
+                        let builder =
+                            Response::builder().header("content-type", "application/json");
+                        let builder = if session {
+                            builder.header("mcp-session-id", "s1")
+                        } else {
+                            builder
+                        };
+                        builder
+                            .body(Body::from(
+                                json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                                    "protocolVersion": "2025-11-25",
+                                    "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "ends-streams", "version": "1"}
+                                }})
+                                .to_string(),
+                            ))
+                            .unwrap()
+                    }
                     Some("tools/call") => priming(),
                     _ => Response::builder()
                         .status(http::StatusCode::ACCEPTED)
@@ -244,7 +261,7 @@ async fn stream_ending_server(gets: Arc<AtomicUsize>) -> String {
 #[tokio::test]
 async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
     let gets = Arc::new(AtomicUsize::new(0));
-    let url = stream_ending_server(gets.clone()).await;
+    let url = stream_ending_server(gets.clone(), false).await;
     let client = client(
         &remote(TransportKind::Http, &url, &[]),
         Lifecycle::Initialize,
@@ -257,5 +274,34 @@ async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
         "{error}"
     );
     assert_eq!(gets.load(Ordering::SeqCst), 5);
+    client.cancel().await.unwrap();
+}
+
+/// Regression: rmcp reopened a standalone `GET` stream that the server ends
+/// at once (`retry: 0`) in a tight loop for the whole session.
+#[tokio::test]
+async fn a_standalone_stream_ended_at_once_is_reopened_a_bounded_number_of_times() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let url = stream_ending_server(gets.clone(), true).await;
+    let client = client(
+        &remote(TransportKind::Http, &url, &[]),
+        Lifecycle::Initialize,
+    )
+    .await
+    .unwrap();
+    // The first GET and five reopenings.
+    let deadline = Instant::now() + SOON;
+    while gets.load(Ordering::SeqCst) < 6 {
+        assert!(
+            Instant::now() < deadline,
+            "{} GETs",
+            gets.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A round trip later there is still no seventh (a loop would have made
+    // hundreds by now), and the session still works.
+    assert!(tool_names(&client).await.is_empty());
+    assert_eq!(gets.load(Ordering::SeqCst), 6);
     client.cancel().await.unwrap();
 }
