@@ -9,3 +9,6 @@ cargo build --workspace --all-targets
 # profile keeps this from being a second, release-sized build on CI's disk.
 cargo bench --workspace --no-run --profile dev
 cargo test --workspace
+# The official MCP conformance suite's client scenarios, against the binary
+# built above (installs the suite into .deps/conformance once).
+scripts/conformance.sh

@@ -4,12 +4,18 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
 use axum::{body::Body, response::Response};
 use common::{
     Lifecycle, SOON, args, call_text, client, client_error, closed_port, remote, response_soon,
-    rmcp_server::RmcpServer, send_request, serve,
+    rmcp_server::RmcpServer, send_request, serve, tool_names,
 };
 use rmcp::{
     model::{CallToolRequest, CallToolRequestParams, ClientRequest},
@@ -185,4 +191,117 @@ async fn a_tls_failure_is_a_clear_error() {
         );
         assert!(error.contains("TLS handshake failed"), "{error}");
     }
+}
+
+/// A 2025-11-25 server that ends every event stream at once, before the
+/// answer, asking for `retry: 0`. Counts the `GET`s that resume the stream.
+/// With `session`, it starts a session (so the client opens the standalone
+/// `GET` stream) and answers `tools/list`.
+async fn stream_ending_server(gets: Arc<AtomicUsize>, session: bool) -> String {
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::any(move |request: axum::extract::Request| {
+            let gets = gets.clone();
+            async move {
+                let priming = || {
+                    Response::builder()
+                        .header("content-type", "text/event-stream")
+                        .body(Body::from("id: ev-1\nretry: 0\ndata: \n\n"))
+                        .unwrap()
+                };
+                if request.method() == http::Method::GET {
+                    gets.fetch_add(1, Ordering::SeqCst);
+                    return priming();
+                }
+                let body = axum::body::to_bytes(request.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
+                let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                match message["method"].as_str() {
+                    Some("tools/list") if session => Response::builder()
+                        .header("content-type", "application/json")
+                        .body(Body::from(
+                            json!({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
+                                .to_string(),
+                        ))
+                        .unwrap(),
+                    Some("initialize") => {
+                        let builder =
+                            Response::builder().header("content-type", "application/json");
+                        let builder = if session {
+                            builder.header("mcp-session-id", "s1")
+                        } else {
+                            builder
+                        };
+                        builder
+                            .body(Body::from(
+                                json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                                    "protocolVersion": "2025-11-25",
+                                    "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "ends-streams", "version": "1"}
+                                }})
+                                .to_string(),
+                            ))
+                            .unwrap()
+                    }
+                    Some("tools/call") => priming(),
+                    _ => Response::builder()
+                        .status(http::StatusCode::ACCEPTED)
+                        .body(Body::empty())
+                        .unwrap(),
+                }
+            }
+        }),
+    );
+    format!("{}/mcp", serve(app).await)
+}
+
+/// Regression: rmcp resumed such a stream without a bound, a tight loop of
+/// `GET`s (thousands a second with `retry: 0`) until the call timed out.
+#[tokio::test]
+async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let url = stream_ending_server(gets.clone(), false).await;
+    let client = client(
+        &remote(TransportKind::Http, &url, &[]),
+        Lifecycle::Initialize,
+    )
+    .await
+    .unwrap();
+    let error = call_text(&client, "anything", args(&[])).await.unwrap_err();
+    assert!(
+        error.contains("server \"test\"") && error.contains("5 times in a row"),
+        "{error}"
+    );
+    assert_eq!(gets.load(Ordering::SeqCst), 5);
+    client.cancel().await.unwrap();
+}
+
+/// Regression: rmcp reopened a standalone `GET` stream that the server ends
+/// at once (`retry: 0`) in a tight loop for the whole session.
+#[tokio::test]
+async fn a_standalone_stream_ended_at_once_is_reopened_a_bounded_number_of_times() {
+    let gets = Arc::new(AtomicUsize::new(0));
+    let url = stream_ending_server(gets.clone(), true).await;
+    let client = client(
+        &remote(TransportKind::Http, &url, &[]),
+        Lifecycle::Initialize,
+    )
+    .await
+    .unwrap();
+    // The first GET and five reopenings.
+    let deadline = Instant::now() + SOON;
+    while gets.load(Ordering::SeqCst) < 6 {
+        assert!(
+            Instant::now() < deadline,
+            "{} GETs",
+            gets.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A round trip later there is still no seventh (a loop would have made
+    // hundreds by now), and the session still works.
+    assert!(tool_names(&client).await.is_empty());
+    assert_eq!(gets.load(Ordering::SeqCst), 6);
+    client.cancel().await.unwrap();
 }

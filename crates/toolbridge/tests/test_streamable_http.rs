@@ -14,7 +14,10 @@ use common::rmcp_server::RmcpServer;
 use common::{Lifecycle, args, call_text, client, everything, python, remote, serve, tool_names};
 use http::Method;
 use serde_json::json;
-use toolbridge::config::TransportKind;
+use toolbridge::{
+    config::TransportKind,
+    pool::{Pool, PoolOptions},
+};
 
 #[tokio::test]
 async fn server_everything_works_with_sessions_under_both_lifecycles() {
@@ -245,5 +248,75 @@ async fn a_dropped_response_stream_is_resumed_with_last_event_id_after_retry() {
     assert!(
         waited.as_millis() >= 300,
         "resumed after {waited:?}, before retry: 300"
+    );
+}
+
+/// A 2025-11-25 server of the kind the conformance suite mocks: it answers
+/// every request it does not know, `server/discover` included, with `{}`.
+/// Records the JSON-RPC methods it was sent.
+async fn empty_result_server(methods: Arc<Mutex<Vec<String>>>) -> String {
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let methods = methods.clone();
+            async move {
+                let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let method = message["method"].as_str().unwrap_or_default().to_owned();
+                methods.lock().unwrap().push(method.clone());
+                let result = match method.as_str() {
+                    _ if message.get("id").is_none() => {
+                        return Response::builder()
+                            .status(StatusCode::ACCEPTED)
+                            .body(Body::empty())
+                            .unwrap();
+                    }
+                    "initialize" => json!({
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "empty-answers", "version": "1"}
+                    }),
+                    "tools/list" => json!({"tools": [{
+                        "name": "noop", "inputSchema": {"type": "object"}
+                    }]}),
+                    _ => json!({}),
+                };
+                Response::builder()
+                    .header("content-type", "application/json")
+                    .body(Body::from(
+                        json!({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                            .to_string(),
+                    ))
+                    .unwrap()
+            }
+        }),
+    );
+    format!("{}/mcp", serve(app).await)
+}
+
+/// Regression: rmcp's discover-first start failed with "expect initialized
+/// result, but received EmptyResult" against such a server.
+#[tokio::test]
+async fn a_server_answering_discover_with_an_empty_result_is_initialized() {
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let url = empty_result_server(methods.clone()).await;
+    let pool = Pool::new(
+        [remote(TransportKind::Http, &url, &[])],
+        PoolOptions::default(),
+    );
+    let info = pool.connect("test").await.unwrap();
+    assert_eq!(info.protocol_version, "2025-11-25");
+    assert_eq!(info.server_name, "empty-answers");
+    let tools = pool.list_server_tools("test").await.unwrap();
+    assert_eq!(tools.len(), 1);
+    pool.close_all().await;
+    // One connection: discover, then initialize on it, no restart.
+    assert_eq!(
+        methods.lock().unwrap()[..4],
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/list"
+        ]
     );
 }

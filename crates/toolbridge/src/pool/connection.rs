@@ -1,6 +1,8 @@
 //! One live connection to one server: the rmcp client, its supervisor task,
 //! and what the server told us about itself.
 
+mod handshake;
+
 use std::{
     sync::{Arc, Mutex, Weak},
     time::{Duration, Instant},
@@ -8,11 +10,8 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{
-        ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
-        ProtocolVersion,
-    },
-    service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RunningService},
+    model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam},
+    service::{NotificationContext, Peer, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -164,12 +163,8 @@ pub(super) async fn connect(
         cache,
         progress: progress.clone(),
     };
-    let lifecycle = ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::LATEST],
-        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
-    };
     let service: RunningService<RoleClient, Handler> =
-        match handler.serve_with_lifecycle(transport, lifecycle).await {
+        match handshake::start(handler, transport).await {
             Ok(service) => service,
             Err(e) => {
                 let stderr = match &stderr {

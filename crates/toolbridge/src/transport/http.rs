@@ -3,19 +3,22 @@
 //!
 //! The protocol work is rmcp's [`StreamableHttpClientTransport`]: sessions
 //! (`Mcp-Session-Id`) and their absence (2026-07-28), re-initializing once
-//! when a session expires (404) and retrying the request, resuming a dropped
-//! response stream with `GET` + `Last-Event-ID` after the server's `retry:`
-//! delay, and `DELETE` of the session on close. This module adds what rmcp
+//! when a session expires (404) and retrying the request, and `DELETE` of the
+//! session on close. This module adds what rmcp
 //! leaves to its user:
 //!
 //! - [`HttpClient`], reqwest with the config headers on every request, whose
 //!   errors never carry the URL or a header value (rmcp logs them), and
 //!   which reuses connections unless the server's answers stall on reused
-//!   connections (see [`super::reuse`]);
-//! - a bounded reconnect policy, so a response stream whose server died fails
-//!   the call within seconds instead of retrying until the call times out;
+//!   connections (see `transport/reuse.rs`);
+//! - resuming response streams the server ended early, with a floor, a
+//!   backoff and a bound (see `http/resume.rs`; rmcp's own resumption has no
+//!   bound), so a server that ends every stream, or died, fails the call
+//!   within seconds instead of being asked again until the call times out;
 //! - errors that name the server, the secret-free URL and the HTTP status;
 //! - [`connect`]'s auto-detection for a config that gave a url but no `type`.
+
+mod resume;
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
@@ -30,7 +33,7 @@ use rmcp::{
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::{
         StreamableHttpClientTransport, Transport,
-        common::client_side_sse::ExponentialBackoff,
+        common::client_side_sse::NeverRetry,
         streamable_http_client::{
             SseError, StreamableHttpClient, StreamableHttpClientTransportConfig,
             StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
@@ -51,12 +54,6 @@ use crate::config::RemoteSpec;
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How much of a probe's error body is read to see whether it is JSON-RPC.
 const PROBE_BODY_LIMIT: usize = 64 * 1024;
-/// Reconnect attempts for a dropped response or event stream before the
-/// requests waiting on it fail.
-const RECONNECT_ATTEMPTS: usize = 3;
-/// The first reconnect delay (doubling after each failure) when the server
-/// gave no `retry:`.
-const RECONNECT_BASE_DELAY: Duration = Duration::from_millis(500);
 
 /// How many POSTs (calls) may be in flight at once on one connection.
 const MAX_CONCURRENT_POSTS: usize = 64;
@@ -81,16 +78,13 @@ impl HttpTransport {
     }
 
     fn with_client(remote: Arc<Remote>, client: reqwest::Client) -> Self {
-        let mut retry = ExponentialBackoff::default();
-        retry.max_times = Some(RECONNECT_ATTEMPTS);
-        retry.base_duration = RECONNECT_BASE_DELAY;
-        retry.max_delay = Some(Duration::from_secs(5));
         // rmcp sends at most 16 POSTs at once by default; a pool of agents
         // easily has more calls in flight, and the connection pool of the
         // shared reqwest client makes more cheap (2x calls/s at 64 in flight).
         let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
             .max_concurrent_requests(MAX_CONCURRENT_POSTS);
-        config.retry_config = Arc::new(retry);
+        // [`resume`] resumes event streams; rmcp never sees one end.
+        config.retry_config = Arc::new(NeverRetry::default());
         config.reinit_on_expired_session = true;
         let client = HttpClient {
             inner: client,
@@ -385,6 +379,32 @@ impl HttpClient {
         }
     }
 
+    /// A `GET` event stream, scrubbed.
+    async fn open_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<HttpClientError>>
+    {
+        let stream = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+            .map_err(|e| self.scrub(e))?;
+        Ok(scrubbed(stream, self.remote.clone()).boxed())
+    }
+
     /// The client for a POST sent over `route`.
     fn client_for(&self, route: Route) -> &reqwest::Client {
         if route == Route::Reuse {
@@ -483,6 +503,18 @@ impl StreamableHttpClient for HttpClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let route = self.reuse.route();
+        let request = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let mut target = resume::GetTarget {
+            client: self.clone(),
+            uri: uri.clone(),
+            session_id: session_id.clone(),
+            auth_header: auth_header.clone(),
+            headers: custom_headers.clone(),
+            max_event_size: limits.max_sse_event_size,
+        };
         let response = self
             .client_for(route)
             .post_message_with_response_limits(
@@ -497,7 +529,12 @@ impl StreamableHttpClient for HttpClient {
             .map_err(|e| self.scrub(e))?;
         Ok(match response {
             StreamableHttpPostResponse::Sse(stream, session) => {
-                StreamableHttpPostResponse::Sse(self.response_stream(stream, route), session)
+                if let Some(session) = &session {
+                    // The answer to `initialize` starts the session.
+                    target.session_id = Some(session.as_str().into());
+                }
+                let stream = self.response_stream(stream, route);
+                StreamableHttpPostResponse::Sse(resume::resuming(stream, target, request), session)
             }
             other => other,
         })
@@ -544,9 +581,18 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
+        // rmcp opens the session's standalone stream here (it never resumes
+        // one itself: see `resume`).
+        let target = resume::GetTarget {
+            client: self.clone(),
+            uri: uri.clone(),
+            session_id: session_id.clone(),
+            auth_header: auth_header.clone(),
+            headers: custom_headers.clone(),
+            max_event_size: max_sse_event_size,
+        };
         let stream = self
-            .inner
-            .get_stream_with_max_sse_event_size(
+            .open_stream(
                 uri,
                 session_id,
                 last_event_id,
@@ -554,9 +600,8 @@ impl StreamableHttpClient for HttpClient {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await
-            .map_err(|e| self.scrub(e))?;
-        Ok(scrubbed(stream, self.remote.clone()).boxed())
+            .await?;
+        Ok(resume::resuming(stream, target, None))
     }
 }
 

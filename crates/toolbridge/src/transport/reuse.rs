@@ -16,6 +16,43 @@
 //! connection per request from then on (as rmcp's default client does for
 //! every server). A tool that is merely slow answers just as slowly over a
 //! new connection, so reuse stays on (and such probes get rarer).
+//!
+//! # Why this is decided by timing
+//!
+//! Issue 10 asked for a deterministic rule instead. None was found that
+//! keeps both properties the HTTP tests check (sequential calls to a server
+//! with TCP_NODELAY share one connection; a server with Nagle on ends up
+//! with a new connection per request, so its calls do not stall):
+//!
+//! - *What the client can know deterministically does not decide it.* The
+//!   stall depends on the server's socket option (Nagle) and on the client's
+//!   kernel being in delayed-ACK mode; neither is visible through HTTP, and
+//!   hyper gives no access to the socket between reads.
+//! - *Never reusing connections for event-stream answers* (the answers that
+//!   come in two parts) would be deterministic, but costs every server that
+//!   does set TCP_NODELAY a TCP (and TLS) handshake per call, which is the
+//!   cost reuse exists to save.
+//! - *`TCP_QUICKACK` on the client socket* would stop the delayed ACK, but it
+//!   is Linux-only, is cleared by the kernel after a while and must be set
+//!   again after every read, which needs a connector of our own under hyper.
+//! - *A probe at connect* is a timing judgement too, on fewer samples: a new
+//!   connection is not yet in delayed-ACK mode, so the probe would need
+//!   several real round trips per server start (tools/list, say), on every
+//!   start, and a server busy at that moment would be misjudged for good.
+//! - *A per-server setting* asks users a question about their server's TCP
+//!   options they cannot answer; the config format (DESIGN.md) has no such
+//!   key. It could be added later as an override of this guess.
+//!
+//! What makes the guess safe: it only ever picks between two correct
+//! behaviours (the same requests, over a reused or a new connection), never
+//! changes a result; the gap it looks for is a delayed ACK's (35–250 ms,
+//! [`STALL_GAP`]) between parts of *one* answer, not the time a tool takes;
+//! it acts only after [`FIRST_THRESHOLD`] such answers in a row and after
+//! [`CLEAN_PROBES`] answers over new connections *without* the gap, so a
+//! slow server is compared, found slow, and compared exponentially less
+//! often (at most [`MAX_THRESHOLD`] answers apart); and once it has decided
+//! that reuse stalls it stops timing. A wrong guess costs latency only: a
+//! handshake per request, or a delayed ACK per call.
 
 use std::{
     ops::RangeInclusive,
