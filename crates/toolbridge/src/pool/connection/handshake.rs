@@ -77,18 +77,32 @@ impl<T> DiscoverGuard<T> {
     }
 
     /// `message`, or the error it stands for when it answers the awaited
-    /// `server/discover` with something other than a discover result.
-    fn check_received(&mut self, message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
+    /// `server/discover` with something other than a discover result; `None`
+    /// to drop it.
+    ///
+    /// rmcp's Auto mode gives `server/discover` 10 s and then sends
+    /// `initialize` on the same connection. A server that is merely slow to
+    /// start (a cold `npx`, Python importing its SDK on a busy machine)
+    /// answers the discover request later, and rmcp would take that answer
+    /// for the answer to `initialize` ("conflict initialized response id").
+    /// Once `initialize` is out, the late answer to discover is dropped.
+    fn check_received(&mut self, message: ServerJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
         let answered = match &message {
             ServerJsonRpcMessage::Response(response) => Some(&response.id),
             ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
             _ => None,
         };
         if answered.is_none() || answered != self.awaiting.as_ref() {
-            return message;
+            return Some(message);
         }
         self.awaiting = None;
-        match message {
+        if self.done {
+            tracing::debug!(
+                "dropping a late answer to server/discover: initialize was sent after it timed out"
+            );
+            return None;
+        }
+        Some(match message {
             ServerJsonRpcMessage::Response(response)
                 if !matches!(response.result, ServerResult::DiscoverResult(_)) =>
             {
@@ -111,7 +125,7 @@ impl<T> DiscoverGuard<T> {
                 ServerJsonRpcMessage::Response(response)
             }
             other => other,
-        }
+        })
     }
 }
 
@@ -133,11 +147,15 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for DiscoverGuard<T> {
     }
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
-        let message = self.inner.receive().await?;
-        if self.awaiting.is_none() {
-            return Some(message);
+        loop {
+            let message = self.inner.receive().await?;
+            if self.awaiting.is_none() {
+                return Some(message);
+            }
+            if let Some(message) = self.check_received(message) {
+                return Some(message);
+            }
         }
-        Some(self.check_received(message))
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
@@ -171,7 +189,7 @@ mod tests {
             RequestId::Number(7),
         );
         match guard.check_received(answer) {
-            ServerJsonRpcMessage::Error(error) => {
+            Some(ServerJsonRpcMessage::Error(error)) => {
                 assert_eq!(error.error.code, ErrorCode::METHOD_NOT_FOUND);
                 assert_eq!(error.id, Some(RequestId::Number(7)));
             }
@@ -189,7 +207,7 @@ mod tests {
         );
         assert!(matches!(
             guard.check_received(unrelated),
-            ServerJsonRpcMessage::Response(_)
+            Some(ServerJsonRpcMessage::Response(_))
         ));
         assert_eq!(guard.awaiting, Some(RequestId::Number(7)));
         guard.watch_sent(&ClientJsonRpcMessage::request(
@@ -200,5 +218,31 @@ mod tests {
             RequestId::Number(9),
         ));
         assert!(guard.done);
+    }
+
+    /// The regression: a server slow to start answered `server/discover`
+    /// after rmcp's 10 s had passed and `initialize` had been sent; rmcp took
+    /// that answer for the answer to `initialize` and the start failed.
+    #[test]
+    fn a_late_answer_to_discover_after_initialize_is_dropped() {
+        let mut guard = guard_awaiting(0);
+        guard.watch_sent(&ClientJsonRpcMessage::request(
+            ClientRequest::InitializeRequest(InitializeRequest::new(InitializeRequestParams::new(
+                ClientCapabilities::default(),
+                Implementation::new("t", "1"),
+            ))),
+            RequestId::Number(1),
+        ));
+        let late = ServerJsonRpcMessage::response(
+            ServerResult::EmptyResult(EmptyResult {}),
+            RequestId::Number(0),
+        );
+        assert!(guard.check_received(late).is_none());
+        assert!(guard.awaiting.is_none());
+        let initialized = ServerJsonRpcMessage::response(
+            ServerResult::EmptyResult(EmptyResult {}),
+            RequestId::Number(1),
+        );
+        assert!(guard.check_received(initialized).is_some());
     }
 }
