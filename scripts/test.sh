@@ -9,3 +9,14 @@ cargo build --workspace --all-targets
 # profile keeps this from being a second, release-sized build on CI's disk.
 cargo bench --workspace --no-run --profile dev
 cargo test --workspace
+# The library's features: without them it is the pure part (tools, formats,
+# presets) with no tokio runtime, HTTP or TLS; `client` alone runs stdio
+# servers. Checked, not tested: one crate, cheap.
+cargo check -p toolbridge --no-default-features
+cargo check -p toolbridge --no-default-features --features client
+if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|rustls|tungstenite'; then
+  echo "toolbridge without features pulls in HTTP or TLS crates (above)" >&2
+  exit 1
+fi
+# The library's docs: broken intra-doc links and the like fail the build.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge

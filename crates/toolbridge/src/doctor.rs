@@ -393,7 +393,14 @@ fn command_exists(command: &str, path_var: Option<&OsStr>) -> bool {
     deps::find_command(command, path_var).is_some()
 }
 
+/// Without the `http` feature no remote server can run, so no URL is tried.
+#[cfg(not(feature = "http"))]
+async fn answers(_url: &str, _timeout: Duration) -> Result<(), String> {
+    Err("not tried: this toolbridge was built without the \"http\" feature, which remote servers need".into())
+}
+
 /// Whether `url` answers an HTTP request at all (any status is an answer).
+#[cfg(feature = "http")]
 async fn answers(url: &str, timeout: Duration) -> Result<(), String> {
     // A WebSocket handshake is an HTTP request, so the same check applies.
     let url = if let Some(rest) = url.strip_prefix("ws://") {
@@ -423,6 +430,7 @@ async fn answers(url: &str, timeout: Duration) -> Result<(), String> {
 }
 
 /// The innermost error message (`connection refused`, `dns error: ...`).
+#[cfg(feature = "http")]
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = e;
     while let Some(next) = cause.source() {
@@ -673,6 +681,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[cfg(feature = "http")]
     async fn closed_port_is_unreachable_and_an_http_error_status_is_an_answer() {
         let (_dir, env) = empty_dir_env(&[]);
         let port = closed_port();

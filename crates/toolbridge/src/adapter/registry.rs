@@ -9,6 +9,7 @@ use crate::format::{ToolCall, ToolOutcome};
 
 /// Registering a tool failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// Another tool already has the name; two servers' tools must never
     /// silently replace each other.

@@ -61,7 +61,7 @@ const RECONNECT_BASE_DELAY: Duration = Duration::from_millis(500);
 /// How many POSTs (calls) may be in flight at once on one connection.
 const MAX_CONCURRENT_POSTS: usize = 64;
 
-/// The streamable HTTP client transport: rmcp's, over [`HttpClient`], with
+/// The streamable HTTP client transport: rmcp's, over reqwest, with
 /// errors that name the server.
 pub struct HttpTransport {
     /// rmcp's transport; its worker task owns the session.
@@ -300,7 +300,7 @@ fn parse_status_text(text: &str) -> Option<(StatusCode, &str)> {
 /// reqwest, as rmcp's streamable HTTP backend, with errors scrubbed of the
 /// URL and header values before rmcp sees (and logs) them.
 #[derive(Clone)]
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     /// Carries the config headers as default headers; reuses connections.
     inner: reqwest::Client,
     /// The same without connection reuse, made when first needed (`None`
@@ -315,7 +315,7 @@ pub struct HttpClient {
 /// A failed HTTP request, described without secrets.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct HttpClientError {
+pub(crate) struct HttpClientError {
     /// What failed (redacted).
     pub message: String,
     /// The HTTP status, if there was a response.

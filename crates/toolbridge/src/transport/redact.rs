@@ -55,6 +55,7 @@ pub fn shown_url(url: &Url) -> String {
 
 /// Like [`shown_url`] for a URL that may not parse: an unparseable URL is not
 /// shown at all, since where its secrets are cannot be known.
+#[allow(dead_code)] // only its test uses it now that the module is private
 pub fn shown_url_str(url: &str) -> String {
     match Url::parse(url) {
         Ok(url) => shown_url(&url),
