@@ -89,7 +89,7 @@
 //! - `websocket` (default, needs `http`): WebSocket servers.
 //! - `example-server` (default): [`example_server`], rmcp's server side.
 //!
-//! With no features, [`tools`], [`format`] and [`presets`] remain: no tokio
+//! With no features, [`tools`], [`format`](mod@format) and [`presets`] remain: no tokio
 //! runtime, no HTTP, no TLS. A config entry whose transport was left out
 //! fails when its server starts, with an error naming the server and the
 //! feature.
@@ -108,7 +108,7 @@
 //!   lazy or parallel start, tool cache, timeouts, cancellation, restart.
 //! - [`tools`]: the tool model shared by the loader, the formats and the adapters.
 //! - [`loader`]: which servers' tools to load (disabled, auto, manual).
-//! - [`format`]: pure conversions to and from OpenAI, Anthropic and Gemini.
+//! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
 //! - [`presets`]: curated real MCP servers.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.

@@ -94,10 +94,9 @@ impl Config {
     /// use toolbridge::config::{Config, TransportKind};
     ///
     /// let text = r#"{
-    ///   // JSONC: comments and trailing commas are fine.
     ///   "mcpServers": {
     ///     "time": { "command": "uvx", "args": ["mcp-server-time"] },
-    ///     "docs": { "url": "https://example.com/mcp", "timeout": 30 },
+    ///     "docs": { "url": "https://example.com/mcp", "timeout": 30 }
     ///   }
     /// }"#;
     /// let config = Config::parse(Path::new("mcp.json"), text)?;

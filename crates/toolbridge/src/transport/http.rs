@@ -8,10 +8,10 @@
 //! delay, and `DELETE` of the session on close. This module adds what rmcp
 //! leaves to its user:
 //!
-//! - [`HttpClient`], reqwest with the config headers on every request, whose
+//! - `HttpClient`, reqwest with the config headers on every request, whose
 //!   errors never carry the URL or a header value (rmcp logs them), and
 //!   which reuses connections unless the server's answers stall on reused
-//!   connections (see [`super::reuse`]);
+//!   connections (see `transport::reuse`);
 //! - a bounded reconnect policy, so a response stream whose server died fails
 //!   the call within seconds instead of retrying until the call times out;
 //! - errors that name the server, the secret-free URL and the HTTP status;

@@ -10,7 +10,7 @@
 //!   auto-detection that falls back to legacy SSE for a url without `type`.
 //! - [`sse`]: the legacy HTTP+SSE transport (2024-11-05).
 //! - [`websocket`]: JSON-RPC over a WebSocket, subprotocol `mcp`.
-//! - [`redact`]: how URLs are shown and secrets scrubbed; the network
+//! - `redact`: how URLs are shown and secrets scrubbed; the network
 //!   transports' errors are [`TransportError::Remote`], naming the server, the
 //!   URL with its secrets masked, and the HTTP status when there is one.
 
