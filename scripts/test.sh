@@ -14,6 +14,8 @@ cargo test --workspace
 # servers. Checked, not tested: one crate, cheap.
 cargo check -p toolbridge --no-default-features
 cargo check -p toolbridge --no-default-features --features client
+# ...where a remote server in the config is a start error naming the feature.
+cargo test -p toolbridge --no-default-features --features client --lib transport::tests
 if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|rustls|tungstenite'; then
   echo "toolbridge without features pulls in HTTP or TLS crates (above)" >&2
   exit 1
