@@ -12,3 +12,16 @@ cargo test --workspace
 # The official MCP conformance suite's client scenarios, against the binary
 # built above (installs the suite into .deps/conformance once).
 scripts/conformance.sh
+# The library's features: without them it is the pure part (tools, formats,
+# presets) with no tokio runtime, HTTP or TLS; `client` alone runs stdio
+# servers. Checked, not tested: one crate, cheap.
+cargo check -p toolbridge --no-default-features
+cargo check -p toolbridge --no-default-features --features client
+# ...where a remote server in the config is a start error naming the feature.
+cargo test -p toolbridge --no-default-features --features client --lib transport::tests
+if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|rustls|tungstenite'; then
+  echo "toolbridge without features pulls in HTTP or TLS crates (above)" >&2
+  exit 1
+fi
+# The library's docs: broken intra-doc links and the like fail the build.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge

@@ -5,6 +5,95 @@
 //! a model makes, and guarantees that every server process it started is gone
 //! when it is done.
 //!
+//! # Quick start
+//!
+//! Converting tools and reading a model's tool calls are pure functions:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolbridge::{Format, FormatOptions, McpTool, NameTable, convert_tools, parse_calls};
+//!
+//! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+//! let tool = McpTool {
+//!     id: McpTool::id_for("weather", "forecast"),
+//!     name: "forecast".into(),
+//!     description: "Tomorrow's weather".into(),
+//!     input_schema: Arc::new(schema.as_object().unwrap().clone()),
+//!     server_id: "weather".into(),
+//!     server_name: "weather".into(),
+//! };
+//! let tools = [tool];
+//! let names = NameTable::for_tools(&tools);
+//!
+//! // What goes into the request's `tools`.
+//! let openai = convert_tools(Format::OpenAi, &tools, &names, &FormatOptions::default());
+//! assert_eq!(openai[0]["type"], "function");
+//! assert_eq!(openai[0]["function"]["name"], "mcp__weather__forecast");
+//!
+//! // What came back: the name is mapped to (server, tool) through the table.
+//! let response = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [{
+//!     "id": "call_1", "type": "function",
+//!     "function": {"name": "mcp__weather__forecast", "arguments": "{\"city\":\"Oslo\"}"}
+//! }]}}]});
+//! let calls = parse_calls(Format::OpenAi, &response, &names)?;
+//! let (tool, arguments) = calls[0].invocation()?;
+//! assert_eq!((tool.server_id.as_str(), tool.tool.as_str()), ("weather", "forecast"));
+//! assert_eq!(arguments["city"], "Oslo");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Running them takes a [`Pool`] of servers (feature `client`, on by default).
+//! The results go back to the model with [`render_results`]:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::path::Path;
+//! use toolbridge::{CallOptions, Config, Format, Pool, PoolOptions, ToolOutcome, render_results};
+//!
+//! let config = Config::load(Path::new("mcp.json"))?;
+//! let servers = config.resolve_enabled().into_iter().collect::<Result<Vec<_>, _>>()?;
+//! let pool = Pool::new(servers, PoolOptions::default());
+//!
+//! let (tools, _failed) = pool.list_all_active_server_tools().await;
+//! let names = toolbridge::NameTable::for_tools(&tools);
+//! # let calls: Vec<toolbridge::ToolCall> = Vec::new();
+//! let mut results = Vec::new();
+//! for call in calls {
+//!     let outcome = match call.invocation() {
+//!         Ok((tool, args)) => pool
+//!             .call_tool(&tool.server_id, &tool.tool, Some(args.clone()), CallOptions::default())
+//!             .await
+//!             .map_err(|e| e.to_string())
+//!             .into(),
+//!         Err(message) => ToolOutcome::Failed(message),
+//!     };
+//!     results.push((call, outcome));
+//! }
+//! let messages = render_results(Format::OpenAi, &results)?;
+//! # let _ = (names, messages);
+//! pool.close_all().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `examples/list_tools.rs` and `examples/agent_loop.rs` are whole programs.
+//!
+//! # Features
+//!
+//! - `client` (default): [`config`], [`pool`], [`process`], the stdio
+//!   transport, [`adapter`], [`loader`], [`deps`], [`doctor`]; tokio.
+//! - `http` (default): streamable HTTP and legacy HTTP+SSE servers (reqwest,
+//!   rustls).
+//! - `websocket` (default, needs `http`): WebSocket servers.
+//! - `example-server` (default): [`example_server`], rmcp's server side.
+//!
+//! With no features, [`tools`], [`format`](mod@format) and [`presets`] remain: no tokio
+//! runtime, no HTTP, no TLS. A config entry whose transport was left out
+//! fails when its server starts, with an error naming the server and the
+//! feature.
+//!
 //! # Layout
 //!
 //! One module per concept, named after it:
@@ -19,7 +108,7 @@
 //!   lazy or parallel start, tool cache, timeouts, cancellation, restart.
 //! - [`tools`]: the tool model shared by the loader, the formats and the adapters.
 //! - [`loader`]: which servers' tools to load (disabled, auto, manual).
-//! - [`format`]: pure conversions to and from OpenAI, Anthropic and Gemini.
+//! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
 //! - [`presets`]: curated real MCP servers.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
@@ -43,22 +132,49 @@
 //! The library never prints to stdout; the `toolbridge` binary decides what
 //! goes where.
 
+#[cfg(feature = "client")]
 pub mod adapter;
+#[cfg(feature = "client")]
 pub mod config;
+#[cfg(feature = "client")]
 pub mod deps;
+#[cfg(feature = "client")]
 pub mod doctor;
+#[cfg(feature = "example-server")]
 pub mod example_server;
 pub mod format;
+#[cfg(feature = "client")]
 pub mod loader;
+#[cfg(feature = "client")]
 pub mod pool;
 pub mod presets;
+#[cfg(feature = "client")]
 pub mod process;
+#[cfg(feature = "client")]
+// Without `http` only the config's masking uses it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod redact;
 pub mod tools;
+#[cfg(feature = "client")]
 pub mod transport;
 
 /// The rmcp protocol model types toolbridge exposes (results, content).
 pub use rmcp::model as rmcp_model;
+
+pub use format::{
+    CallsError, Format, FormatOptions, NameStyle, NameTable, ToolCall, ToolOutcome, ToolRef,
+    convert_tools, flatten_content, parse_calls, render_results,
+};
+pub use tools::McpTool;
+
+#[cfg(feature = "client")]
+pub use adapter::{McpToolAdapter, RegistryError, Tool, ToolError, ToolRegistry, load_mcp_tools};
+#[cfg(feature = "client")]
+pub use config::{Config, ConfigError, ServerSpec};
+#[cfg(feature = "client")]
+pub use pool::{CallOptions, Pool, PoolError, PoolOptions};
+#[cfg(feature = "client")]
+pub use transport::TransportError;
 
 #[cfg(test)]
 mod test_support {

@@ -16,6 +16,7 @@ use crate::format::{ToolCall, ToolOutcome, ToolRef};
 
 /// Registering a tool failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// Another tool already has the name, or is the same server's same
     /// tool; two tools must never silently replace each other.

@@ -7,6 +7,7 @@ use crate::{format::flatten_content, pool::PoolError};
 
 /// Why a tool produced no result.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The pool or the server failed (timeout, crash, protocol error).
     #[error(transparent)]

@@ -83,6 +83,28 @@ impl Config {
     }
 
     /// Checks `text` as the contents of the config file at `path`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use toolbridge::config::{Config, TransportKind};
+    ///
+    /// let text = r#"{
+    ///   "mcpServers": {
+    ///     "time": { "command": "uvx", "args": ["mcp-server-time"] },
+    ///     "docs": { "url": "https://example.com/mcp", "timeout": 30 }
+    ///   }
+    /// }"#;
+    /// let config = Config::parse(Path::new("mcp.json"), text)?;
+    /// assert_eq!(config.server_names(), ["time", "docs"]);
+    /// let docs = config.resolve("docs")?;
+    /// assert_eq!(docs.kind(), TransportKind::Http);
+    /// assert_eq!(docs.call_timeout().as_secs(), 30);
+    ///
+    /// // A mistake names the file, the place and the field.
+    /// let error = Config::parse(Path::new("mcp.json"), r#"{"mcpServers": {"x": {}}}"#);
+    /// assert!(error.unwrap_err().to_string().contains("mcp.json"));
+    /// # Ok::<(), toolbridge::config::ConfigError>(())
+    /// ```
     pub fn parse(path: &Path, text: impl Into<String>) -> Result<Self, ConfigError> {
         let text = text.into();
         let root = parse_object(path, &text)?;

@@ -420,6 +420,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[cfg(feature = "http")]
     async fn closed_port_is_unreachable_and_an_http_error_status_is_an_answer() {
         let (_dir, env) = empty_dir_env(&[]);
         let port = closed_port();
@@ -457,6 +458,7 @@ mod tests {
 
     /// Regression: an unreachable URL was shown expanded, key and all.
     #[tokio::test]
+    #[cfg(feature = "http")]
     async fn an_unreachable_url_is_shown_as_written_and_masked() {
         let (_dir, env) = empty_dir_env(&[("API_KEY", "k-SECRET-1"), ("PW", "pw-SECRET-2")]);
         let port = closed_port();

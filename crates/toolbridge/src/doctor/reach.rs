@@ -2,12 +2,21 @@
 
 use std::time::Duration;
 
+#[cfg(feature = "http")]
 use url::Url;
 
+#[cfg(feature = "http")]
 use crate::redact::Redactor;
+
+/// Without the `http` feature no remote server can run, so no URL is tried.
+#[cfg(not(feature = "http"))]
+pub(super) async fn answers(_url: &str, _timeout: Duration) -> Result<(), String> {
+    Err("not tried: this toolbridge was built without the \"http\" feature, which remote servers need".into())
+}
 
 /// Whether `url` answers an HTTP request at all (any status is an answer);
 /// the reason when it does not, with the URL's secrets scrubbed from it.
+#[cfg(feature = "http")]
 pub(super) async fn answers(url: &str, timeout: Duration) -> Result<(), String> {
     // A WebSocket handshake is an HTTP request, so the same check applies.
     let url = if let Some(rest) = url.strip_prefix("ws://") {
@@ -38,6 +47,7 @@ pub(super) async fn answers(url: &str, timeout: Duration) -> Result<(), String> 
 }
 
 /// The innermost error message (`connection refused`, `dns error: ...`).
+#[cfg(feature = "http")]
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = e;
     while let Some(next) = cause.source() {

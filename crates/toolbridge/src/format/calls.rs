@@ -62,6 +62,7 @@ impl From<Result<CallToolResult, String>> for ToolOutcome {
 
 /// A provider response that could not be read as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CallsError {
     /// The format has no tool-call shape (`mcp`).
     #[error("format `{0}` has no tool calls; use openai, openai-responses, anthropic or gemini")]
@@ -78,6 +79,28 @@ pub enum CallsError {
 
 /// Reads the tool calls in a provider response (see the per-format
 /// functions for the shapes accepted).
+///
+/// ```
+/// use serde_json::json;
+/// use toolbridge::{Format, NameStyle, NameTable, ToolRef, parse_calls};
+///
+/// let names = NameTable::new(NameStyle::Mcp, [("time", "now")]);
+/// // Anthropic: the `tool_use` blocks of a Messages response.
+/// let response = json!({"role": "assistant", "content": [
+///     {"type": "text", "text": "Let me check."},
+///     {"type": "tool_use", "id": "toolu_1", "name": "mcp__time__now", "input": {"tz": "UTC"}},
+///     {"type": "tool_use", "id": "toolu_2", "name": "mcp__time__later", "input": {}}
+/// ]});
+/// let calls = parse_calls(Format::Anthropic, &response, &names)?;
+/// assert_eq!(calls.len(), 2);
+/// assert_eq!(calls[0].id.as_deref(), Some("toolu_1"));
+/// assert_eq!(calls[0].tool, Some(ToolRef::new("time", "now")));
+/// assert_eq!(calls[0].arguments.as_ref().unwrap()["tz"], "UTC");
+/// // An unknown name is not an error of the whole response: that one call
+/// // carries a message for the model.
+/// assert!(calls[1].invocation().unwrap_err().contains("mcp__time__later"));
+/// # Ok::<(), toolbridge::CallsError>(())
+/// ```
 pub fn parse_calls(
     format: Format,
     input: &Value,

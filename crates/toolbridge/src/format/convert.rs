@@ -12,6 +12,31 @@ use serde_json::Value;
 ///
 /// `names` should be built from `tools` (see [`NameTable::for_tools`]); the
 /// `mcp` format keeps the tools' own ids.
+///
+/// ```
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use toolbridge::{Format, FormatOptions, McpTool, NameTable, convert_tools};
+///
+/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+/// let tools = [McpTool {
+///     id: McpTool::id_for("search", "web.find"),
+///     name: "web.find".into(),
+///     description: "Search the web".into(),
+///     input_schema: Arc::new(schema.as_object().unwrap().clone()),
+///     server_id: "search".into(),
+///     server_name: "search".into(),
+/// }];
+/// let names = NameTable::for_tools(&tools);
+///
+/// let anthropic = convert_tools(Format::Anthropic, &tools, &names, &FormatOptions::default());
+/// // `.` is not allowed in provider tool names; it became `_`.
+/// assert_eq!(anthropic[0]["name"], "mcp__search__web_find");
+/// assert_eq!(anthropic[0]["input_schema"]["properties"]["q"]["type"], "string");
+///
+/// let gemini = convert_tools(Format::Gemini, &tools, &names, &FormatOptions::default());
+/// assert_eq!(gemini[0]["functionDeclarations"][0]["name"], "mcp__search__web_find");
+/// ```
 pub fn convert_tools(
     format: Format,
     tools: &[McpTool],

@@ -10,6 +10,18 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 /// - embedded binary resources as `[Resource: uri (mime)]`;
 /// - resource links as `[Resource link: uri (mime)]`;
 /// - when `content` is empty, `structuredContent` as JSON text.
+///
+/// ```
+/// use toolbridge::flatten_content;
+/// use toolbridge::rmcp_model::{CallToolResult, ContentBlock};
+///
+/// let result = CallToolResult::success(vec![
+///     ContentBlock::text("Here is the chart:"),
+///     ContentBlock::image("iVBORw0KGgo=", "image/png"),
+///     ContentBlock::embedded_text("file:///notes.txt", "buy milk"),
+/// ]);
+/// assert_eq!(flatten_content(&result), "Here is the chart:\n[Image: image/png]\nbuy milk");
+/// ```
 pub fn flatten_content(result: &CallToolResult) -> String {
     if result.content.is_empty() {
         return match &result.structured_content {

@@ -303,6 +303,20 @@ impl NameTable {
     }
 
     /// The tool a provider-facing name stands for.
+    ///
+    /// ```
+    /// use toolbridge::{NameStyle, NameTable, ToolRef};
+    ///
+    /// let names = NameTable::new(NameStyle::Mcp, [("files", "read file"), ("files", "read_file")]);
+    /// // Both sanitize to `mcp__files__read_file`: the already valid name
+    /// // keeps it, the other gets a stable hash suffix.
+    /// assert_eq!(names.name("files", "read_file"), Some("mcp__files__read_file"));
+    /// let other = names.name("files", "read file").unwrap();
+    /// assert!(other.starts_with("mcp__files__read_file_") && other.len() <= 64);
+    /// // Going back never splits the string: it looks the name up.
+    /// assert_eq!(names.resolve(other), Some(&ToolRef::new("files", "read file")));
+    /// assert_eq!(names.resolve("mcp__files__write_file"), None);
+    /// ```
     pub fn resolve(&self, exposed: &str) -> Option<&ToolRef> {
         self.by_name.get(exposed)
     }

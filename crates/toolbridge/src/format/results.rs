@@ -38,6 +38,23 @@ const GEMINI_MEDIA: [&str; 13] = [
 /// The messages carrying `results` back to the model, in `format`'s shape:
 /// a list of messages (OpenAI), a list of items (Responses), or one message
 /// (Anthropic) or content (Gemini).
+///
+/// ```
+/// use serde_json::json;
+/// use toolbridge::rmcp_model::{CallToolResult, ContentBlock};
+/// use toolbridge::{Format, NameStyle, NameTable, ToolOutcome, parse_calls, render_results};
+///
+/// let names = NameTable::new(NameStyle::Mcp, [("example", "hello")]);
+/// let response = json!({"tool_calls": [{"id": "call_1", "type": "function",
+///     "function": {"name": "mcp__example__hello", "arguments": "{\"name\":\"Ada\"}"}}]});
+/// let calls = parse_calls(Format::OpenAi, &response, &names)?;
+/// let outcome = ToolOutcome::Completed(CallToolResult::success(vec![ContentBlock::text("Hello, Ada!")]));
+/// let results = vec![(calls[0].clone(), outcome)];
+///
+/// let messages = render_results(Format::OpenAi, &results)?;
+/// assert_eq!(messages, json!([{"role": "tool", "tool_call_id": "call_1", "content": "Hello, Ada!"}]));
+/// # Ok::<(), toolbridge::CallsError>(())
+/// ```
 pub fn render_results(
     format: Format,
     results: &[(ToolCall, ToolOutcome)],

@@ -7,6 +7,7 @@ use crate::transport::TransportError;
 /// An error from the pool. Every variant names the server; messages never
 /// contain secrets.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoolError {
     /// No server of that name is configured.
     #[error("unknown server \"{server}\"; configured servers: {}", known_list(.known))]

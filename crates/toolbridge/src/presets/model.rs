@@ -151,6 +151,7 @@ fn pairs_as_map<S: Serializer>(
 
 /// Why a preset could not be found or turned into a config entry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PresetError {
     /// No preset has this id.
     #[error("unknown preset \"{id}\"; `toolbridge presets list` shows the ids")]

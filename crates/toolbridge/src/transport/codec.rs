@@ -188,7 +188,7 @@ impl Decoder {
     /// The short way: a response to a call we sent whose result is a valid
     /// `CallToolResult`.
     fn call_result(&mut self, text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let envelope: Envelope = serde_json::from_slice(text).ok()?;
+        let envelope: Envelope<'_> = serde_json::from_slice(text).ok()?;
         if envelope.jsonrpc != Some("2.0") || envelope.method.is_some() || envelope.error.is_some()
         {
             return None;
@@ -233,7 +233,7 @@ struct RequestEnvelope<'a> {
 /// The short way: a `tools/call` request parsed as one (its `params`, with
 /// their `_meta`, exactly as rmcp's own type reads them).
 fn call_request(text: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
-    let envelope: RequestEnvelope = serde_json::from_slice(text).ok()?;
+    let envelope: RequestEnvelope<'_> = serde_json::from_slice(text).ok()?;
     if envelope.jsonrpc != Some("2.0") || envelope.method != Some("tools/call") {
         return None;
     }

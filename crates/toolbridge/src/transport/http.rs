@@ -7,10 +7,10 @@
 //! session on close. This module adds what rmcp
 //! leaves to its user:
 //!
-//! - [`HttpClient`], reqwest with the config headers on every request, whose
+//! - `HttpClient`, reqwest with the config headers on every request, whose
 //!   errors never carry the URL or a header value (rmcp logs them), and
 //!   which reuses connections unless the server's answers stall on reused
-//!   connections (see `transport/reuse.rs`);
+//!   connections (see `transport::reuse`);
 //! - resuming response streams the server ended early, with a floor, a
 //!   backoff and a bound (see `http/resume.rs`; rmcp's own resumption has no
 //!   bound), so a server that ends every stream, or died, fails the call
@@ -58,7 +58,7 @@ const PROBE_BODY_LIMIT: usize = 64 * 1024;
 /// How many POSTs (calls) may be in flight at once on one connection.
 const MAX_CONCURRENT_POSTS: usize = 64;
 
-/// The streamable HTTP client transport: rmcp's, over [`HttpClient`], with
+/// The streamable HTTP client transport: rmcp's, over reqwest, with
 /// errors that name the server.
 pub struct HttpTransport {
     /// rmcp's transport; its worker task owns the session.
@@ -294,7 +294,7 @@ fn parse_status_text(text: &str) -> Option<(StatusCode, &str)> {
 /// reqwest, as rmcp's streamable HTTP backend, with errors scrubbed of the
 /// URL and header values before rmcp sees (and logs) them.
 #[derive(Clone)]
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     /// Carries the config headers as default headers; reuses connections.
     inner: reqwest::Client,
     /// The same without connection reuse, made when first needed (`None`
@@ -309,7 +309,7 @@ pub struct HttpClient {
 /// A failed HTTP request, described without secrets.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct HttpClientError {
+pub(crate) struct HttpClientError {
     /// What failed (redacted).
     pub message: String,
     /// The HTTP status, if there was a response.

@@ -13,14 +13,24 @@
 //! - The network transports' errors are [`TransportError::Remote`], naming the server, the
 //!   URL with its secrets masked, and the HTTP status when there is one.
 
+// The example server's side of the line protocol still lives in `codec` and
+// `lines`; without that server it is unused.
+#[cfg_attr(not(feature = "example-server"), allow(dead_code))]
 mod codec;
+#[cfg(feature = "http")]
 pub mod http;
-pub mod lines;
+#[cfg_attr(not(feature = "example-server"), allow(dead_code))]
+pub(crate) mod lines;
+#[cfg(feature = "http")]
 pub(crate) use crate::redact;
+#[cfg(feature = "http")]
 mod remote;
+#[cfg(feature = "http")]
 mod reuse;
+#[cfg(feature = "http")]
 pub mod sse;
 pub mod stdio;
+#[cfg(feature = "websocket")]
 pub mod websocket;
 
 use std::{borrow::Cow, sync::Arc};
@@ -43,6 +53,7 @@ pub use stdio::StderrTail;
 ///
 /// Messages never contain header values or other secrets.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TransportError {
     /// The config cannot work with this transport (a missing url, say).
     #[error("server \"{server}\": {message}")]
@@ -107,10 +118,13 @@ pub enum AnyTransport {
     /// A child process over stdin/stdout.
     Stdio(stdio::StdioTransport),
     /// Streamable HTTP.
+    #[cfg(feature = "http")]
     Http(http::HttpTransport),
     /// Legacy HTTP+SSE.
+    #[cfg(feature = "http")]
     Sse(sse::SseTransport),
     /// WebSocket.
+    #[cfg(feature = "websocket")]
     WebSocket(websocket::WebSocketTransport),
 }
 
@@ -119,8 +133,11 @@ impl AnyTransport {
     pub fn kind(&self) -> TransportKind {
         match self {
             AnyTransport::Stdio(_) => TransportKind::Stdio,
+            #[cfg(feature = "http")]
             AnyTransport::Http(_) => TransportKind::Http,
+            #[cfg(feature = "http")]
             AnyTransport::Sse(_) => TransportKind::Sse,
+            #[cfg(feature = "websocket")]
             AnyTransport::WebSocket(_) => TransportKind::WebSocket,
         }
     }
@@ -129,6 +146,7 @@ impl AnyTransport {
     pub fn stderr_tail(&self) -> Option<StderrTail> {
         match self {
             AnyTransport::Stdio(t) => Some(t.stderr_tail()),
+            #[cfg(feature = "http")]
             _ => None,
         }
     }
@@ -145,15 +163,35 @@ pub async fn create_transport(
         TransportSpec::Stdio(stdio) => {
             stdio::StdioTransport::spawn(&spec.name, stdio, &ctx.tracker).map(AnyTransport::Stdio)
         }
+        #[cfg(feature = "http")]
         TransportSpec::Http(remote) => http::connect(&spec.name, remote).await,
+        #[cfg(feature = "http")]
         TransportSpec::Sse(remote) => sse::SseTransport::connect(&spec.name, remote)
             .await
             .map(AnyTransport::Sse),
+        #[cfg(not(feature = "http"))]
+        TransportSpec::Http(_) | TransportSpec::Sse(_) => Err(missing_feature(spec, "http")),
+        #[cfg(not(feature = "websocket"))]
+        TransportSpec::WebSocket(_) => Err(missing_feature(spec, "websocket")),
+        #[cfg(feature = "websocket")]
         TransportSpec::WebSocket(remote) => {
             websocket::WebSocketTransport::connect(&spec.name, remote)
                 .await
                 .map(AnyTransport::WebSocket)
         }
+    }
+}
+
+/// The error for a server whose transport this build left out.
+#[cfg(not(all(feature = "http", feature = "websocket")))]
+fn missing_feature(spec: &ServerSpec, feature: &str) -> TransportError {
+    TransportError::Config {
+        server: spec.name.clone(),
+        message: format!(
+            "this toolbridge was built without its \"{feature}\" feature, which {} servers need; \
+             rebuild it with `--features {feature}`",
+            spec.kind()
+        ),
     }
 }
 
@@ -173,21 +211,35 @@ impl Transport<RoleClient> for AnyTransport {
         // and WebSocket futures are small and stay inline; the streamable
         // HTTP and SSE ones carry rmcp's and reqwest's state (2–3.5 KiB) and
         // are boxed: one allocation, nothing next to an HTTP round trip.
-        match self {
+        let send = match self {
             AnyTransport::Stdio(t) => Either::Left(Either::Left(
                 t.send(item).map(|r| r.map_err(TransportError::Io)),
             )),
+            #[cfg(feature = "websocket")]
             AnyTransport::WebSocket(t) => Either::Left(Either::Right(t.send(item))),
+            #[cfg(feature = "http")]
             AnyTransport::Http(t) => Either::Right(t.send(item).boxed()),
+            #[cfg(feature = "http")]
             AnyTransport::Sse(t) => Either::Right(t.send(item).boxed()),
-        }
+        };
+        // Without some transports, the types of their (never built) arms
+        // are named here.
+        #[cfg(not(feature = "websocket"))]
+        let send: Either<
+            Either<_, futures::future::BoxFuture<'static, _>>,
+            futures::future::BoxFuture<'static, _>,
+        > = send;
+        send
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         match self {
             AnyTransport::Stdio(t) => t.receive().await,
+            #[cfg(feature = "http")]
             AnyTransport::Http(t) => t.receive().await,
+            #[cfg(feature = "http")]
             AnyTransport::Sse(t) => t.receive().await,
+            #[cfg(feature = "websocket")]
             AnyTransport::WebSocket(t) => t.receive().await,
         }
     }
@@ -195,8 +247,11 @@ impl Transport<RoleClient> for AnyTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         match self {
             AnyTransport::Stdio(t) => t.close().await.map_err(TransportError::Io),
+            #[cfg(feature = "http")]
             AnyTransport::Http(t) => t.close().await,
+            #[cfg(feature = "http")]
             AnyTransport::Sse(t) => t.close().await,
+            #[cfg(feature = "websocket")]
             AnyTransport::WebSocket(t) => t.close().await,
         }
     }
@@ -218,5 +273,29 @@ mod tests {
             transport.send(unreachable!())
         });
         assert!(size <= 512, "AnyTransport::send's future is {size} bytes");
+    }
+
+    /// Without the `http` feature, a remote server in the config is not a
+    /// compile error but a start error that says what to rebuild with
+    /// (`cargo test -p toolbridge --no-default-features --features client`).
+    #[cfg(not(feature = "http"))]
+    #[tokio::test]
+    async fn a_transport_left_out_of_the_build_is_an_error_naming_server_and_feature() {
+        let ctx = TransportContext {
+            tracker: Arc::new(ProcessTracker::new()),
+        };
+        for (kind, url) in [
+            (TransportKind::Http, "http://127.0.0.1:1/mcp"),
+            (TransportKind::Sse, "http://127.0.0.1:1/sse"),
+            (TransportKind::WebSocket, "ws://127.0.0.1:1/ws"),
+        ] {
+            let spec = ServerSpec::remote("docs", kind, url);
+            let Err(error) = create_transport(&spec, &ctx).await else {
+                panic!("{kind} transport opened without its feature");
+            };
+            let message = error.to_string();
+            assert!(message.contains("server \"docs\""), "{message}");
+            assert!(message.contains("--features"), "{message}");
+        }
     }
 }

@@ -124,10 +124,10 @@ impl StderrTail {
 
 /// A running stdio server.
 ///
-/// Messages go over [`Lines`], which writes a burst of requests in few
-/// syscalls, and are parsed by the [`Decoder`],
+/// Messages go over `Lines`, which writes a burst of requests in few
+/// syscalls, and are parsed by the `Decoder`,
 /// which reads `tools/call` results without trying every result type first
-/// (see [`super::lines`] and [`super::codec`]).
+/// (see `transport::lines` and `transport::codec`).
 pub struct StdioTransport {
     /// The child; taken by `close`, killed (with its group) when dropped.
     child: Option<Box<dyn ChildWrapper>>,
