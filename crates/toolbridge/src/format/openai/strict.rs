@@ -1,21 +1,13 @@
-//! OpenAI tool definitions: Chat Completions and the Responses API, with
-//! optional strict mode.
-//!
-//! Non-strict OpenAI takes nearly any JSON Schema with an object at the top;
-//! the one thing MCP servers commonly trip over is an array without `items`.
-//! Strict mode (Structured Outputs) takes a subset: every object closed with
+//! OpenAI strict mode (Structured Outputs): every object closed with
 //! `additionalProperties: false` and listing every property in `required`
 //! (optional ones become nullable), every node typed, no `allOf`/`not`/
 //! conditionals/`patternProperties`, at most 10 levels, 5000 properties and
-//! 1000 enum values, `$ref` only into `$defs`/`definitions`. A tool whose
-//! schema cannot be brought into that subset without changing what it accepts
-//! (free-form maps, objects without properties) is sent non-strict.
+//! 1000 enum values, `$ref` only into `$defs`/`definitions`. A schema that
+//! cannot be brought into that subset without changing what it accepts
+//! (free-form maps, objects without properties) has no strict form.
 
-use super::check::{Change, ChangeKind, Notes};
-use super::names::NameTable;
-use super::options::FormatOptions;
-use super::schema::{self, JsonObject, Normalized, Pointer, Target, resolve_local_ref};
-use crate::tools::McpTool;
+use crate::format::changes::{ChangeKind, Notes};
+use crate::format::schema::{self, JsonObject, Normalized, Pointer, resolve_local_ref};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -100,101 +92,6 @@ const STRICT_MAX_NODES: usize = 10_000;
 const STRICT_MAX_PROPERTIES: usize = 5000;
 const STRICT_MAX_ENUM_VALUES: usize = 1000;
 
-/// A tool's `parameters` for OpenAI.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpenAiParameters {
-    /// The JSON Schema to send.
-    pub schema: Value,
-    /// Whether the schema is in strict form (send `strict: true`).
-    pub strict: bool,
-}
-
-/// Converts one tool's input schema; with `strict`, tries strict mode and
-/// falls back to non-strict (noting why) when the schema cannot be made strict.
-pub fn parameters(input: &JsonObject, strict: bool, notes: &mut Vec<Change>) -> OpenAiParameters {
-    Notes::record_into(notes, |notes| convert(input, strict, notes))
-}
-
-/// [`parameters`], recording into `notes`.
-fn convert(input: &JsonObject, strict: bool, notes: &mut Notes) -> OpenAiParameters {
-    if strict {
-        // Kept only if the schema can be made strict.
-        let mut strict_notes = notes.fork();
-        let normalized = Normalized::new(input, Target::OpenAiStrict, &mut strict_notes);
-        match to_strict(&normalized, strict_notes) {
-            Ok((schema, strict_notes)) => {
-                notes.append(strict_notes);
-                return OpenAiParameters {
-                    schema,
-                    strict: true,
-                };
-            }
-            Err(reason) => {
-                let schema = non_strict(input, notes);
-                notes.add(
-                    "",
-                    ChangeKind::StrictFallback,
-                    false,
-                    format_args!("sent non-strict: {reason}"),
-                );
-                return OpenAiParameters {
-                    schema,
-                    strict: false,
-                };
-            }
-        }
-    }
-    OpenAiParameters {
-        schema: non_strict(input, notes),
-        strict: false,
-    }
-}
-
-/// Chat Completions tools: `[{"type":"function","function":{"name",
-/// "description","parameters"}}]`, with `"strict"` in each function when
-/// `options.strict` is set.
-pub fn chat_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> Value {
-    let out = tools
-        .iter()
-        .map(|tool| {
-            // Each map is made before what goes in it, so memory is laid out
-            // in the order dropping the result frees it (why: see schema::object).
-            let mut tool_def = JsonObject::with_capacity(2);
-            tool_def.insert("type".into(), Value::from("function"));
-            let mut function = JsonObject::with_capacity(4);
-            names.insert_name_and_description(&mut function, tool);
-            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
-            function.insert("parameters".into(), params.schema);
-            if options.strict {
-                function.insert("strict".into(), Value::Bool(params.strict));
-            }
-            tool_def.insert("function".into(), Value::Object(function));
-            Value::Object(tool_def)
-        })
-        .collect();
-    Value::Array(out)
-}
-
-/// Responses API tools: `[{"type":"function","name","description",
-/// "parameters","strict"}]`. `strict` is always present because the Responses
-/// API treats a missing one as `true`.
-pub fn responses_tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> Value {
-    let out = tools
-        .iter()
-        .map(|tool| {
-            // The map is made before what goes in it (why: see schema::object).
-            let mut tool_def = JsonObject::with_capacity(5);
-            tool_def.insert("type".into(), Value::from("function"));
-            names.insert_name_and_description(&mut tool_def, tool);
-            let params = convert(&tool.input_schema, options.strict, &mut Notes::discarding());
-            tool_def.insert("parameters".into(), params.schema);
-            tool_def.insert("strict".into(), Value::Bool(params.strict));
-            Value::Object(tool_def)
-        })
-        .collect();
-    Value::Array(out)
-}
-
 /// Removes the `null`s a strict-mode model sends for properties that the
 /// tool's own schema leaves optional, at any depth, so the server sees them
 /// absent as it expects (strict mode makes every property required and the
@@ -243,43 +140,12 @@ fn strip_nulls(args: &mut JsonObject, node: &JsonObject, root: &JsonObject, dept
     }
 }
 
-/// The non-strict schema: processJsonSchema, and `items` for arrays without.
-fn non_strict(input: &JsonObject, notes: &mut Notes) -> Value {
-    let mut normalized = schema::normalize_with(input, Target::OpenAi, notes);
-    add_missing_items(&mut normalized, notes);
-    Value::Object(normalized)
-}
-
-/// OpenAI answers "array schema missing items" to `{"type":"array"}`.
-fn add_missing_items(schema: &mut JsonObject, notes: &mut Notes) {
-    let lacks_items = |node: &JsonObject| {
-        let [ty, items] = schema::members(node, ["type", "items"]);
-        schema::has_type(ty, "array") && items.is_none()
-    };
-    // Nearly every schema has none: look before walking.
-    if !schema::may_match(schema, &lacks_items) {
-        return;
-    }
-    let mut root = Value::Object(std::mem::take(schema));
-    schema::walk_mut(&mut root, &mut |node, path| {
-        if lacks_items(node) {
-            node.insert("items".into(), Value::Object(JsonObject::new()));
-            notes.add(
-                path,
-                ChangeKind::ItemsAdded,
-                true,
-                "array without `items` got `items: {}`",
-            );
-        }
-    });
-    if let Value::Object(m) = root {
-        *schema = m;
-    }
-}
-
 /// The strict form of a normalized schema and the changes made, or why there
 /// is none.
-fn to_strict(normalized: &Normalized<'_>, notes: Notes) -> Result<(Value, Notes), String> {
+pub(crate) fn to_strict(
+    normalized: &Normalized<'_>,
+    notes: Notes,
+) -> Result<(Value, Notes), String> {
     let mut cx = Strict {
         root: normalized,
         notes,
@@ -363,6 +229,57 @@ impl Strict<'_> {
         path: &Pointer<'_>,
         depth: usize,
     ) -> Result<JsonObject, String> {
+        self.spend(path, depth)?;
+        let kw = Keywords::of(m);
+        if let Some(reference) = kw.reference {
+            return self.reference(m, reference, path, depth);
+        }
+        if let Some(all) = kw.all_of {
+            return self.single_all_of(m, all, path, depth);
+        }
+        refuse_unsupported(m, path)?;
+
+        let mut out = JsonObject::with_capacity(m.len());
+        if let Some(branches) = self.union(&kw, path, depth)? {
+            out.insert("anyOf".into(), branches);
+        }
+        check_type(kw.ty, path)?;
+        let untyped = schema::is_untyped(kw.ty);
+        let is_object = schema::has_type(kw.ty, "object") || (untyped && kw.properties.is_some());
+        let is_array = schema::has_type(kw.ty, "array") || (untyped && kw.items.is_some());
+        if is_object {
+            self.object(
+                kw.additional_properties,
+                kw.properties,
+                kw.required,
+                &mut out,
+                path,
+                depth,
+            )?;
+        }
+        if is_array {
+            out.insert("items".into(), self.items(kw.items, path, depth)?);
+        }
+        if let Some(t) = kw.ty {
+            out.insert("type".into(), t.clone());
+        } else if is_object {
+            out.insert("type".into(), Value::from("object"));
+        } else if is_array {
+            out.insert("type".into(), Value::from("array"));
+        }
+        self.values(kw.values, kw.constant, &mut out, path)?;
+        if schema::members(&out, ["type", "anyOf", "enum", "const"])
+            .iter()
+            .all(Option::is_none)
+        {
+            return Err(format!("{} has no type", at(path)));
+        }
+        self.keep_annotations(m, &mut out, path, depth);
+        Ok(schema::ordered(out, &OUTPUT_ORDER))
+    }
+
+    /// Counts one node against the depth and node limits.
+    fn spend(&mut self, path: &Pointer<'_>, depth: usize) -> Result<(), String> {
         if depth > STRICT_MAX_DEPTH {
             return Err(format!(
                 "{} nests deeper than {STRICT_MAX_DEPTH} levels",
@@ -373,137 +290,93 @@ impl Strict<'_> {
         if self.nodes > STRICT_MAX_NODES {
             return Err(format!("more than {STRICT_MAX_NODES} schema nodes"));
         }
+        Ok(())
+    }
 
-        let [
-            reference,
-            all_of,
-            any_of,
-            one_of,
-            ty,
-            properties,
-            items,
-            values,
-            constant,
-            additional_properties,
-            required,
-        ] = schema::members(
-            m,
-            [
-                "$ref",
-                "allOf",
-                "anyOf",
-                "oneOf",
-                "type",
-                "properties",
-                "items",
-                "enum",
-                "const",
-                "additionalProperties",
-                "required",
-            ],
-        );
-        if let Some(reference) = reference {
-            return self.reference(m, reference, path, depth);
-        }
-        if let Some(all) = all_of {
-            let Value::Array(branches) = all else {
-                return Err(format!("{} has a malformed allOf", at(path)));
-            };
-            let [Value::Object(only)] = branches.as_slice() else {
-                return Err(format!(
-                    "{} uses allOf, which strict mode refuses",
-                    at(path)
-                ));
-            };
-            let mut merged = m.clone();
-            merged.remove("allOf");
-            for (k, v) in only {
-                merged.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-            self.note(
-                path,
-                ChangeKind::CompositionRewritten,
-                "single-branch allOf merged",
-            );
-            return self.node(&Value::Object(merged), path, depth);
-        }
-        if m.keys().any(|k| STRICT_UNSUPPORTED.contains(&k.as_str()))
-            && let Some(keyword) = STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k))
-        {
+    /// An `allOf` node: strict mode refuses `allOf`, but a single branch is
+    /// merged into the node (the node's own keywords win).
+    fn single_all_of(
+        &mut self,
+        m: &JsonObject,
+        all: &Value,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> Result<JsonObject, String> {
+        let Value::Array(branches) = all else {
+            return Err(format!("{} has a malformed allOf", at(path)));
+        };
+        let [Value::Object(only)] = branches.as_slice() else {
             return Err(format!(
-                "{} uses `{keyword}`, which strict mode refuses",
+                "{} uses allOf, which strict mode refuses",
                 at(path)
             ));
+        };
+        let mut merged = m.clone();
+        merged.remove("allOf");
+        for (k, v) in only {
+            merged.entry(k.clone()).or_insert_with(|| v.clone());
         }
+        self.note(
+            path,
+            ChangeKind::CompositionRewritten,
+            "single-branch allOf merged",
+        );
+        self.node(&Value::Object(merged), path, depth)
+    }
 
-        let mut out = JsonObject::with_capacity(m.len());
-        match (any_of, one_of) {
-            (Some(_), Some(_)) => {
-                return Err(format!("{} has both anyOf and oneOf", at(path)));
+    /// `anyOf` or `oneOf` (not both): every branch made strict, as `anyOf`.
+    fn union(
+        &mut self,
+        kw: &Keywords<'_>,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> Result<Option<Value>, String> {
+        let (keyword, branches) = match (kw.any_of, kw.one_of) {
+            (Some(_), Some(_)) => return Err(format!("{} has both anyOf and oneOf", at(path))),
+            (Some(branches), None) => ("anyOf", branches),
+            (None, Some(branches)) => ("oneOf", branches),
+            (None, None) => return Ok(None),
+        };
+        let Value::Array(branches) = branches else {
+            return Err(format!("{} has a malformed {keyword}", at(path)));
+        };
+        let mut strict_branches = Vec::with_capacity(branches.len());
+        let keyword_path = path.key(keyword);
+        for (i, branch) in branches.iter().enumerate() {
+            let p = keyword_path.index(i);
+            strict_branches.push(Value::Object(self.node(branch, &p, depth + 1)?));
+        }
+        if keyword == "oneOf" {
+            self.note(path, ChangeKind::CompositionRewritten, "oneOf became anyOf");
+        }
+        Ok(Some(Value::Array(strict_branches)))
+    }
+
+    /// The strict `items` of an array node, which must have one schema.
+    fn items(
+        &mut self,
+        items: Option<&Value>,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> Result<Value, String> {
+        match items {
+            Some(items @ Value::Object(_)) => {
+                let p = path.key("items");
+                Ok(Value::Object(self.node(items, &p, depth + 1)?))
             }
-            (Some(branches), None) | (None, Some(branches)) => {
-                let keyword = if one_of.is_some() { "oneOf" } else { "anyOf" };
-                let Value::Array(branches) = branches else {
-                    return Err(format!("{} has a malformed {keyword}", at(path)));
-                };
-                let mut strict_branches = Vec::with_capacity(branches.len());
-                let keyword_path = path.key(keyword);
-                for (i, branch) in branches.iter().enumerate() {
-                    let p = keyword_path.index(i);
-                    strict_branches.push(Value::Object(self.node(branch, &p, depth + 1)?));
-                }
-                if keyword == "oneOf" {
-                    self.note(path, ChangeKind::CompositionRewritten, "oneOf became anyOf");
-                }
-                out.insert("anyOf".into(), Value::Array(strict_branches));
-            }
-            (None, None) => {}
+            Some(Value::Array(_)) => Err(format!("{} uses tuple items", at(path))),
+            _ => Err(format!("{} is an array without an items schema", at(path))),
         }
+    }
 
-        match ty {
-            None | Some(Value::String(_)) => {}
-            Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
-            Some(other) => return Err(format!("{} has type `{other}`", at(path))),
-        }
-        let untyped = schema::is_untyped(ty);
-        let is_object = schema::has_type(ty, "object") || (untyped && properties.is_some());
-        let is_array = schema::has_type(ty, "array") || (untyped && items.is_some());
-
-        if is_object {
-            self.object(
-                additional_properties,
-                properties,
-                required,
-                &mut out,
-                path,
-                depth,
-            )?;
-        }
-        if is_array {
-            match items {
-                Some(items @ Value::Object(_)) => {
-                    let p = path.key("items");
-                    out.insert(
-                        "items".into(),
-                        Value::Object(self.node(items, &p, depth + 1)?),
-                    );
-                }
-                Some(Value::Array(_)) => {
-                    return Err(format!("{} uses tuple items", at(path)));
-                }
-                _ => {
-                    return Err(format!("{} is an array without an items schema", at(path)));
-                }
-            }
-        }
-
-        if let Some(t) = ty {
-            out.insert("type".into(), t.clone());
-        } else if is_object {
-            out.insert("type".into(), Value::from("object"));
-        } else if is_array {
-            out.insert("type".into(), Value::from("array"));
-        }
+    /// `enum` and `const`, kept as they are within the enum budget.
+    fn values(
+        &mut self,
+        values: Option<&Value>,
+        constant: Option<&Value>,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+    ) -> Result<(), String> {
         if let Some(values) = values {
             let Value::Array(values) = values else {
                 return Err(format!("{} has a malformed enum", at(path)));
@@ -519,13 +392,18 @@ impl Strict<'_> {
         if let Some(c) = constant {
             out.insert("const".into(), c.clone());
         }
-        if schema::members(&out, ["type", "anyOf", "enum", "const"])
-            .iter()
-            .all(Option::is_none)
-        {
-            return Err(format!("{} has no type", at(path)));
-        }
+        Ok(())
+    }
 
+    /// Copies the node's other keywords strict mode accepts (annotations,
+    /// string and number constraints, accepted formats); notes each dropped.
+    fn keep_annotations(
+        &mut self,
+        m: &JsonObject,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) {
         for (key, v) in m {
             let kept = match key.as_str() {
                 "type"
@@ -569,7 +447,6 @@ impl Strict<'_> {
                 );
             }
         }
-        Ok(schema::ordered(out, &OUTPUT_ORDER))
     }
 
     /// A `$ref` node: kept when it stands alone, merged with its siblings otherwise.
@@ -609,12 +486,7 @@ impl Strict<'_> {
                 at(path)
             ));
         };
-        let mut merged = target.clone();
-        for (k, v) in m {
-            if k != "$ref" {
-                merged.insert(k.clone(), v.clone());
-            }
-        }
+        let merged = schema::inline(target, m);
         self.expanding.push(reference.clone());
         let out = self.node(&Value::Object(merged), path, depth);
         self.expanding.pop();
@@ -707,6 +579,92 @@ impl Strict<'_> {
     }
 }
 
+/// The keywords of a node that strict conversion reads, found in one pass.
+struct Keywords<'a> {
+    reference: Option<&'a Value>,
+    all_of: Option<&'a Value>,
+    any_of: Option<&'a Value>,
+    one_of: Option<&'a Value>,
+    ty: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    items: Option<&'a Value>,
+    values: Option<&'a Value>,
+    constant: Option<&'a Value>,
+    additional_properties: Option<&'a Value>,
+    required: Option<&'a Value>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(m: &'a JsonObject) -> Self {
+        let [
+            reference,
+            all_of,
+            any_of,
+            one_of,
+            ty,
+            properties,
+            items,
+            values,
+            constant,
+            additional_properties,
+            required,
+        ] = schema::members(
+            m,
+            [
+                "$ref",
+                "allOf",
+                "anyOf",
+                "oneOf",
+                "type",
+                "properties",
+                "items",
+                "enum",
+                "const",
+                "additionalProperties",
+                "required",
+            ],
+        );
+        Keywords {
+            reference,
+            all_of,
+            any_of,
+            one_of,
+            ty,
+            properties,
+            items,
+            values,
+            constant,
+            additional_properties,
+            required,
+        }
+    }
+}
+
+/// Refuses a node with a keyword strict mode does not take and that cannot
+/// be dropped without changing what the schema accepts.
+fn refuse_unsupported(m: &JsonObject, path: &Pointer<'_>) -> Result<(), String> {
+    // Nearly every node has none: its few keys are compared before any lookup.
+    if !m.keys().any(|k| STRICT_UNSUPPORTED.contains(&k.as_str())) {
+        return Ok(());
+    }
+    match STRICT_UNSUPPORTED.iter().find(|k| m.contains_key(**k)) {
+        Some(keyword) => Err(format!(
+            "{} uses `{keyword}`, which strict mode refuses",
+            at(path)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a `type` that is neither a name nor a list of names.
+fn check_type(ty: Option<&Value>, path: &Pointer<'_>) -> Result<(), String> {
+    match ty {
+        None | Some(Value::String(_)) => Ok(()),
+        Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => Ok(()),
+        Some(other) => Err(format!("{} has type `{other}`", at(path))),
+    }
+}
+
 /// Lets a strict schema also accept `null`.
 fn make_nullable(node: &mut JsonObject) {
     let null_schema = || json!({"type": "null"});
@@ -782,152 +740,9 @@ fn at(path: &Pointer<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn obj(v: Value) -> JsonObject {
         v.as_object().cloned().expect("test schemas are objects")
-    }
-
-    fn strict(v: Value) -> (OpenAiParameters, Vec<Change>) {
-        let mut notes = Vec::new();
-        let p = parameters(&obj(v), true, &mut notes);
-        (p, notes)
-    }
-
-    #[test]
-    fn arrays_without_items_get_items() {
-        let mut notes = Vec::new();
-        let p = parameters(
-            &obj(json!({"type": "object", "properties": {"xs": {"type": "array"}}})),
-            false,
-            &mut notes,
-        );
-        assert!(!p.strict);
-        assert_eq!(
-            p.schema["properties"]["xs"],
-            json!({"type": "array", "items": {}})
-        );
-        assert_eq!(notes[0].path, "/properties/xs");
-    }
-
-    #[test]
-    fn strict_closes_objects_and_makes_optional_nullable() {
-        let (p, _) = strict(json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "minLength": 1},
-                "age": {"type": "integer"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "mode": {"enum": ["a", "b"]},
-                "point": {
-                    "type": "object",
-                    "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
-                    "required": ["x"]
-                }
-            },
-            "required": ["name"]
-        }));
-        assert!(p.strict);
-        assert_eq!(
-            p.schema,
-            json!({
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "age": {"type": ["integer", "null"]},
-                    "tags": {"type": ["array", "null"], "items": {"type": "string"}},
-                    "mode": {"enum": ["a", "b", null]},
-                    "point": {
-                        "type": ["object", "null"],
-                        "properties": {"x": {"type": "number"}, "y": {"type": ["number", "null"]}},
-                        "required": ["x", "y"],
-                        "additionalProperties": false
-                    }
-                },
-                "required": ["name", "age", "tags", "mode", "point"],
-                "additionalProperties": false
-            })
-        );
-    }
-
-    #[test]
-    fn strict_keeps_refs_into_defs_and_strictifies_them() {
-        let (p, _) = strict(json!({
-            "type": "object",
-            "properties": {"node": {"$ref": "#/$defs/Node"}},
-            "$defs": {"Node": {
-                "type": "object",
-                "properties": {"next": {"$ref": "#/$defs/Node"}, "v": {"type": "string", "default": "x"}},
-                "required": ["v"]
-            }}
-        }));
-        assert!(p.strict);
-        assert_eq!(
-            p.schema["properties"]["node"],
-            json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]})
-        );
-        assert_eq!(
-            p.schema["$defs"]["Node"],
-            json!({
-                "type": "object",
-                "properties": {
-                    "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
-                    "v": {"type": "string"}
-                },
-                "required": ["next", "v"],
-                "additionalProperties": false
-            })
-        );
-    }
-
-    #[test]
-    fn strict_falls_back_for_free_form_maps() {
-        for schema in [
-            json!({"type": "object", "properties": {"m": {"type": "object"}}}),
-            json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}),
-            json!({"type": "object", "properties": {"m": {"type": "object", "patternProperties": {"^x": {}}}}}),
-            json!({"type": "object", "additionalProperties": {"type": "string"}}),
-            json!({"type": "object", "properties": {"any": {}}}),
-            json!({"type": "object", "properties": {"xs": {"type": "array"}}}),
-        ] {
-            let (p, notes) = strict(schema.clone());
-            assert!(!p.strict, "{schema}");
-            assert!(
-                notes.iter().any(|n| n.kind == ChangeKind::StrictFallback),
-                "{schema}"
-            );
-            assert!(
-                p.schema.get("additionalProperties") != Some(&json!(false))
-                    || schema.get("additionalProperties").is_some()
-            );
-        }
-    }
-
-    #[test]
-    fn strict_allows_tools_without_arguments() {
-        let (p, _) = strict(json!({"type": "object"}));
-        assert!(p.strict);
-        assert_eq!(
-            p.schema,
-            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
-        );
-    }
-
-    #[test]
-    fn strict_rewrites_one_of_and_drops_unsupported_formats() {
-        let (p, notes) = strict(json!({
-            "type": "object",
-            "properties": {
-                "v": {"oneOf": [{"type": "string", "format": "uri"}, {"type": "integer"}]}
-            },
-            "required": ["v"]
-        }));
-        assert!(p.strict);
-        assert_eq!(
-            p.schema["properties"]["v"],
-            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
-        );
-        assert!(notes.iter().any(|n| n.kind == ChangeKind::FormatDropped));
     }
 
     #[test]
@@ -957,41 +772,6 @@ mod tests {
         assert_eq!(
             Value::Object(args),
             json!({"path": "/a", "keep": null, "extra": null, "opts": {}, "edits": [{"a": null}]})
-        );
-    }
-
-    #[test]
-    fn chat_and_responses_shapes() {
-        let tools = vec![McpTool {
-            id: McpTool::id_for("s", "t"),
-            name: "t".into(),
-            description: "does t".into(),
-            input_schema: Arc::new(obj(
-                json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
-            )),
-            server_id: "s".into(),
-            server_name: "S".into(),
-        }];
-        let names = NameTable::for_tools(&tools);
-        let params =
-            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
-        assert_eq!(
-            chat_tools(&tools, &names, &FormatOptions::default()),
-            json!([{"type": "function", "function": {"name": "mcp__s__t", "description": "does t", "parameters": params}}])
-        );
-        assert_eq!(
-            responses_tools(&tools, &names, &FormatOptions::default()),
-            json!([{"type": "function", "name": "mcp__s__t", "description": "does t", "parameters": params, "strict": false}])
-        );
-        let strict = FormatOptions {
-            strict: true,
-            ..FormatOptions::default()
-        };
-        let chat = chat_tools(&tools, &names, &strict);
-        assert_eq!(chat[0]["function"]["strict"], json!(true));
-        assert_eq!(
-            chat[0]["function"]["parameters"]["additionalProperties"],
-            json!(false)
         );
     }
 }
