@@ -13,7 +13,7 @@ use super::keywords::{
 };
 use crate::format::changes::{Change, ChangeKind, Notes};
 use crate::format::schema::{
-    self, JsonObject, MAX_DEPTH, Normalized, Pointer, TopLevelRules, is_root_ref,
+    self, JsonObject, MAX_DEPTH, Normalized, Pointer, SeenNames, TopLevelRules, is_root_ref,
 };
 use serde_json::Value;
 use std::borrow::Cow;
@@ -835,14 +835,16 @@ impl<'a> Gemini<'a> {
             None => {}
         }
         let mut kept: Vec<Value> = Vec::new();
+        let mut seen = SeenNames::default();
         let mut filtered = false;
         if let Some(Value::Array(names)) = required {
             for name in names {
                 match name.as_str() {
-                    Some(n) if props.contains_key(n) && !kept.contains(name) => {
-                        kept.push(name.clone())
+                    Some(n) if props.contains_key(n) => {
+                        if seen.insert(n) {
+                            kept.push(name.clone());
+                        }
                     }
-                    Some(n) if props.contains_key(n) => {}
                     _ => filtered = true,
                 }
             }

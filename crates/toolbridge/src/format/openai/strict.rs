@@ -7,7 +7,7 @@
 //! (free-form maps, objects without properties) has no strict form.
 
 use crate::format::changes::{ChangeKind, Notes};
-use crate::format::schema::{self, JsonObject, Normalized, Pointer, resolve_local_ref};
+use crate::format::schema::{self, JsonObject, Normalized, Pointer, SeenNames, resolve_local_ref};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -480,6 +480,15 @@ impl Strict<'_> {
                 at(path)
             ));
         }
+        // Each inlined reference is a level of recursion here, though not of
+        // the output: a long chain of them must not exhaust the stack.
+        if self.expanding.len() >= schema::MAX_DEPTH {
+            return Err(format!(
+                "{} follows more than {} $refs with sibling keywords",
+                at(path),
+                schema::MAX_DEPTH
+            ));
+        }
         let Some(Value::Object(target)) = resolved else {
             return Err(format!(
                 "{} has a $ref strict mode cannot follow: `{reference}`",
@@ -537,10 +546,12 @@ impl Strict<'_> {
                 "more than {STRICT_MAX_PROPERTIES} properties in total"
             ));
         }
-        let required: &[Value] = match required {
-            Some(Value::Array(names)) => names,
-            _ => &[],
-        };
+        let mut required_names = SeenNames::default();
+        if let Some(Value::Array(names)) = required {
+            for name in names.iter().filter_map(Value::as_str) {
+                required_names.insert(name);
+            }
+        }
         let mut strict_props = JsonObject::with_capacity(props.len());
         let properties_path = path.key("properties");
         for (name, prop) in props {
@@ -548,7 +559,7 @@ impl Strict<'_> {
             // The key before its schema (why: see schema::object).
             let key = name.clone();
             let mut child = self.node(prop, &p, depth + 1)?;
-            if !required.iter().any(|r| r.as_str() == Some(name)) {
+            if !required_names.contains(name) {
                 make_nullable(&mut child);
                 self.note(
                     &p,

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// A JSON object; what a schema is when it is not `true` or `false`.
 pub type JsonObject = Map<String, Value>;
 
-pub(crate) use node::{has_type, is_untyped, members, object, ordered, types_of};
+pub(crate) use node::{SeenNames, has_type, is_untyped, members, object, ordered, types_of};
 pub(crate) use normalize::{
     Normalized, TOP_LEVEL_COMPOSITION, TopLevelRules, normalize, normalize_with,
 };

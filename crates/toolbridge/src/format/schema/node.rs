@@ -3,6 +3,7 @@
 
 use super::JsonObject;
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// A JSON object of `members`, in order.
 ///
@@ -106,6 +107,43 @@ fn is_ordered(m: &JsonObject, order: &[&str]) -> bool {
         }
     }
     listed == 0 || others <= 1
+}
+
+/// The names seen so far in a list that may repeat them (`required`, type
+/// lists): a short list is searched, a long one hashed, so a hostile list
+/// of many thousand names costs linear time, a usual one no allocation.
+#[derive(Debug, Default)]
+pub(crate) struct SeenNames<'a> {
+    short: Vec<&'a str>,
+    long: Option<HashSet<&'a str>>,
+}
+
+impl<'a> SeenNames<'a> {
+    /// How many names are searched before they are hashed.
+    const SHORT: usize = 32;
+
+    /// Records `name`; `true` when it was not seen before.
+    pub(crate) fn insert(&mut self, name: &'a str) -> bool {
+        if let Some(long) = &mut self.long {
+            return long.insert(name);
+        }
+        if self.short.contains(&name) {
+            return false;
+        }
+        self.short.push(name);
+        if self.short.len() > Self::SHORT {
+            self.long = Some(self.short.drain(..).collect());
+        }
+        true
+    }
+
+    /// Whether `name` was recorded.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        match &self.long {
+            Some(long) => long.contains(name),
+            None => self.short.contains(&name),
+        }
+    }
 }
 
 #[cfg(test)]

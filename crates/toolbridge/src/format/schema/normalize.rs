@@ -3,7 +3,7 @@
 //! it is done for.
 
 use super::JsonObject;
-use super::node::{has_type, is_untyped, members};
+use super::node::{SeenNames, has_type, is_untyped, members};
 use super::pointer::Pointer;
 use super::refs::{inline, resolve_local_ref, resolve_pointer};
 use crate::format::changes::{Change, ChangeKind, Notes};
@@ -454,8 +454,12 @@ fn note_dropped_keywords(source: &JsonObject, rules: TopLevelRules, notes: &mut 
 /// Appends the string names in `value` (a `required` array) not yet in `out`.
 fn push_required<'a>(out: &mut Vec<&'a str>, value: Option<&'a Value>) {
     if let Some(Value::Array(names)) = value {
+        let mut seen = SeenNames::default();
+        for name in out.iter() {
+            seen.insert(name);
+        }
         for name in names.iter().filter_map(Value::as_str) {
-            if !out.contains(&name) {
+            if seen.insert(name) {
                 out.push(name);
             }
         }
