@@ -1,6 +1,6 @@
 //! The change log of a conversion: what was changed in a tool for a
 //! provider, and whether the provider would have refused it unchanged.
-//! Every converter records into [`Notes`]; [`check`](super::check()) reports them.
+//! Every converter records into `Notes`; [`check`](super::check()) reports them.
 
 use serde::Serialize;
 use std::fmt;

@@ -1,7 +1,7 @@
 //! The one place a [`Format`] picks its provider: every entry point that
 //! depends on the format ([`convert_tools`], [`parse_calls`],
-//! [`render_results`], [`check`](super::check())) asks [`provider`] and calls
-//! through the [`Provider`](super::provider::Provider) trait. Adding a
+//! [`render_results`], [`check`](super::check())) asks `provider` and calls
+//! through the `Provider` trait. Adding a
 //! provider means a folder that implements it, a `Format` variant and one
 //! arm here.
 

@@ -1,8 +1,8 @@
 //! The provider-neutral part of schema conversion: the spec's
-//! `processJsonSchema` ([`normalize`]), local `$ref`s ([`refs`]), bounded
-//! walks over subschemas ([`walk`]), one node's members ([`node`]) and JSON
-//! pointers ([`pointer`]). Each provider's own rules live in its folder and
-//! reach this module only as data ([`TopLevelRules`]); nothing here knows a
+//! `processJsonSchema` ([`normalize`]), local `$ref`s (`refs`), bounded
+//! walks over subschemas (`walk`), one node's members (`node`) and JSON
+//! pointers (`pointer`). Each provider's own rules live in its folder and
+//! reach this module only as data (`TopLevelRules`); nothing here knows a
 //! provider.
 
 pub(crate) mod node;
