@@ -16,7 +16,7 @@
 //! - [`openai`], [`anthropic`] and [`gemini`] each hold one provider's
 //!   knowledge: tool definitions, schema rules, calls, results.
 //! - `provider` is the trait each of them implements; [`dispatch`] is the
-//!   one place a [`Format`] picks its provider; [`check`] asks every
+//!   one place a [`Format`] picks its provider; [`check()`] asks every
 //!   provider through it.
 //!
 //! Nothing here does I/O or blocks, and no JSON input makes it panic.

@@ -2,7 +2,7 @@
 //! `[{"functionDeclarations":[...]}]`, `functionCall` parts and
 //! `functionResponse` results.
 //!
-//! By default a tool's schema goes in `parameters` ([`parameters`]), an
+//! By default a tool's schema goes in `parameters` ([`parameters()`]), an
 //! OpenAPI 3.0 subset Gemini checks strictly (`keywords`); with
 //! [`FormatOptions::gemini_json_schema`](crate::format::FormatOptions::gemini_json_schema)
 //! it goes in `parametersJsonSchema` ([`json_schema`]).

@@ -2,7 +2,7 @@
 //!
 //! Non-strict OpenAI takes nearly any JSON Schema with an object at the top;
 //! the one thing MCP servers commonly trip over is an array without `items`
-//! ([`parameters`]). Strict mode (Structured Outputs) takes a subset
+//! ([`parameters()`]). Strict mode (Structured Outputs) takes a subset
 //! ([`strict`]); a tool whose schema cannot be brought into it is sent
 //! non-strict. [`tools`] writes the tool definitions, [`calls`] reads the
 //! calls in a response, [`results`] writes the results back.
