@@ -734,3 +734,116 @@ fn same_tool_on_two_servers_and_a_70_character_server() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Hostile input: huge, deep and oddly typed schemas, and results
+// ---------------------------------------------------------------------------
+
+/// One hostile shape, `n` large: what a broken or malicious server could send.
+fn hostile_schema(shape: u8, n: usize) -> Value {
+    let names: Vec<Value> = (0..n).map(|i| json!(format!("p{i}"))).collect();
+    match shape % 8 {
+        // Deeply nested objects and arrays, alternating.
+        0 => {
+            let mut deep = json!({"type": "string"});
+            for i in 0..n.min(300) {
+                deep = if i % 2 == 0 {
+                    json!({"type": "object", "properties": {"x": deep}, "required": ["x"]})
+                } else {
+                    json!({"type": "array", "items": deep})
+                };
+            }
+            json!({"type": "object", "properties": {"root": deep}})
+        }
+        // A type list of many distinct (unknown) names.
+        1 => json!({"type": "object", "properties": {"t": {"type": names}}}),
+        // A required list far longer than the properties.
+        2 => json!({"type": "object", "properties": {"p0": {"type": "string"}}, "required": names}),
+        // Many properties, every one required.
+        3 => {
+            let props: Map<String, Value> = (0..n)
+                .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+                .collect();
+            json!({"type": "object", "properties": props, "required": names})
+        }
+        // A union of many branches, with constraints folded into each.
+        4 => {
+            let branches: Vec<Value> = (0..n).map(|i| json!({"const": i})).collect();
+            json!({"type": "object", "properties": {"u": {"anyOf": branches, "minimum": 1}}})
+        }
+        // Huge enums of mixed types, some nested.
+        5 => {
+            let values: Vec<Value> = (0..n)
+                .map(|i| match i % 4 {
+                    0 => json!(i),
+                    1 => json!(format!("v{i}")),
+                    2 => json!({"nested": [i, {"deeper": i}]}),
+                    _ => Value::Null,
+                })
+                .collect();
+            json!({"type": "object", "properties": {"e": {"enum": values}}, "required": ["e"]})
+        }
+        // Keywords with the wrong JSON type everywhere.
+        6 => json!({
+            "type": 7, "properties": names, "required": {"a": 1}, "items": "x",
+            "anyOf": {"not": "a list"}, "allOf": 3, "$ref": ["#"], "$defs": [1, 2],
+            "enum": "x", "const": {"deep": names}, "format": 1.5, "additionalProperties": "no"
+        }),
+        // Long chains of $refs through definitions.
+        _ => {
+            let mut defs = Map::new();
+            for i in 0..n {
+                defs.insert(
+                    format!("D{i}"),
+                    json!({"$ref": format!("#/$defs/D{}", i + 1), "description": "d"}),
+                );
+            }
+            defs.insert(format!("D{n}"), json!({"type": "string"}));
+            json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/D0"}}, "$defs": defs})
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Every provider's normaliser takes huge, deep and mistyped schemas in
+    /// bounded time (quadratic work on 20,000 names would not finish) and
+    /// still writes what the provider accepts.
+    #[test]
+    fn hostile_schemas_convert_to_valid_output(shape in 0u8..8, n in 1usize..20_000) {
+        assert_all_formats(&[tool("srv", "tool", hostile_schema(shape, n))])?;
+    }
+
+    /// Flattening any content gives one line per non-text item (text as is),
+    /// and a result with only structured content shows that JSON.
+    #[test]
+    fn any_content_flattens_one_item_per_line(
+        texts in prop::collection::vec(".{0,12}", 0..6),
+        mimes in prop::collection::vec("[a-z]{1,6}/[a-z0-9.+-]{1,8}", 1..4),
+        link_name in ".{0,20}",
+        link_description in ".{0,40}",
+        structured in any_json(),
+    ) {
+        use rmcp::model::{ContentBlock, Resource, ResourceContents};
+        let mut link = Resource::new("https://example.com/r", link_name);
+        link.description = Some(link_description);
+        let mut blocks: Vec<ContentBlock> = texts.iter().map(|t| ContentBlock::text(t.clone())).collect();
+        let others = [
+            ContentBlock::image("AAAA", mimes[0].clone()),
+            ContentBlock::audio("AAAA", mimes[mimes.len() - 1].clone()),
+            ContentBlock::resource(ResourceContents::blob("AAAA", "file:///b").with_mime_type(mimes[0].clone())),
+            ContentBlock::resource_link(link),
+        ];
+        blocks.extend(others.iter().cloned());
+        let text = toolbridge::format::flatten_content(&CallToolResult::success(blocks));
+        let text_lines: usize = texts.iter().map(|t| t.split('\n').count()).sum();
+        prop_assert_eq!(text.split('\n').count(), text_lines + others.len(), "{}", text);
+
+        let mut only_structured = CallToolResult::success(vec![]);
+        only_structured.structured_content = Some(structured.clone());
+        let shown = toolbridge::format::flatten_content(&only_structured);
+        prop_assert!(serde_json::from_str::<Value>(&shown).is_ok(), "{}", shown);
+        prop_assert_eq!(shown, structured.to_string());
+    }
+}

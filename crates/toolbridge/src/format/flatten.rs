@@ -1,6 +1,6 @@
 //! A tool result as one string, for providers and agents that take text.
 
-use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 
 /// The spec's `flattenContent`, extended: every content item on its own line.
 ///
@@ -8,7 +8,9 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 /// - images and audio as `[Image: mime]` and `[Audio: mime]`;
 /// - embedded text resources as their text;
 /// - embedded binary resources as `[Resource: uri (mime)]`;
-/// - resource links as `[Resource link: uri (mime)]`;
+/// - resource links as one line: `[Resource link: name — uri (mime)]
+///   description` (the title stands for the name when there is one; a
+///   name the uri already says is left out, and so are missing parts);
 /// - when `content` is empty, `structuredContent` as JSON text.
 ///
 /// ```
@@ -54,14 +56,34 @@ pub fn block_text(block: &ContentBlock) -> String {
             }
             _ => "[Resource]".to_owned(),
         },
-        ContentBlock::ResourceLink(link) => {
-            format!(
-                "[Resource link: {}]",
-                described(&link.uri, link.mime_type.as_deref())
-            )
-        }
+        ContentBlock::ResourceLink(link) => link_text(link),
         _ => "[Unsupported content]".to_owned(),
     }
+}
+
+/// A resource link as one readable line: what it is called, where it is,
+/// what it holds.
+fn link_text(link: &Resource) -> String {
+    let name = link.title.as_deref().unwrap_or(&link.name).trim();
+    let mut out = String::from("[Resource link: ");
+    if !name.is_empty() && !link.uri.contains(name) {
+        out.push_str(&one_line(name));
+        out.push_str(" — ");
+    }
+    out.push_str(&described(&link.uri, link.mime_type.as_deref()));
+    out.push(']');
+    if let Some(description) = link.description.as_deref().map(str::trim)
+        && !description.is_empty()
+    {
+        out.push(' ');
+        out.push_str(&one_line(description));
+    }
+    out
+}
+
+/// `text` with its line breaks made spaces, so one item stays one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn described(uri: &str, mime: Option<&str>) -> String {
@@ -74,7 +96,6 @@ fn described(uri: &str, mime: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::Resource;
     use serde_json::json;
 
     #[test]
@@ -118,5 +139,62 @@ mod tests {
         assert_eq!(flatten_content(&result), r#"{"sum":3}"#);
         result.content = vec![ContentBlock::text("3")];
         assert_eq!(flatten_content(&result), "3");
+    }
+
+    #[test]
+    fn resource_links_read_as_one_line_with_name_and_description() {
+        let mut report = Resource::new("https://example.com/q3.pdf", "Quarterly report")
+            .with_mime_type("application/pdf");
+        report.description = Some("Figures for Q3,\nby region".into());
+        let mut titled = Resource::new("file:///notes.txt", "notes");
+        titled.title = Some("Meeting notes".into());
+        let bare = Resource::new("file:///x", "");
+        let result = CallToolResult::success(vec![
+            ContentBlock::resource_link(report),
+            ContentBlock::resource_link(titled),
+            ContentBlock::resource_link(bare),
+        ]);
+        assert_eq!(
+            flatten_content(&result),
+            "[Resource link: Quarterly report — https://example.com/q3.pdf (application/pdf)] Figures for Q3, by region\n\
+             [Resource link: Meeting notes — file:///notes.txt]\n\
+             [Resource link: file:///x]"
+        );
+    }
+
+    #[test]
+    fn every_kind_of_content_shows_up_one_item_per_line() {
+        let result = CallToolResult::success(vec![
+            ContentBlock::text("text"),
+            ContentBlock::image("AAAA", "image/jpeg"),
+            ContentBlock::audio("BBBB", "audio/mpeg"),
+            ContentBlock::embedded_text("file:///t.txt", "resource text"),
+            ContentBlock::resource(
+                ResourceContents::blob("CCCC", "file:///b.bin").with_mime_type("application/zip"),
+            ),
+            ContentBlock::resource_link(Resource::new("file:///l.md", "readme")),
+        ]);
+        let text = flatten_content(&result);
+        assert_eq!(
+            text.lines().collect::<Vec<_>>(),
+            [
+                "text",
+                "[Image: image/jpeg]",
+                "[Audio: audio/mpeg]",
+                "resource text",
+                "[Resource: file:///b.bin (application/zip)]",
+                "[Resource link: readme — file:///l.md]",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_error_with_only_structured_content_shows_it() {
+        let mut result = CallToolResult::error(vec![]);
+        result.structured_content = Some(json!({"error": "quota", "retryAfterMs": 500}));
+        assert_eq!(
+            flatten_content(&result),
+            r#"{"error":"quota","retryAfterMs":500}"#
+        );
     }
 }

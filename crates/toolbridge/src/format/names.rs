@@ -353,6 +353,21 @@ pub fn is_valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
 }
 
+/// Whether `name` follows a provider's name rule: 1 to [`MAX_NAME_LEN`]
+/// bytes of ASCII letters, digits and the bytes in `extra`, starting with a
+/// letter or `_` when `letter_first`. Providers state their own rule with it.
+pub(crate) fn follows_rule(name: &str, extra: &[u8], letter_first: bool) -> bool {
+    let bytes = name.as_bytes();
+    let first_ok = bytes
+        .first()
+        .is_some_and(|b| !letter_first || b.is_ascii_alphabetic() || *b == b'_');
+    first_ok
+        && bytes.len() <= MAX_NAME_LEN
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || extra.contains(b))
+}
+
 /// Replaces every character outside `[a-zA-Z0-9_-]` with `_` and puts a `_`
 /// in front of a leading digit or hyphen (or of nothing). Does not shorten.
 pub fn sanitize(raw: &str) -> String {

@@ -1,70 +1,32 @@
-//! Gemini function declarations: `[{"functionDeclarations":[...]}]`.
-//!
-//! By default the schema goes in `parameters`, which takes a subset of the
-//! OpenAPI 3.0 schema object and answers 400 to anything else: `$schema`,
-//! `additionalProperties`, `$ref`/`$defs`, `const`, `oneOf`, type lists such as
-//! `["string","null"]`, string formats other than `enum` and `date-time`,
-//! non-string enums, `properties` on a non-object, an array without `items`,
-//! an object whose `properties` is empty. Conversion rewrites each of these
-//! into what Gemini accepts (inlining local `$ref`s with a cycle guard and a
-//! budget), and `check` reports every rewrite.
-//!
-//! With [`FormatOptions::gemini_json_schema`] the schema goes in
-//! `parametersJsonSchema` instead, which takes JSON Schema minus `$schema`.
+//! Gemini `parameters`: a subset of the OpenAPI 3.0 schema object, which
+//! answers 400 to anything else: `$schema`, `additionalProperties`,
+//! `$ref`/`$defs`, `const`, `oneOf`, type lists such as `["string","null"]`,
+//! string formats other than `enum` and `date-time`, non-string enums,
+//! `properties` on a non-object, an array without `items`, an object whose
+//! `properties` is empty. Conversion rewrites each of these into what Gemini
+//! accepts (inlining local `$ref`s with a cycle guard and a budget), and
+//! `check` reports every rewrite.
 
-use super::check::{Change, ChangeKind, Notes};
-use super::names::NameTable;
-use super::options::FormatOptions;
-use super::schema::{
-    self, JsonObject, MAX_DEPTH, Normalized, Pointer, Target, is_root_ref, types_of,
+use super::keywords::{
+    ALLOWED_KEYWORDS, ANNOTATIONS, Keywords, OUTPUT_ORDER, TYPES, annotate, copy_annotations,
+    copy_if, handled, infer_type, is_null_schema, relevant, stub,
 };
-use crate::tools::McpTool;
-use serde_json::{Value, json};
+use crate::format::changes::{Change, ChangeKind, Notes};
+use crate::format::schema::{
+    self, JsonObject, MAX_DEPTH, Normalized, Pointer, SeenNames, TopLevelRules, is_root_ref,
+};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
-/// The keywords Gemini's `parameters` schema accepts; nothing else is ever emitted.
-pub(crate) const ALLOWED_KEYWORDS: [&str; 19] = [
-    "type",
-    "format",
-    "description",
-    "nullable",
-    "enum",
-    "items",
-    "properties",
-    "required",
-    "anyOf",
-    "minimum",
-    "maximum",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "title",
-    "default",
-    "propertyOrdering",
-];
-
-/// The order keys are written in.
-const OUTPUT_ORDER: [&str; 12] = [
-    "type",
-    "title",
-    "description",
-    "format",
-    "nullable",
-    "enum",
-    "default",
-    "items",
-    "properties",
-    "required",
-    "propertyOrdering",
-    "anyOf",
-];
-
-/// The types Gemini knows.
-pub(crate) const TYPES: [&str; 6] = ["string", "number", "integer", "boolean", "array", "object"];
+/// What `parameters` refuses at the top: any keyword outside its subset,
+/// composition, and `required` names that are not properties.
+const RULES: TopLevelRules = TopLevelRules {
+    refuses_keyword: |key| !ALLOWED_KEYWORDS.contains(&key),
+    refuses_composition: true,
+    refuses_unknown_required: true,
+};
 
 /// How many `$ref`s one tool may have inlined; stops exponential blow-up of
 /// schemas whose definitions refer to each other many times.
@@ -75,9 +37,6 @@ const MAX_INLINED_REFS: usize = 200;
 /// exponentially.
 const MAX_NODES: usize = 10_000;
 
-/// Keywords that describe rather than constrain; they stay on a union node.
-const ANNOTATIONS: [&str; 3] = ["description", "title", "default"];
-
 /// One tool's `parameters`, or `None` for a tool without arguments (Gemini
 /// refuses an object whose `properties` is empty).
 pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> {
@@ -85,8 +44,8 @@ pub fn parameters(input: &JsonObject, notes: &mut Vec<Change>) -> Option<Value> 
 }
 
 /// [`parameters`], recording into `notes`.
-fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
-    let normalized = Normalized::new(input, Target::Gemini, notes);
+pub(crate) fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
+    let normalized = Normalized::new(input, RULES, notes);
     let mut cx = Gemini {
         root: &normalized,
         notes,
@@ -111,62 +70,6 @@ fn convert(input: &JsonObject, notes: &mut Notes) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// One tool's `parametersJsonSchema`: processJsonSchema minus every `$schema`.
-pub fn parameters_json_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    Notes::record_into(notes, |notes| json_schema(input, notes))
-}
-
-/// [`parameters_json_schema`], recording into `notes`.
-fn json_schema(input: &JsonObject, notes: &mut Notes) -> Value {
-    let normalized = schema::normalize_with(input, Target::GeminiJsonSchema, notes);
-    // Nearly every schema has none left: look before walking.
-    if !schema::may_match(&normalized, &|node| node.contains_key("$schema")) {
-        return Value::Object(normalized);
-    }
-    let mut out = Value::Object(normalized);
-    schema::walk_mut(&mut out, &mut |node, path| {
-        if node.remove("$schema").is_some() {
-            notes.add(
-                path,
-                ChangeKind::KeywordDropped,
-                true,
-                "`$schema` is not accepted by Gemini",
-            );
-        }
-    });
-    out
-}
-
-/// Gemini tools: `[{"functionDeclarations":[{"name","description",
-/// "parameters"}]}]` (or `parametersJsonSchema`), or `[]` without tools.
-pub fn tools(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> Value {
-    if tools.is_empty() {
-        return Value::Array(Vec::new());
-    }
-    let declarations: Vec<Value> = tools
-        .iter()
-        .map(|tool| {
-            // The map is made before what goes in it (why: see schema::object).
-            let mut declaration = JsonObject::with_capacity(3);
-            names.insert_name_and_description(&mut declaration, tool);
-            let mut notes = Notes::discarding();
-            if options.gemini_json_schema {
-                declaration.insert(
-                    "parametersJsonSchema".into(),
-                    json_schema(&tool.input_schema, &mut notes),
-                );
-            } else if let Some(params) = convert(&tool.input_schema, &mut notes) {
-                declaration.insert("parameters".into(), params);
-            }
-            Value::Object(declaration)
-        })
-        .collect();
-    Value::Array(vec![schema::object([(
-        "functionDeclarations",
-        Value::Array(declarations),
-    )])])
-}
-
 /// State of converting one tool's schema.
 struct Gemini<'a> {
     /// The normalized schema, for resolving `$ref`s.
@@ -181,7 +84,7 @@ struct Gemini<'a> {
     nodes: usize,
 }
 
-impl Gemini<'_> {
+impl<'a> Gemini<'a> {
     /// Converts the normalized root. processJsonSchema made it an object
     /// schema, so this takes the steps [`simple`](Self::simple) takes for an
     /// object node, reading the root's members where they are instead of a
@@ -284,8 +187,7 @@ impl Gemini<'_> {
         path: &Pointer<'_>,
         depth: usize,
     ) -> Option<JsonObject> {
-        let mut rest = m.clone();
-        rest.remove("$ref");
+        let no_target = JsonObject::new();
         let Value::String(reference) = reference else {
             self.note(
                 path,
@@ -293,12 +195,16 @@ impl Gemini<'_> {
                 true,
                 "`$ref` is not a string; dropped",
             );
+            let rest = schema::inline(&no_target, m);
             return self.convert(&Value::Object(rest), path, depth + 1);
         };
+        let root: &'a Normalized<'a> = self.root;
+        let whole;
         let target = if is_root_ref(reference) {
-            Some(Value::Object(self.root.to_object()))
+            whole = Value::Object(root.to_object());
+            Some(&whole)
         } else {
-            self.root.resolve(reference).cloned()
+            root.resolve(reference)
         };
         let Some(target) = target else {
             self.note(
@@ -307,7 +213,12 @@ impl Gemini<'_> {
                 true,
                 format_args!("$ref `{reference}` does not point into this schema; dropped"),
             );
+            let rest = schema::inline(&no_target, m);
             return self.convert(&Value::Object(rest), path, depth + 1);
+        };
+        let target_object = match target {
+            Value::Object(t) => t,
+            _ => &no_target,
         };
         let recursive = is_root_ref(reference) || self.refs.iter().any(|r| r == reference);
         if recursive || self.inlined >= MAX_INLINED_REFS {
@@ -322,19 +233,12 @@ impl Gemini<'_> {
                 true,
                 format_args!("$ref `{reference}` is {why}"),
             );
-            let mut merged = match target {
-                Value::Object(t) => t,
-                _ => JsonObject::new(),
-            };
-            merged.extend(rest);
-            return Some(stub(&merged));
+            return Some(stub(&schema::inline(target_object, m)));
         }
-        let mut merged = match target {
-            Value::Object(t) => t,
-            Value::Bool(false) => return None,
-            _ => JsonObject::new(),
-        };
-        merged.extend(rest);
+        if target == &Value::Bool(false) {
+            return None;
+        }
+        let merged = schema::inline(target_object, m);
         self.note(
             path,
             ChangeKind::RefInlined,
@@ -371,14 +275,7 @@ impl Gemini<'_> {
                 Some(Value::String(r)) if !self.refs.iter().any(|x| x == r) => {
                     match self.root.resolve(r) {
                         Some(Value::Object(target)) => {
-                            let mut t = target.clone();
-                            t.extend(
-                                branch
-                                    .iter()
-                                    .filter(|(k, _)| *k != "$ref")
-                                    .map(|(k, v)| (k.clone(), v.clone())),
-                            );
-                            resolved = t;
+                            resolved = schema::inline(target, branch);
                             &resolved
                         }
                         _ => branch,
@@ -527,24 +424,66 @@ impl Gemini<'_> {
     fn simple(&mut self, m: &JsonObject, path: &Pointer<'_>, depth: usize) -> Option<JsonObject> {
         let kw = Keywords::of(m);
         let mut nullable = kw.nullable == Some(&Value::Bool(true));
-        let mut types: Vec<&str> = Vec::new();
-        match kw.ty {
-            None => {}
-            Some(Value::String(t)) => types.push(t),
-            Some(Value::Array(ts)) => {
-                for t in ts {
-                    match t.as_str() {
-                        Some(t) if !types.contains(&t) => types.push(t),
-                        Some(_) => {}
-                        None => self.note(
-                            path,
-                            ChangeKind::TypeRewritten,
-                            true,
-                            format_args!("type entry `{t}` dropped"),
-                        ),
-                    }
-                }
+        let mut types = self.types(kw.ty, &mut nullable, path);
+        if types.len() > 1 {
+            return self.type_list(m, &types, nullable, path, depth);
+        }
+        let mut out = JsonObject::with_capacity(m.len());
+        let mut ty = types.pop();
+        let values = self.enum_values(kw.constant, kw.values, path);
+        let mut stringified = false;
+        if let Some(values) = values {
+            let (strings, has_null, rewritten) = string_enum(values, ty);
+            nullable |= has_null;
+            if rewritten {
+                self.note(
+                    path,
+                    ChangeKind::EnumRewritten,
+                    true,
+                    "enum values sent as strings with type string",
+                );
+                stringified = true;
             }
+            if !strings.is_empty() {
+                out.insert("enum".into(), Value::Array(strings));
+                ty = Some("string");
+            }
+        }
+        let ty = match ty {
+            Some(t) => t,
+            None => self.missing_type(m, path),
+        };
+        out.insert("type".into(), Value::from(ty));
+        annotate(&mut out, [kw.description, kw.title]);
+        if let Some(default) = kw.default {
+            out.insert("default".into(), default_value(default, stringified));
+        }
+        self.constraints(ty, &kw, &mut out, path, depth);
+        if nullable {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        for key in m.keys() {
+            if !handled(key, ty) {
+                self.dropped(path, key, ty);
+            }
+        }
+        Some(out)
+    }
+
+    /// The names in a node's `type`, each once, without `null` (which sets
+    /// `nullable`) and without names Gemini does not know (noted).
+    fn types<'t>(
+        &mut self,
+        ty: Option<&'t Value>,
+        nullable: &mut bool,
+        path: &Pointer<'_>,
+    ) -> Vec<&'t str> {
+        let names: &[Value] = match ty {
+            None => &[],
+            Some(Value::String(t)) => {
+                return self.known_types(std::iter::once(t.as_str()), nullable, path);
+            }
+            Some(Value::Array(ts)) => ts,
             Some(other) => {
                 self.note(
                     path,
@@ -552,11 +491,50 @@ impl Gemini<'_> {
                     true,
                     format_args!("type `{other}` dropped"),
                 );
+                &[]
+            }
+        };
+        let mut strings = Vec::with_capacity(names.len());
+        for t in names {
+            match t.as_str() {
+                Some(t) => strings.push(t),
+                None => self.note(
+                    path,
+                    ChangeKind::TypeRewritten,
+                    true,
+                    format_args!("type entry `{t}` dropped"),
+                ),
             }
         }
-        if let Some(i) = types.iter().position(|t| *t == "null") {
-            types.remove(i);
-            nullable = true;
+        self.known_types(strings.into_iter(), nullable, path)
+    }
+
+    /// The distinct type names Gemini knows among `names`, in order; `null`
+    /// sets `nullable`, the others are noted as dropped. Linear in `names`,
+    /// however long a hostile list is.
+    fn known_types<'t>(
+        &mut self,
+        names: impl Iterator<Item = &'t str>,
+        nullable: &mut bool,
+        path: &Pointer<'_>,
+    ) -> Vec<&'t str> {
+        let mut types: Vec<&str> = Vec::new();
+        let mut null = false;
+        let mut unknown: Vec<&str> = Vec::new();
+        let mut seen_unknown: HashSet<&str> = HashSet::new();
+        for t in names {
+            if t == "null" {
+                null = true;
+            } else if !TYPES.contains(&t) {
+                if seen_unknown.insert(t) {
+                    unknown.push(t);
+                }
+            } else if !types.contains(&t) {
+                types.push(t);
+            }
+        }
+        if null {
+            *nullable = true;
             self.note(
                 path,
                 ChangeKind::NullableRewritten,
@@ -564,13 +542,7 @@ impl Gemini<'_> {
                 "null type became nullable: true",
             );
         }
-        let unknown: Vec<&str> = types
-            .iter()
-            .copied()
-            .filter(|t| !TYPES.contains(t))
-            .collect();
         if !unknown.is_empty() {
-            types.retain(|t| TYPES.contains(t));
             self.note(
                 path,
                 ChangeKind::TypeRewritten,
@@ -578,41 +550,55 @@ impl Gemini<'_> {
                 format_args!("unknown types {unknown:?} dropped"),
             );
         }
+        types
+    }
 
-        if types.len() > 1 {
-            self.note(
-                path,
-                ChangeKind::CompositionRewritten,
-                true,
-                "type list became anyOf",
-            );
-            let mut branches = Vec::with_capacity(types.len());
-            for t in &types {
-                let mut branch = JsonObject::new();
-                branch.insert("type".into(), Value::from(*t));
-                for (k, v) in m {
-                    if relevant(k, t) {
-                        branch.insert(k.clone(), v.clone());
-                    }
-                }
-                if let Some(b) = self.simple(&branch, path, depth + 1) {
-                    branches.push(Value::Object(b));
+    /// A node with several types: one `anyOf` branch per type, each with
+    /// the node's keywords that apply to it.
+    fn type_list(
+        &mut self,
+        m: &JsonObject,
+        types: &[&str],
+        nullable: bool,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) -> Option<JsonObject> {
+        self.note(
+            path,
+            ChangeKind::CompositionRewritten,
+            true,
+            "type list became anyOf",
+        );
+        let mut branches = Vec::with_capacity(types.len());
+        for t in types {
+            let mut branch = JsonObject::new();
+            branch.insert("type".into(), Value::from(*t));
+            for (k, v) in m {
+                if relevant(k, t) {
+                    branch.insert(k.clone(), v.clone());
                 }
             }
-            let mut out = JsonObject::new();
-            out.insert("anyOf".into(), Value::Array(branches));
-            copy_annotations(m, &mut out);
-            if nullable {
-                out.insert("nullable".into(), Value::Bool(true));
+            if let Some(b) = self.simple(&branch, path, depth + 1) {
+                branches.push(Value::Object(b));
             }
-            return Some(out);
         }
+        let mut out = JsonObject::new();
+        out.insert("anyOf".into(), Value::Array(branches));
+        copy_annotations(m, &mut out);
+        if nullable {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        Some(out)
+    }
 
-        let mut out = JsonObject::with_capacity(m.len());
-        let mut ty = types.pop();
-
-        // const and enum: Gemini takes string enums only.
-        let values = match (kw.constant, kw.values) {
+    /// The values a node admits by `const` (a one-value enum) or `enum`.
+    fn enum_values<'v>(
+        &mut self,
+        constant: Option<&'v Value>,
+        values: Option<&'v Value>,
+        path: &Pointer<'_>,
+    ) -> Option<&'v [Value]> {
+        match (constant, values) {
             (Some(c), _) => {
                 self.note(
                     path,
@@ -633,83 +619,50 @@ impl Gemini<'_> {
                 None
             }
             (None, None) => None,
-        };
-        let mut stringified = false;
-        if let Some(values) = values {
-            let mut strings: Vec<Value> = Vec::with_capacity(values.len());
-            let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(values.len());
-            for v in values {
-                let s = match v {
-                    Value::Null => {
-                        nullable = true;
-                        continue;
-                    }
-                    Value::String(s) => Cow::Borrowed(s.as_str()),
-                    other => {
-                        stringified = true;
-                        Cow::Owned(other.to_string())
-                    }
-                };
-                if seen.insert(s.clone()) {
-                    strings.push(Value::from(s.into_owned()));
-                }
-            }
-            let retyped = ty.is_some_and(|t| t != "string");
-            if stringified || retyped {
+        }
+    }
+
+    /// The type of a node without one: inferred from its keywords, else
+    /// string (any value, which Gemini cannot express).
+    fn missing_type(&mut self, m: &JsonObject, path: &Pointer<'_>) -> &'static str {
+        match infer_type(m) {
+            Some(t) => {
                 self.note(
                     path,
-                    ChangeKind::EnumRewritten,
+                    ChangeKind::TypeRewritten,
                     true,
-                    "enum values sent as strings with type string",
+                    format_args!("missing type inferred as {t}"),
                 );
-                stringified = true;
+                t
             }
-            if !strings.is_empty() {
-                out.insert("enum".into(), Value::Array(strings));
-                ty = Some("string");
+            None => {
+                self.note(
+                    path,
+                    ChangeKind::TypeRewritten,
+                    true,
+                    "no type (any value); described as string, which Gemini can express",
+                );
+                "string"
             }
         }
+    }
 
-        let ty = match ty {
-            Some(t) => t,
-            None => match infer_type(m) {
-                Some(t) => {
-                    self.note(
-                        path,
-                        ChangeKind::TypeRewritten,
-                        true,
-                        format_args!("missing type inferred as {t}"),
-                    );
-                    t
-                }
-                None => {
-                    self.note(
-                        path,
-                        ChangeKind::TypeRewritten,
-                        true,
-                        "no type (any value); described as string, which Gemini can express",
-                    );
-                    "string"
-                }
-            },
-        };
-        out.insert("type".into(), Value::from(ty));
-        annotate(&mut out, [kw.description, kw.title]);
-        if let Some(default) = kw.default {
-            let default = match default {
-                Value::String(_) | Value::Null => default.clone(),
-                other if stringified => Value::from(other.to_string()),
-                other => other.clone(),
-            };
-            out.insert("default".into(), default);
-        }
-
+    /// The keywords of type `ty` that Gemini takes: formats it accepts,
+    /// length and range limits, items, properties.
+    fn constraints(
+        &mut self,
+        ty: &str,
+        kw: &Keywords<'_>,
+        out: &mut JsonObject,
+        path: &Pointer<'_>,
+        depth: usize,
+    ) {
         match ty {
             "string" => {
-                self.format(kw.format, &mut out, path, &["enum", "date-time"]);
-                copy_if(&mut out, "minLength", kw.min_length, Value::is_u64);
-                copy_if(&mut out, "maxLength", kw.max_length, Value::is_u64);
-                copy_if(&mut out, "pattern", kw.pattern, Value::is_string);
+                self.format(kw.format, out, path, &["enum", "date-time"]);
+                copy_if(out, "minLength", kw.min_length, Value::is_u64);
+                copy_if(out, "maxLength", kw.max_length, Value::is_u64);
+                copy_if(out, "pattern", kw.pattern, Value::is_string);
             }
             "number" | "integer" => {
                 let formats: &[&str] = if ty == "number" {
@@ -717,38 +670,28 @@ impl Gemini<'_> {
                 } else {
                     &["int32", "int64"]
                 };
-                self.format(kw.format, &mut out, path, formats);
-                copy_if(&mut out, "minimum", kw.minimum, Value::is_number);
-                copy_if(&mut out, "maximum", kw.maximum, Value::is_number);
+                self.format(kw.format, out, path, formats);
+                copy_if(out, "minimum", kw.minimum, Value::is_number);
+                copy_if(out, "maximum", kw.maximum, Value::is_number);
             }
             "array" => {
                 let items = self.items(kw.items, kw.prefix_items, path, depth);
                 out.insert("items".into(), Value::Object(items));
-                copy_if(&mut out, "minItems", kw.min_items, Value::is_u64);
-                copy_if(&mut out, "maxItems", kw.max_items, Value::is_u64);
+                copy_if(out, "minItems", kw.min_items, Value::is_u64);
+                copy_if(out, "maxItems", kw.max_items, Value::is_u64);
             }
             "object" => {
                 self.object(
                     kw.properties,
                     kw.required,
                     kw.property_ordering,
-                    &mut out,
+                    out,
                     path,
                     depth,
                 );
             }
             _ => {}
         }
-
-        if nullable {
-            out.insert("nullable".into(), Value::Bool(true));
-        }
-        for key in m.keys() {
-            if !handled(key, ty) {
-                self.dropped(path, key, ty);
-            }
-        }
-        Some(out)
     }
 
     /// Notes that `key` of a node of type `ty` was left out.
@@ -892,14 +835,16 @@ impl Gemini<'_> {
             None => {}
         }
         let mut kept: Vec<Value> = Vec::new();
+        let mut seen = SeenNames::default();
         let mut filtered = false;
         if let Some(Value::Array(names)) = required {
             for name in names {
                 match name.as_str() {
-                    Some(n) if props.contains_key(n) && !kept.contains(name) => {
-                        kept.push(name.clone())
+                    Some(n) if props.contains_key(n) => {
+                        if seen.insert(n) {
+                            kept.push(name.clone());
+                        }
                     }
-                    Some(n) if props.contains_key(n) => {}
                     _ => filtered = true,
                 }
             }
@@ -949,199 +894,47 @@ impl Gemini<'_> {
     }
 }
 
-/// Whether [`Gemini::simple`] converts keyword `key` of a node of type `ty`
-/// (the others are dropped, and noted).
-fn handled(key: &str, ty: &str) -> bool {
-    const ALWAYS: [&str; 7] = [
-        "type",
-        "nullable",
-        "description",
-        "title",
-        "default",
-        "const",
-        "enum",
-    ];
-    let for_type: &[&str] = match ty {
-        "string" => &["format", "minLength", "maxLength", "pattern"],
-        "number" | "integer" => &["format", "minimum", "maximum"],
-        "array" => &["items", "prefixItems", "minItems", "maxItems"],
-        "object" => &["properties", "required", "propertyOrdering"],
-        _ => &[],
-    };
-    ALWAYS.contains(&key) || for_type.contains(&key)
-}
-
-/// Whether a union branch only admits `null`.
-fn is_null_schema(branch: &Value) -> bool {
-    let Value::Object(b) = branch else {
-        return false;
-    };
-    types_of(b) == ["null"]
-        || b.get("const") == Some(&Value::Null)
-        || b.get("enum") == Some(&Value::Array(vec![Value::Null]))
-}
-
-/// Whether keyword `key` applies to type `ty` (when a type list is split).
-fn relevant(key: &str, ty: &str) -> bool {
-    let keys: &[&str] = match ty {
-        "object" => &[
-            "properties",
-            "required",
-            "additionalProperties",
-            "patternProperties",
-            "propertyOrdering",
-        ],
-        "array" => &["items", "prefixItems", "minItems", "maxItems"],
-        "string" => &[
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "enum",
-            "const",
-        ],
-        "number" | "integer" => &["minimum", "maximum", "format", "enum", "const"],
-        "boolean" => &["enum", "const"],
-        _ => &[],
-    };
-    keys.contains(&key)
-}
-
-/// The type a schema without `type` evidently has.
-fn infer_type(m: &JsonObject) -> Option<&'static str> {
-    let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
-    if has(&[
-        "properties",
-        "required",
-        "additionalProperties",
-        "patternProperties",
-    ]) {
-        Some("object")
-    } else if has(&["items", "prefixItems", "minItems", "maxItems"]) {
-        Some("array")
-    } else if has(&["minLength", "maxLength", "pattern", "format"]) {
-        Some("string")
-    } else if has(&[
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-    ]) {
-        Some("number")
-    } else {
-        None
-    }
-}
-
-fn copy_annotations(m: &JsonObject, out: &mut JsonObject) {
-    annotate(out, schema::members(m, ["description", "title"]));
-}
-
-/// Copies a string `description` and `title`, in that order, to `out`.
-fn annotate(out: &mut JsonObject, [description, title]: [Option<&Value>; 2]) {
-    for (key, value) in [("description", description), ("title", title)] {
-        if let Some(Value::String(s)) = value {
-            out.insert(key.into(), Value::from(s.clone()));
-        }
-    }
-}
-
-/// Copies `value` to `out` as `key` if it is `ok`.
-fn copy_if(out: &mut JsonObject, key: &str, value: Option<&Value>, ok: fn(&Value) -> bool) {
-    if let Some(v) = value.filter(|v| ok(v)) {
-        out.insert(key.into(), v.clone());
-    }
-}
-
-/// The keywords of a node that [`Gemini::simple`] reads, found in one pass
-/// over the node instead of hashing each name.
-#[derive(Default)]
-struct Keywords<'a> {
-    nullable: Option<&'a Value>,
-    ty: Option<&'a Value>,
-    constant: Option<&'a Value>,
-    values: Option<&'a Value>,
-    default: Option<&'a Value>,
-    description: Option<&'a Value>,
-    title: Option<&'a Value>,
-    format: Option<&'a Value>,
-    min_length: Option<&'a Value>,
-    max_length: Option<&'a Value>,
-    pattern: Option<&'a Value>,
-    minimum: Option<&'a Value>,
-    maximum: Option<&'a Value>,
-    items: Option<&'a Value>,
-    prefix_items: Option<&'a Value>,
-    min_items: Option<&'a Value>,
-    max_items: Option<&'a Value>,
-    properties: Option<&'a Value>,
-    required: Option<&'a Value>,
-    property_ordering: Option<&'a Value>,
-}
-
-impl<'a> Keywords<'a> {
-    fn of(m: &'a JsonObject) -> Self {
-        let mut kw = Keywords::default();
-        for (key, value) in m {
-            let slot = match key.as_str() {
-                "nullable" => &mut kw.nullable,
-                "type" => &mut kw.ty,
-                "const" => &mut kw.constant,
-                "enum" => &mut kw.values,
-                "default" => &mut kw.default,
-                "description" => &mut kw.description,
-                "title" => &mut kw.title,
-                "format" => &mut kw.format,
-                "minLength" => &mut kw.min_length,
-                "maxLength" => &mut kw.max_length,
-                "pattern" => &mut kw.pattern,
-                "minimum" => &mut kw.minimum,
-                "maximum" => &mut kw.maximum,
-                "items" => &mut kw.items,
-                "prefixItems" => &mut kw.prefix_items,
-                "minItems" => &mut kw.min_items,
-                "maxItems" => &mut kw.max_items,
-                "properties" => &mut kw.properties,
-                "required" => &mut kw.required,
-                "propertyOrdering" => &mut kw.property_ordering,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        kw
-    }
-}
-
-/// What stands in for a part that is cut (recursion, depth): its simple type,
-/// or a plain object/array/string.
-fn stub(m: &JsonObject) -> JsonObject {
-    let types = types_of(m);
-    let ty = ["string", "number", "integer", "boolean"]
-        .into_iter()
-        .find(|t| types.contains(t))
-        .or_else(|| {
-            if types.contains(&"object") || m.contains_key("properties") {
-                Some("object")
-            } else if types.contains(&"array") || m.contains_key("items") {
-                Some("array")
-            } else {
-                None
+/// Enum `values` as Gemini takes them: distinct strings (others written as
+/// JSON text), with whether a `null` was among them and whether they had
+/// to be rewritten (a value was not a string, or the type `ty` was not).
+fn string_enum(values: &[Value], ty: Option<&str>) -> (Vec<Value>, bool, bool) {
+    let mut strings: Vec<Value> = Vec::with_capacity(values.len());
+    let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(values.len());
+    let mut has_null = false;
+    let mut stringified = false;
+    for v in values {
+        let s = match v {
+            Value::Null => {
+                has_null = true;
+                continue;
             }
-        })
-        .unwrap_or("string");
-    let mut out = JsonObject::new();
-    out.insert("type".into(), Value::from(ty));
-    if ty == "array" {
-        out.insert("items".into(), json!({"type": "string"}));
+            Value::String(s) => Cow::Borrowed(s.as_str()),
+            other => {
+                stringified = true;
+                Cow::Owned(other.to_string())
+            }
+        };
+        if seen.insert(s.clone()) {
+            strings.push(Value::from(s.into_owned()));
+        }
     }
-    copy_annotations(m, &mut out);
-    out
+    let retyped = ty.is_some_and(|t| t != "string");
+    (strings, has_null, stringified || retyped)
+}
+
+/// A node's `default`, written as a string when its enum was stringified.
+fn default_value(default: &Value, stringified: bool) -> Value {
+    match default {
+        Value::String(_) | Value::Null => default.clone(),
+        other if stringified => Value::from(other.to_string()),
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn obj(v: Value) -> JsonObject {
         v.as_object().cloned().expect("test schemas are objects")
@@ -1316,29 +1109,5 @@ mod tests {
                 .iter()
                 .any(|n| n.kind == ChangeKind::ParametersOmitted)
         );
-    }
-
-    #[test]
-    fn json_schema_mode_only_removes_schema_keyword() {
-        let mut notes = Vec::new();
-        let out = parameters_json_schema(
-            &obj(json!({
-                "$schema": "x",
-                "type": "object",
-                "properties": {"$schema": {"type": "string", "$schema": "y"}, "a": {"type": ["string", "null"]}},
-                "additionalProperties": false
-            })),
-            &mut notes,
-        );
-        assert_eq!(
-            out,
-            json!({
-                "type": "object",
-                "properties": {"$schema": {"type": "string"}, "a": {"type": ["string", "null"]}},
-                "required": [],
-                "additionalProperties": false
-            })
-        );
-        assert_eq!(notes.len(), 2);
     }
 }

@@ -1,19 +1,18 @@
-//! Anthropic tool definitions: `{"name","description","input_schema"}`.
-//!
-//! Anthropic takes JSON Schema (draft 2020-12) nearly as is, `$ref` and
-//! `$defs` included, but refuses an `input_schema` that is not `type: object`
-//! or that has `oneOf`/`allOf`/`anyOf` at the top; processJsonSchema removes
-//! both problems.
+//! Anthropic tool definitions: `{"name","description","input_schema"}`, the
+//! input schema being processJsonSchema's with nothing more to change.
 
-use super::check::{Change, Notes};
-use super::names::NameTable;
-use super::schema::{self, JsonObject, Target};
+use crate::format::changes::{Change, Notes};
+use crate::format::names::NameTable;
+use crate::format::schema::{self, JsonObject, TopLevelRules};
 use crate::tools::McpTool;
 use serde_json::Value;
 
+/// What Anthropic refuses at the top of a tool's schema.
+const RULES: TopLevelRules = TopLevelRules::OBJECT_ONLY;
+
 /// One tool's `input_schema`: always `type: object`, no top-level composition.
 pub fn input_schema(input: &JsonObject, notes: &mut Vec<Change>) -> Value {
-    Value::Object(schema::normalize(input, Target::Anthropic, notes))
+    Value::Object(schema::normalize(input, RULES, notes))
 }
 
 /// Anthropic tools: `[{"name","description","input_schema"}]`.
@@ -24,11 +23,8 @@ pub fn tools(tools: &[McpTool], names: &NameTable) -> Value {
             // The map is made before what goes in it (why: see schema::object).
             let mut tool_def = JsonObject::with_capacity(3);
             names.insert_name_and_description(&mut tool_def, tool);
-            let schema = schema::normalize_with(
-                &tool.input_schema,
-                Target::Anthropic,
-                &mut Notes::discarding(),
-            );
+            let schema =
+                schema::normalize_with(&tool.input_schema, RULES, &mut Notes::discarding());
             tool_def.insert("input_schema".into(), Value::Object(schema));
             Value::Object(tool_def)
         })
