@@ -50,29 +50,29 @@
 //! # #[cfg(feature = "client")]
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::path::Path;
-//! use toolbridge::{CallOptions, Config, Format, Pool, PoolOptions, ToolOutcome, render_results};
+//! use toolbridge::{
+//!     Config, Format, FormatOptions, McpTool, NameTable, Pool, PoolOptions, ToolRegistry,
+//!     convert_tools, load_mcp_tools, parse_calls, render_results,
+//! };
 //!
 //! let config = Config::load(Path::new("mcp.json"))?;
 //! let servers = config.resolve_enabled().into_iter().collect::<Result<Vec<_>, _>>()?;
 //! let pool = Pool::new(servers, PoolOptions::default());
 //!
-//! let (tools, _failed) = pool.list_all_active_server_tools().await;
-//! let names = toolbridge::NameTable::for_tools(&tools);
-//! # let calls: Vec<toolbridge::ToolCall> = Vec::new();
-//! let mut results = Vec::new();
-//! for call in calls {
-//!     let outcome = match call.invocation() {
-//!         Ok((tool, args)) => pool
-//!             .call_tool(&tool.server_id, &tool.tool, Some(args.clone()), CallOptions::default())
-//!             .await
-//!             .map_err(|e| e.to_string())
-//!             .into(),
-//!         Err(message) => ToolOutcome::Failed(message),
-//!     };
-//!     results.push((call, outcome));
+//! // Every enabled server's tools, executable, in a registry that routes calls.
+//! let mut registry = ToolRegistry::new();
+//! for adapter in load_mcp_tools(&pool, &pool.active_server_names()).await {
+//!     registry.register(adapter)?;
 //! }
-//! let messages = render_results(Format::OpenAi, &results)?;
-//! # let _ = (names, messages);
+//! let tools: Vec<McpTool> = registry.tools().map(|t| t.mcp_tool().clone()).collect();
+//! let names = NameTable::for_tools(&tools);
+//! let request_tools = convert_tools(Format::OpenAi, &tools, &names, &FormatOptions::default());
+//! // ... send `request_tools` with the conversation; the model answers ...
+//! # let response = serde_json::json!({"tool_calls": []});
+//! let calls = parse_calls(Format::OpenAi, &response, &names)?;
+//! let results = registry.execute_calls(calls).await; // in parallel
+//! let messages = render_results(Format::OpenAi, &results)?; // append these
+//! # let _ = (request_tools, messages);
 //! pool.close_all().await;
 //! # Ok(())
 //! # }
