@@ -27,7 +27,9 @@ use rmcp::{
 };
 use serde::Deserialize;
 
-use crate::transport::lines::ServerLines;
+mod lines;
+
+use lines::ServerLines;
 
 /// A 4×4 RGB PNG (red, green, blue, yellow columns).
 const TINY_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGP4z8DAAMb//0MZBDkA+EkT7YP5CsUAAAAASUVORK5CYII=";
@@ -195,7 +197,7 @@ pub fn tiny_wav() -> Vec<u8> {
 
 /// Serves the example server on this process's stdin/stdout until the client
 /// closes stdin: rmcp's non-blocking pipe handles (its plain `stdio()` goes
-/// through the blocking pool), framed by [`ServerLines`], which writes a burst
+/// through the blocking pool), framed by `ServerLines`, which writes a burst
 /// of responses at once and parses `tools/call` requests directly.
 pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
