@@ -1,6 +1,7 @@
 //! A message over the 16 MiB cap, sent through a real socket: the legacy
 //! SSE transport ends the connection with an error that names the server
-//! and says why, and never holds the message.
+//! and says why, and never holds the message; the WebSocket transport
+//! refuses it too.
 //!
 //! In its own test binary, so the process's peak memory is this test's.
 
@@ -14,10 +15,21 @@ use axum::{
     response::Response,
     routing::{get, post},
 };
-use futures::StreamExt;
+use futures::{SinkExt, StreamExt};
 use rmcp::{model::ClientJsonRpcMessage, transport::Transport};
 use tokio::sync::Notify;
-use toolbridge::{config::RemoteSpec, transport::sse::SseTransport};
+use tokio_tungstenite::tungstenite::{
+    Message,
+    handshake::server::{ErrorResponse, Request, Response as Handshake},
+    protocol::frame::{
+        Frame,
+        coding::{Data, OpCode},
+    },
+};
+use toolbridge::{
+    config::RemoteSpec,
+    transport::{sse::SseTransport, websocket::WebSocketTransport},
+};
 
 /// The process's peak resident memory so far, in bytes (`VmHWM`).
 fn peak_rss() -> u64 {
@@ -115,5 +127,47 @@ async fn a_100_mb_legacy_sse_event_ends_the_connection_with_a_clear_error() {
         "peak memory grew by {} MiB",
         grown / (1024 * 1024)
     );
+    transport.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_websocket_message_over_16_mib_ends_the_connection() {
+    // 17 MiB in 1 MiB frames: each frame is within tungstenite's frame
+    // limit, the message is over the cap.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        // tungstenite's own callback type has the large error.
+        #[allow(clippy::result_large_err)]
+        let accept_mcp = |_: &Request, mut response: Handshake| {
+            response
+                .headers_mut()
+                .insert("sec-websocket-protocol", "mcp".parse().unwrap());
+            Ok::<_, ErrorResponse>(response)
+        };
+        let mut socket = tokio_tungstenite::accept_hdr_async(tcp, accept_mcp)
+            .await
+            .unwrap();
+        let piece = vec![b'x'; 1024 * 1024];
+        for i in 0..17 {
+            let opcode = if i == 0 { Data::Text } else { Data::Continue };
+            let frame = Frame::message(piece.clone(), OpCode::Data(opcode), i == 16);
+            if socket.feed(Message::Frame(frame)).await.is_err() {
+                return;
+            }
+        }
+        let _ = socket.flush().await;
+        while let Some(Ok(_)) = socket.next().await {}
+    });
+    let spec = RemoteSpec {
+        url,
+        ..RemoteSpec::default()
+    };
+    let mut transport = WebSocketTransport::connect("huge", &spec).await.unwrap();
+    let received = tokio::time::timeout(Duration::from_secs(60), transport.receive())
+        .await
+        .expect("the transport took a message over the cap");
+    assert!(received.is_none(), "{received:?}");
     transport.close().await.unwrap();
 }

@@ -97,7 +97,8 @@ struct ResponseEnvelope<'a> {
 /// not both of those two, falls through every earlier type to
 /// `CallToolResult`; if it parses as one, that is what rmcp makes of it.
 /// (The property tests in `properties` check this against rmcp on
-/// arbitrary results; `rmcp` is pinned to a minor version for it.)
+/// arbitrary results: a new rmcp whose union grows a type before
+/// `CallToolResult` fails them.)
 struct CallResultKeys;
 
 impl<'de> Deserialize<'de> for CallResultKeys {

@@ -161,7 +161,7 @@ pub(crate) enum EventsError<E> {
     #[error(transparent)]
     TooLarge(#[from] EventTooLarge),
     /// Reading the body failed.
-    #[error("reading the event stream failed: {0}")]
+    #[error("{0}")]
     Body(E),
 }
 
