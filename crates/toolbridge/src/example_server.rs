@@ -27,7 +27,9 @@ use rmcp::{
 };
 use serde::Deserialize;
 
-use crate::transport::lines::ServerLines;
+mod lines;
+
+use lines::ServerLines;
 
 /// A 4×4 RGB PNG (red, green, blue, yellow columns).
 const TINY_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4nGP4z8DAAMb//0MZBDkA+EkT7YP5CsUAAAAASUVORK5CYII=";

@@ -9,9 +9,16 @@
 //! stream ends, [`Transport::receive`] returns `None`, so every call still
 //! waiting fails at once, and later sends fail without trying.
 //!
-//! Events are parsed by the `sse-stream` crate (the one rmcp uses).
+//! Events are parsed by our own parser (`sse/events.rs`), which holds at
+//! most 16 MiB of one, the cap on a message of every transport: a larger
+//! event ends the connection with an error that says so.
 
-use std::{sync::Arc, time::Duration};
+mod events;
+
+use std::{
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
 use futures::{StreamExt, stream::BoxStream};
 use http::StatusCode;
@@ -20,14 +27,14 @@ use rmcp::{
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
 };
-use sse_stream::{Error as SseError, Sse, SseStream};
 use tokio::{sync::mpsc, task::JoinHandle};
 use tokio_util::sync::{CancellationToken, DropGuard};
 use url::Url;
 
+use self::events::{Events, EventsError};
 use super::{
     TransportError,
-    codec::{Decoded, Decoder, encode_client_json},
+    codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     redact::shown_url,
     remote::Remote,
 };
@@ -45,8 +52,6 @@ const CHANNEL_CAPACITY: usize = 64;
 pub struct SseTransport {
     /// Messages from the event stream, in order; closed when the stream ends.
     messages: mpsc::Receiver<String>,
-    /// Parses the messages (in `receive`, where it knows the calls sent).
-    decoder: Decoder,
     /// What `send` needs, shared with its futures.
     poster: Arc<Poster>,
     /// The task reading the event stream.
@@ -62,8 +67,18 @@ struct Poster {
     client: reqwest::Client,
     /// The URL from the `endpoint` event, resolved against the stream's.
     endpoint: Url,
-    /// Cancelled when the event stream has ended: nothing sent could be answered.
-    stream_ended: CancellationToken,
+    /// Whether and why the event stream has ended.
+    ended: Arc<StreamEnd>,
+}
+
+/// The end of the event stream, shared by the reader task and the poster:
+/// once the stream has ended nothing sent could be answered.
+#[derive(Default)]
+struct StreamEnd {
+    /// Cancelled when the stream has ended.
+    token: CancellationToken,
+    /// Why, when it was not the server closing it.
+    reason: OnceLock<String>,
 }
 
 /// Why [`SseTransport::open`] failed.
@@ -149,8 +164,7 @@ impl SseTransport {
                 format!("not an event stream (Content-Type {content_type:?})"),
             )));
         }
-        let mut events: BoxStream<'static, Result<Sse, SseError>> =
-            SseStream::from_bytes_stream(response.bytes_stream()).boxed();
+        let mut events = Events::new(response.bytes_stream().boxed(), MAX_MESSAGE_BYTES);
 
         let endpoint = match tokio::time::timeout_at(deadline, next_endpoint(&mut events)).await {
             Err(_) => return Err(no_endpoint()),
@@ -181,22 +195,21 @@ impl SseTransport {
 
         let (tx, messages) = mpsc::channel(CHANNEL_CAPACITY);
         let stop = CancellationToken::new();
-        let stream_ended = CancellationToken::new();
+        let ended = Arc::new(StreamEnd::default());
         let reader = tokio::spawn(read_events(
             remote.clone(),
             events,
             tx,
             stop.clone(),
-            stream_ended.clone(),
+            ended.clone(),
         ));
         Ok(SseTransport {
             messages,
-            decoder: Decoder::default(),
             poster: Arc::new(Poster {
                 remote,
                 client,
                 endpoint,
-                stream_ended,
+                ended,
             }),
             reader: Some(reader),
             _stop_on_drop: stop.clone().drop_guard(),
@@ -206,19 +219,18 @@ impl SseTransport {
 }
 
 /// Reads events until the `endpoint` event and returns its data.
-async fn next_endpoint(
-    events: &mut BoxStream<'static, Result<Sse, SseError>>,
+async fn next_endpoint<B: AsRef<[u8]>>(
+    events: &mut Events<BoxStream<'static, reqwest::Result<B>>, B>,
 ) -> Result<String, String> {
     loop {
         match events.next().await {
-            Some(Ok(event)) if event.event.as_deref() == Some("endpoint") => {
-                return event
-                    .data
+            Some(Ok(event)) if event.event == "endpoint" => {
+                return Some(event.data)
                     .filter(|d| !d.trim().is_empty())
                     .ok_or_else(|| "the `endpoint` event has no URL".to_owned());
             }
             Some(Ok(event)) => {
-                tracing::debug!(event = ?event.event, "event before `endpoint` ignored");
+                tracing::debug!(event = %event.event, "event before `endpoint` ignored");
             }
             Some(Err(e)) => return Err(format!("the event stream failed: {e}")),
             None => return Err("the event stream closed before the `endpoint` event".to_owned()),
@@ -227,14 +239,14 @@ async fn next_endpoint(
 }
 
 /// The reader task: forwards `message` events until the stream ends or `stop`.
-async fn read_events(
+async fn read_events<B: AsRef<[u8]>>(
     remote: Arc<Remote>,
-    mut events: BoxStream<'static, Result<Sse, SseError>>,
+    mut events: Events<BoxStream<'static, reqwest::Result<B>>, B>,
     tx: mpsc::Sender<String>,
     stop: CancellationToken,
-    stream_ended: CancellationToken,
+    ended: Arc<StreamEnd>,
 ) {
-    let _ended = stream_ended.drop_guard();
+    let _ended = ended.token.clone().drop_guard();
     loop {
         let event = tokio::select! {
             _ = stop.cancelled() => return,
@@ -242,6 +254,12 @@ async fn read_events(
         };
         let event = match event {
             Some(Ok(event)) => event,
+            Some(Err(EventsError::TooLarge(e))) => {
+                let reason = format!("{e}; the connection is closed");
+                tracing::warn!(server = %remote.server, url = %remote.shown, "{reason}");
+                let _ = ended.reason.set(reason);
+                return;
+            }
             Some(Err(e)) => {
                 let reason = remote.redactor.redact(&e.to_string()).into_owned();
                 tracing::debug!(server = %remote.server, %reason, "legacy SSE stream failed");
@@ -252,27 +270,29 @@ async fn read_events(
                 return;
             }
         };
-        match event.event.as_deref() {
-            None | Some("") | Some("message") => {}
-            Some(other) => {
+        match event.event.as_str() {
+            "" | "message" => {}
+            other => {
                 tracing::debug!(server = %remote.server, event = other, "event ignored");
                 continue;
             }
         }
-        let Some(data) = event.data else { continue };
         tokio::select! {
             _ = stop.cancelled() => return,
-            sent = tx.send(data) => if sent.is_err() { return },
+            sent = tx.send(event.data) => if sent.is_err() { return },
         }
     }
 }
 
 impl Poster {
     async fn post(&self, message: TxJsonRpcMessage<RoleClient>) -> Result<(), TransportError> {
-        if self.stream_ended.is_cancelled() {
+        if self.ended.token.is_cancelled() {
             return Err(self.remote.error(
                 None,
-                "the connection is closed (the server ended the event stream)",
+                match self.ended.reason.get() {
+                    Some(reason) => reason.as_str(),
+                    None => "the connection is closed (the server ended the event stream)",
+                },
             ));
         }
         let body = encode_client_json(&message).map_err(|e| {
@@ -314,7 +334,6 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.decoder.note_sent(&item);
         let poster = self.poster.clone();
         async move { poster.post(item).await }
     }
@@ -322,7 +341,7 @@ impl Transport<RoleClient> for SseTransport {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let data = self.messages.recv().await?;
-            match self.decoder.decode(data.as_bytes()) {
+            match decode(data.as_bytes()) {
                 Decoded::Message(message) => return Some(message),
                 Decoded::Skip | Decoded::Invalid => tracing::debug!(
                     server = %self.poster.remote.server,

@@ -33,7 +33,7 @@ use tokio::{
 
 use super::{
     TransportError,
-    codec::{Decoder, encode_client_line},
+    codec::{decode, encode_client_line},
     lines::Lines,
 };
 use crate::{
@@ -124,10 +124,9 @@ impl StderrTail {
 
 /// A running stdio server.
 ///
-/// Messages go over `Lines`, which writes a burst of requests in few
-/// syscalls, and are parsed by the `Decoder`,
-/// which reads `tools/call` results without trying every result type first
-/// (see `transport::lines` and `transport::codec`).
+/// Messages go over `lines`, which writes a burst of requests in few
+/// syscalls, and are parsed by `codec`, which reads `tools/call` results
+/// without trying every result type first.
 pub struct StdioTransport {
     /// The child; taken by `close`, killed (with its group) when dropped.
     child: Option<Box<dyn ChildWrapper>>,
@@ -136,7 +135,6 @@ pub struct StdioTransport {
     group: Option<GroupGuard>,
     stderr: StderrTail,
     lines: Lines<ChildStdout, ChildStdin>,
-    decoder: Decoder,
 }
 
 impl StdioTransport {
@@ -188,7 +186,6 @@ impl StdioTransport {
             group,
             stderr: tail,
             lines: Lines::new(stdout, stdin),
-            decoder: Decoder::default(),
         })
     }
 
@@ -210,13 +207,11 @@ impl Transport<RoleClient> for StdioTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.decoder.note_sent(&item);
         self.lines.send(&mut |out| encode_client_line(&item, out))
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let decoder = &mut self.decoder;
-        self.lines.receive(|line| decoder.decode(line)).await
+        self.lines.receive(decode).await
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -28,13 +28,14 @@ use tokio_tungstenite::{
         self, Message,
         client::IntoClientRequest,
         error::{ProtocolError, SubProtocolError},
+        protocol::WebSocketConfig,
     },
 };
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
     TransportError,
-    codec::{Decoded, Decoder, encode_client_json},
+    codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
 };
 use crate::config::RemoteSpec;
@@ -48,7 +49,10 @@ const CHANNEL_CAPACITY: usize = 64;
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// One outgoing message and where to report whether it was written.
-type Outgoing = (String, oneshot::Sender<Result<(), TransportError>>);
+type Outgoing = (
+    tungstenite::Utf8Bytes,
+    oneshot::Sender<Result<(), TransportError>>,
+);
 
 /// The WebSocket client transport.
 pub struct WebSocketTransport {
@@ -58,8 +62,6 @@ pub struct WebSocketTransport {
     outgoing: mpsc::Sender<Outgoing>,
     /// Frames from the socket task; closed when the socket has ended.
     incoming: mpsc::Receiver<tungstenite::Bytes>,
-    /// Parses the frames (in `receive`, where it knows the calls sent).
-    decoder: Decoder,
     /// The socket task.
     task: Option<JoinHandle<()>>,
     /// Asks the socket task to close the connection (on close, and on drop).
@@ -91,8 +93,17 @@ impl WebSocketTransport {
         } else {
             Connector::Plain
         };
-        let handshake =
-            tokio_tungstenite::connect_async_tls_with_config(request, None, true, Some(connector));
+        // The same cap on an incoming message as every other transport's
+        // (tungstenite's default is 64 MiB).
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(MAX_MESSAGE_BYTES))
+            .max_frame_size(Some(MAX_MESSAGE_BYTES));
+        let handshake = tokio_tungstenite::connect_async_tls_with_config(
+            request,
+            Some(config),
+            true,
+            Some(connector),
+        );
         let (socket, _response) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
             .await
             .map_err(|_| {
@@ -121,7 +132,6 @@ impl WebSocketTransport {
             remote,
             outgoing,
             incoming,
-            decoder: Decoder::default(),
             task: Some(task),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
@@ -185,7 +195,7 @@ async fn run_socket(
             _ = stop.cancelled() => break,
             message = outgoing.recv() => {
                 let Some((text, done)) = message else { break };
-                let written = socket.send(Message::text(text)).await;
+                let written = socket.send(Message::Text(text)).await;
                 let failed = written.is_err();
                 let _ = done.send(written.map_err(|e| {
                     remote.error(None, format!("sending failed: {e}"))
@@ -264,15 +274,16 @@ impl Transport<RoleClient> for WebSocketTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.decoder.note_sent(&item);
         let outgoing = self.outgoing.clone();
         let remote = self.remote.clone();
-        let text = encode_client_json(&item)
-            .map(|text| String::from_utf8(text).expect("serde_json writes UTF-8 only"));
+        let text = encode_client_json(&item);
         async move {
             let closed = || remote.error(None, "the connection is closed");
             let text =
                 text.map_err(|e| remote.error(None, format!("cannot encode a message: {e}")))?;
+            // serde_json writes UTF-8 only; a `Utf8Bytes` frame checks it once more.
+            let text = tungstenite::Utf8Bytes::try_from(text)
+                .map_err(|e| remote.error(None, format!("cannot encode a message: {e}")))?;
             let (done, written) = oneshot::channel();
             outgoing.send((text, done)).await.map_err(|_| closed())?;
             written.await.map_err(|_| closed())?
@@ -282,7 +293,7 @@ impl Transport<RoleClient> for WebSocketTransport {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let frame = self.incoming.recv().await?;
-            match self.decoder.decode(&frame) {
+            match decode(&frame) {
                 Decoded::Message(message) => return Some(message),
                 Decoded::Skip | Decoded::Invalid => {
                     tracing::debug!(server = %self.remote.server, "non-JSON-RPC frame skipped");

@@ -1,38 +1,52 @@
-//! Newline-delimited JSON-RPC over a byte stream pair: the write and read
-//! halves the stdio client uses with a child's pipes, and a server-side
-//! transport over any reader and writer (the example server's stdin/stdout).
+//! [`Outbox`]: outgoing lines queued in one buffer and written in bursts.
 //!
-//! Writes go through an [`Outbox`]: `send` serializes into a shared buffer at
-//! once, and whichever send task gets to the stream first writes everything
-//! queued so far in one `write`; a burst longer than a few KiB starts out
-//! from `send` itself, so the peer can work on its start while the rest is
-//! still being queued. With many messages in flight that is one syscall per
-//! few KiB instead of one per message (rmcp's own transport locks, writes
-//! and flushes per message). Reads go through a [`LineReader`], which
-//! parses a line in place when it is whole in the read buffer.
+//! # How it stays correct
+//!
+//! The state (the queue, and the stream when no one is writing to it) sits
+//! under a `std` mutex that is never held across an `.await`: a sender
+//! appends its line under the lock, and at most one [`Outbox::flush`] at a
+//! time takes the stream out of the state, writes the queue's bytes with
+//! ordinary awaits, and puts the stream back only once the queue is empty.
+//! So the bytes on the stream are the queue's bytes, in queue order, each
+//! once:
+//!
+//! - A sender whose flush finds the stream taken returns at once: the
+//!   holder looks at the queue again after each write and writes what was
+//!   added before it puts the stream back.
+//! - [`Outbox::queue`] may start a long burst itself ([`Outbox::write_now`]):
+//!   it polls the stream once with a no-op waker while holding the lock and
+//!   removes from the queue exactly the bytes the stream took. That poll
+//!   never waits, so the lock is held only for a non-blocking `write`
+//!   syscall; and nothing waits on the no-op waker: a `Pending` leaves the
+//!   bytes queued, and every queued line is followed by a flush (see
+//!   [`Lines::send`](super::Lines::send)), which writes them with a real
+//!   waker. A buffered stream that took bytes but could not flush them
+//!   without waiting is marked `unflushed`, so that flush flushes it even
+//!   when the queue is empty by then.
+//! - A flush dropped mid-write (its caller cancelled) may have left half a
+//!   message on the stream: its guard marks the outbox failed rather than
+//!   put the stream back, so nothing is written after the cut.
+//!
+//! The property test in `super::properties` checks this with concurrent
+//! senders queueing and flushing in arbitrary interleavings against a slow
+//! reader.
 
 use std::{
     pin::Pin,
     sync::{
-        Arc, Mutex,
+        Mutex, MutexGuard,
         atomic::{AtomicBool, Ordering},
     },
-    task::Poll,
+    task::{Context, Poll, Waker},
 };
 
-use rmcp::{
-    RoleServer,
-    model::ErrorData,
-    service::{RxJsonRpcMessage, ServiceRole, TxJsonRpcMessage},
-    transport::Transport,
-};
 use serde::Serialize;
 use tokio::{
-    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    io::{AsyncWrite, AsyncWriteExt},
     sync::Notify,
 };
 
-use super::codec::{Decoded, decode_for_server, encode_line};
+use crate::transport::codec::encode_line;
 
 /// How much may queue up before [`Outbox::queue`] writes it at once.
 ///
@@ -42,7 +56,7 @@ use super::codec::{Decoded, decode_for_server, encode_line};
 /// worked (58k calls/s against the example server, whose ceiling is twice
 /// that). Writing every 4 KiB (a dozen requests) keeps both sides busy
 /// (95–100k calls/s) and still saves most syscalls.
-const BURST_BYTES: usize = 4 * 1024;
+pub(super) const BURST_BYTES: usize = 4 * 1024;
 
 /// The write half: serialized messages waiting for the stream, and the
 /// stream, held by at most one writer at a time.
@@ -54,14 +68,16 @@ pub(crate) struct Outbox<W> {
     write_failed: Notify,
 }
 
-struct OutboxState<W> {
+pub(super) struct OutboxState<W> {
     /// Serialized messages not yet handed to the stream.
-    queued: Vec<u8>,
-    /// The stream; `None` while a writer holds it, or after close.
+    pub(super) queued: Vec<u8>,
+    /// The stream; `None` while a flush holds it, or after close or failure.
     stream: Option<W>,
     /// Bytes [`Outbox::write_now`] handed to the stream that it has not
     /// flushed yet (a buffered stream could not flush without waiting).
     unflushed: bool,
+    /// Set by [`Outbox::close`]; the stream is dropped as soon as no flush
+    /// holds it.
     closed: bool,
 }
 
@@ -83,7 +99,10 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, OutboxState<W>> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, OutboxState<W>> {
+        // The state is consistent between statements (no code that can
+        // panic runs while it is half-updated), so a poisoned lock is safe
+        // to use.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -101,7 +120,8 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
 
     /// Serializes `message` onto the queue. Once a burst's worth is queued
     /// and no writer holds the stream, writes it now, as far as the stream
-    /// takes it without waiting.
+    /// takes it without waiting. The caller must [`flush`](Self::flush)
+    /// afterwards.
     pub(crate) fn queue(&self, message: &impl Serialize) -> std::io::Result<()> {
         self.queue_with(|out| encode_line(message, out))
     }
@@ -123,9 +143,10 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         Ok(())
     }
 
-    /// Writes the front of the queue without waiting, while the stream takes
-    /// it, and flushes it if that needs no wait; what is left goes with the
-    /// next flush.
+    /// Writes the front of the queue while the stream takes it without
+    /// waiting, and flushes it if that needs no wait; what is left goes with
+    /// the next flush. Polls with a no-op waker: see the module docs for why
+    /// nothing is lost when the stream says `Pending`.
     fn write_now(&self, state: &mut OutboxState<W>) {
         let OutboxState {
             queued,
@@ -136,7 +157,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         let Some(stream) = stream.as_mut() else {
             return;
         };
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut cx = Context::from_waker(Waker::noop());
         let mut written = 0;
         let mut result = Ok(());
         while written < queued.len() {
@@ -165,7 +186,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         queued.drain(..written);
     }
 
-    /// Writes everything queued, unless another writer holds the stream (it
+    /// Writes everything queued, unless another flush holds the stream (it
     /// writes what was queued before it lets go).
     pub(crate) async fn flush(&self) -> std::io::Result<()> {
         let (stream, mut batch) = {
@@ -184,13 +205,15 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
             (stream, std::mem::take(&mut state.queued))
         };
         // If this future is dropped mid-write, the message on the stream is
-        // cut: the guard then closes the stream and fails the connection.
+        // cut: the guard then drops the stream and fails the outbox.
         let mut writer = Writer {
             outbox: self,
             stream: Some(stream),
         };
         loop {
-            let stream = writer.stream.as_mut().expect("held until done");
+            let Some(stream) = writer.stream.as_mut() else {
+                return Err(closed_error());
+            };
             let written = match stream.write_all(&batch).await {
                 Ok(()) => stream.flush().await,
                 Err(e) => Err(e),
@@ -222,7 +245,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         self.write_failed.notify_one();
     }
 
-    /// Closes the stream now, or as soon as the writer holding it is done.
+    /// Closes the stream now, or as soon as the flush holding it is done.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
@@ -251,197 +274,11 @@ impl<W: AsyncWrite + Unpin> Drop for Writer<'_, W> {
     }
 }
 
-/// Most bytes one incoming message may have (the same cap as rmcp's).
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// The read half: newline-delimited messages.
-pub(crate) struct LineReader<R> {
-    read: BufReader<R>,
-    /// The start of a line that did not fit in the read buffer.
-    partial: Vec<u8>,
-    /// Dropping the rest of a line that was too long.
-    discarding: bool,
-}
-
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    pub(crate) fn new(stream: R) -> Self {
-        LineReader {
-            read: BufReader::with_capacity(64 * 1024, stream),
-            partial: Vec::new(),
-            discarding: false,
-        }
-    }
-
-    /// The next non-empty line, passed to `decode`; `None` at end of stream.
-    /// Cancel-safe: a line read in part stays in `partial` for the next call.
-    pub(crate) async fn next_line<D>(&mut self, mut decode: impl FnMut(&[u8]) -> D) -> Option<D> {
-        loop {
-            let available = match self.read.fill_buf().await {
-                Ok([]) => return None,
-                Ok(available) => available,
-                Err(e) => {
-                    tracing::debug!(error = %e, "reading messages failed");
-                    return None;
-                }
-            };
-            let newline = available.iter().position(|&b| b == b'\n');
-            let taken = newline.map_or(available.len(), |i| i + 1);
-            let mut decoded = None;
-            if self.discarding {
-                self.discarding = newline.is_none();
-            } else if self.partial.len() + taken > MAX_LINE_BYTES {
-                tracing::warn!(
-                    max_bytes = MAX_LINE_BYTES,
-                    "dropped an incoming message over the size limit"
-                );
-                self.partial = Vec::new();
-                self.discarding = newline.is_none();
-            } else if let Some(end) = newline {
-                // Most lines are whole in the read buffer: parse them there.
-                let line = if self.partial.is_empty() {
-                    &available[..end]
-                } else {
-                    self.partial.extend_from_slice(&available[..end]);
-                    &self.partial[..]
-                };
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                if !line.is_empty() {
-                    decoded = Some(decode(line));
-                }
-                self.partial.clear();
-            } else {
-                self.partial.extend_from_slice(available);
-            }
-            self.read.consume(taken);
-            if let Some(decoded) = decoded {
-                return Some(decoded);
-            }
-        }
-    }
-}
-
-/// The reply JSON-RPC asks for to a well-formed message that is not valid.
-fn invalid_request<R: ServiceRole>() -> TxJsonRpcMessage<R> {
-    TxJsonRpcMessage::<R>::error(ErrorData::invalid_request("Invalid request", None), None)
-}
-
-/// Newline-delimited JSON-RPC over a reader and a writer, for either role:
-/// what the stdio client transport and [`ServerLines`] are made of.
-pub(crate) struct Lines<R, W> {
-    outbox: Arc<Outbox<W>>,
-    reader: LineReader<R>,
-}
-
-impl<R, W> Lines<R, W>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    pub(crate) fn new(read: R, write: W) -> Self {
-        Lines {
-            outbox: Arc::new(Outbox::new(write)),
-            reader: LineReader::new(read),
-        }
-    }
-
-    /// Queues the line `encode` writes now; the future puts it on the
-    /// stream, with whatever else is queued by then. (`encode` is a `dyn`
-    /// so the future, which does not use it, is not tied to what it borrows.)
-    pub(crate) fn send(
-        &self,
-        encode: &mut dyn FnMut(&mut Vec<u8>) -> serde_json::Result<()>,
-    ) -> impl Future<Output = std::io::Result<()>> + Send + use<R, W> {
-        let queued = self.outbox.queue_with(encode);
-        let outbox = self.outbox.clone();
-        async move {
-            queued?;
-            outbox.flush().await
-        }
-    }
-
-    /// The next message `decode` makes of a line; a well-formed message
-    /// that is not valid gets "Invalid Request" in reply. `None` at the end
-    /// of the stream, and once a write has failed: the peer stopped reading,
-    /// so nothing sent can arrive, and the connection ends rather than wait
-    /// for answers.
-    pub(crate) async fn receive<Role: ServiceRole>(
-        &mut self,
-        mut decode: impl FnMut(&[u8]) -> Decoded<Role>,
-    ) -> Option<RxJsonRpcMessage<Role>> {
-        loop {
-            if self.outbox.failed() {
-                return None;
-            }
-            let decoded = tokio::select! {
-                biased;
-                line = self.reader.next_line(&mut decode) => line?,
-                () = self.outbox.write_failed() => return None,
-            };
-            match decoded {
-                Decoded::Message(message) => return Some(message),
-                Decoded::Skip => {}
-                Decoded::Invalid => {
-                    if self.outbox.queue(&invalid_request::<Role>()).is_ok() {
-                        let _ = self.outbox.flush().await;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Closes the write half now, or as soon as a write in progress ends.
-    pub(crate) fn close(&self) {
-        self.outbox.close();
-    }
-}
-
-/// A server's side of newline-delimited JSON-RPC over `read` and `write`
-/// (for example a process's stdin and stdout), with coalesced writes and
-/// `tools/call` requests parsed without trying every request type first.
-pub struct ServerLines<R, W> {
-    lines: Lines<R, W>,
-}
-
-impl<R, W> ServerLines<R, W>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    /// Serves over `read` (requests in) and `write` (responses out).
-    pub fn new(read: R, write: W) -> Self {
-        ServerLines {
-            lines: Lines::new(read, write),
-        }
-    }
-}
-
-impl<R, W> Transport<RoleServer> for ServerLines<R, W>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.lines.send(&mut |out| encode_line(&item, out))
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        self.lines.receive(decode_for_server).await
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.lines.close();
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use tokio::io::AsyncReadExt;
+
+    use std::sync::Arc;
 
     use super::*;
 

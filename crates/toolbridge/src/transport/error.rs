@@ -1,0 +1,60 @@
+//! [`TransportError`]: why a transport could not be opened or failed while
+//! running, naming the server (and, for network servers, the URL with its
+//! secrets masked).
+
+/// Why a transport could not be created or failed while running.
+///
+/// Messages never contain header values or other secrets.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The config cannot work with this transport (a missing url, say).
+    #[error("server \"{server}\": {message}")]
+    Config {
+        /// The server's config name.
+        server: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// A stdio server's command is not installed.
+    #[error("server \"{server}\": command \"{command}\" not found on PATH; {hint}")]
+    CommandNotFound {
+        /// The server's config name.
+        server: String,
+        /// The command as configured.
+        command: String,
+        /// How to install it.
+        hint: String,
+    },
+    /// Starting the process or opening the connection failed.
+    #[error("server \"{server}\": {message}")]
+    Connect {
+        /// The server's config name.
+        server: String,
+        /// What failed (with the URL, without secrets, for network servers).
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A network server could not be reached, answered with an error or
+    /// broke the connection.
+    #[error("server \"{server}\": {url}: {message}")]
+    Remote {
+        /// The server's config name.
+        server: String,
+        /// The URL with user info and query values masked.
+        url: String,
+        /// The HTTP status, when the server answered with one.
+        status: Option<u16>,
+        /// What happened and what to check (header values and URL secrets
+        /// are masked).
+        message: String,
+    },
+    /// An I/O error on an open connection.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Any other error of an open connection.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
