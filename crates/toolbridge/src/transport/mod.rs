@@ -20,9 +20,13 @@
 //! - [`websocket`]: JSON-RPC over a WebSocket, subprotocol `mcp`.
 
 mod any;
-// The example server's side of the line protocol shares `codec` and `lines`;
-// without that server part of them is unused.
-#[cfg_attr(not(feature = "example-server"), allow(dead_code))]
+// The example server's side of the line protocol shares `codec` and `lines`,
+// and the network transports use part of `codec`: without them some of it is
+// unused.
+#[cfg_attr(
+    not(all(feature = "http", feature = "example-server")),
+    allow(dead_code)
+)]
 pub(crate) mod codec;
 mod error;
 #[cfg(feature = "http")]

@@ -20,5 +20,14 @@ mod encode;
 #[cfg(test)]
 pub(crate) mod properties;
 
+// Some of these serve only the network transports.
+#[cfg_attr(
+    not(all(feature = "http", feature = "example-server")),
+    allow(unused_imports)
+)]
 pub(crate) use decode::{Decoded, MAX_MESSAGE_BYTES, Present, decode, decode_as};
+#[cfg_attr(
+    not(all(feature = "http", feature = "example-server")),
+    allow(unused_imports)
+)]
 pub(crate) use encode::{encode_client_json, encode_client_line, encode_line};
