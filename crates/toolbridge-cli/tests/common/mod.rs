@@ -84,12 +84,6 @@ pub fn everything_js() -> PathBuf {
     deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
-/// `@modelcontextprotocol/server-everything` over stdio.
-pub fn everything(name: &str) -> ServerSpec {
-    let script = everything_js().to_string_lossy().into_owned();
-    ServerSpec::stdio(name, "node", [script, "stdio".to_owned()])
-}
-
 /// A pool over `servers` with default options and its own process tracker.
 pub fn pool(servers: Vec<ServerSpec>) -> Pool {
     pool_with(servers, PoolOptions::default())
@@ -103,19 +97,6 @@ pub fn pool_with(servers: Vec<ServerSpec>, options: PoolOptions) -> Pool {
 /// A tool call's arguments: `v` if it is an object, else none.
 pub fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Value>> {
     v.as_object().cloned()
-}
-
-/// A stdio server `name` that is a tree of three generations in one process
-/// group: `sh -c` → python (misbehave.py `grandchild`) → `sleep`. Once
-/// started it writes "pgid python_pid sleep_pid" to `pid_file`.
-pub fn process_tree(name: &str, pid_file: &Path) -> ServerSpec {
-    let script = format!("{} {} grandchild", python(), test_server("misbehave.py"));
-    let mut spec = ServerSpec::stdio(name, "sh", ["-c".to_owned(), script]);
-    if let TransportSpec::Stdio(s) = &mut spec.transport {
-        s.env
-            .insert("PID_FILE".into(), pid_file.to_string_lossy().into_owned());
-    }
-    spec
 }
 
 /// The pids a process tree wrote to `pid_file`: its process group, then
