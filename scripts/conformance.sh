@@ -16,7 +16,8 @@ for candidate in ../shared/conformance/setup.sh ../../shared/conformance/setup.s
   [ -n "$setup" ] || { [ -f "$candidate" ] && setup=$candidate; } || true
 done
 [ -n "$setup" ] || { echo "conformance: setup.sh not found; set CONFORMANCE_SETUP" >&2; exit 2; }
-eval "$("$setup" .deps/conformance)"
+# Run with bash: the shared folder may be laid out without execute bits.
+eval "$(bash "$setup" .deps/conformance)"
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry)
 status=0
