@@ -299,9 +299,21 @@ async fn a_standalone_stream_ended_at_once_is_reopened_a_bounded_number_of_times
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // A round trip later there is still no seventh (a loop would have made
-    // hundreds by now), and the session still works.
+    // The session still works, and no seventh GET comes: not within a round
+    // trip (a tight loop would have made hundreds), and not after the
+    // longest wait a sixth resume would have had (`retry: 0` doubles from
+    // the 100 ms floor: 3.2 s), which a backed-off but endless loop would
+    // have reached. Proving an absence takes waiting that long.
     assert!(tool_names(&client).await.is_empty());
+    let next_resume_at = Instant::now() + Duration::from_millis(3_200 + 800);
+    while Instant::now() < next_resume_at {
+        assert_eq!(
+            gets.load(Ordering::SeqCst),
+            6,
+            "the stream was reopened again"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(gets.load(Ordering::SeqCst), 6);
     client.cancel().await.unwrap();
 }
