@@ -26,7 +26,7 @@ use rmcp::{
     transport::Transport,
 };
 use tokio::{
-    io::{AsyncBufReadExt, BufReader},
+    io::{AsyncBufRead, AsyncBufReadExt, BufReader},
     process::{ChildStdin, ChildStdout},
     sync::Notify,
 };
@@ -309,17 +309,18 @@ fn install_hint(command: &str, own_path: bool) -> String {
 }
 
 async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
-    let mut lines = BufReader::new(stderr).split(b'\n');
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
     loop {
-        match lines.next_segment().await {
-            Ok(Some(bytes)) => {
-                let line = String::from_utf8_lossy(&bytes)
+        match read_capped_line(&mut reader, &mut line, TAIL_LINE_BYTES).await {
+            Ok(true) => {
+                let text = String::from_utf8_lossy(&line)
                     .trim_end_matches('\r')
                     .to_owned();
-                tracing::debug!(server = %server, "stderr: {line}");
-                tail.push(line);
+                tracing::debug!(server = %server, "stderr: {text}");
+                tail.push(text);
             }
-            Ok(None) => break,
+            Ok(false) => break,
             Err(e) => {
                 tracing::debug!(server = %server, error = %e, "stderr closed");
                 break;
@@ -329,9 +330,85 @@ async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail:
     tail.close();
 }
 
+/// Reads one line into `line` (without its `\n`), keeping at most `cap`
+/// bytes and one more, so that [`StderrTail::push`] still sees it was
+/// longer: the rest of the line is read and dropped. A server that writes an
+/// endless line costs a bounded buffer, not memory without end. `false` at
+/// the end of the stream with nothing read.
+async fn read_capped_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<bool> {
+    line.clear();
+    let mut read_any = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(read_any);
+        }
+        read_any = true;
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        let room = (cap + 1).saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = done.unwrap_or(available.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(true);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: an endless stderr line was kept whole while it was read
+    /// (2.9 GB in 10 s) and only cut when stored.
+    #[tokio::test]
+    async fn a_100_mb_stderr_line_is_read_into_a_bounded_buffer() {
+        let (mut writer, reader) = tokio::io::duplex(64 * 1024);
+        let feed = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let block = vec![b'x'; 1 << 20];
+            for _ in 0..100 {
+                writer.write_all(&block).await.unwrap();
+            }
+            writer.write_all(b"\nnext\n").await.unwrap();
+        });
+        let mut reader = BufReader::new(reader);
+        let mut line = Vec::new();
+        assert!(
+            read_capped_line(&mut reader, &mut line, 2000)
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            line.len(),
+            2001,
+            "kept the cap and one byte to show the cut"
+        );
+        assert!(
+            line.capacity() < 64 * 1024,
+            "the buffer grew to {} bytes",
+            line.capacity()
+        );
+        assert!(
+            read_capped_line(&mut reader, &mut line, 2000)
+                .await
+                .unwrap()
+        );
+        assert_eq!(line, b"next");
+        feed.await.unwrap();
+        assert!(
+            !read_capped_line(&mut reader, &mut line, 2000)
+                .await
+                .unwrap()
+        );
+    }
 
     #[test]
     fn the_hint_for_a_missing_launcher_names_what_provides_it() {
