@@ -4,11 +4,17 @@
 
 use std::time::Duration;
 
-/// A positive, finite number of seconds that a [`Duration`] can hold.
+/// A positive number of seconds, at most the library's
+/// [`MAX_TIMEOUT`](toolbridge::config::MAX_TIMEOUT) (the same rule as the
+/// config's `timeout`).
 pub fn parse(text: &str) -> Result<Duration, String> {
     text.parse::<f64>()
         .ok()
-        .filter(|secs| secs.is_finite() && *secs > 0.0)
-        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
-        .ok_or_else(|| format!("expected a positive number of seconds, got \"{text}\""))
+        .and_then(toolbridge::config::timeout_from_secs)
+        .ok_or_else(|| {
+            format!(
+                "expected a positive number of seconds, at most {}, got \"{text}\"",
+                toolbridge::config::MAX_TIMEOUT.as_secs()
+            )
+        })
 }

@@ -164,8 +164,9 @@ fn call_prints_what_exec_gives_the_model() {
 #[test]
 fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
     let home = tempdir();
-    // 1e30 seconds does not fit a Duration: the call used to panic (exit 101).
-    for bad in ["0", "-1", "NaN", "inf", "soon", "1e30"] {
+    // 1e30 seconds does not fit a Duration, and 1e19 fits one but not a
+    // clock reading plus it: the call used to panic (exit 101) on both.
+    for bad in ["0", "-1", "NaN", "inf", "soon", "1e30", "1e19"] {
         let out = Command::new(toolbridge())
             .args(["call", "example", "hello", &format!("--timeout={bad}")])
             .env("TOOLBRIDGE_CONFIG", home.path().join("none.json"))

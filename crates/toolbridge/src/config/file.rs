@@ -549,19 +549,27 @@ mod tests {
             (
                 r#"{"command": "x", "timeout": 0}"#,
                 Some("timeout"),
-                "\"timeout\" must be a positive number of seconds",
+                "\"timeout\" must be a positive number of seconds, at most 2592000",
                 38,
             ),
             (
                 r#"{"command": "x", "timeout": -5}"#,
                 Some("timeout"),
-                "\"timeout\" must be a positive number of seconds",
+                "\"timeout\" must be a positive number of seconds, at most 2592000",
+                38,
+            ),
+            // Regression: 1e19 s fits a Duration but not a clock reading
+            // plus it; the pool panicked (exit 101) on the first call.
+            (
+                r#"{"command": "x", "timeout": 1e19}"#,
+                Some("timeout"),
+                "\"timeout\" must be a positive number of seconds, at most 2592000",
                 38,
             ),
             (
                 r#"{"command": "x", "timeout": "10"}"#,
                 Some("timeout"),
-                "\"timeout\" must be a positive number of seconds",
+                "\"timeout\" must be a positive number of seconds, at most 2592000",
                 38,
             ),
             (

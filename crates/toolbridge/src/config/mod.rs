@@ -49,5 +49,6 @@ pub use new_server::{NewServer, NewTarget};
 pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
 pub use spec::{
-    DEFAULT_CALL_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec,
+    DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
+    TransportSpec, timeout_from_secs,
 };

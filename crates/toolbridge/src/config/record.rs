@@ -560,14 +560,16 @@ impl Fields<'_> {
         };
         value
             .as_f64()
-            .filter(|secs| secs.is_finite() && *secs > 0.0)
-            .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+            .and_then(super::spec::timeout_from_secs)
             .map(Some)
             .ok_or_else(|| {
                 self.err(
                     "timeout",
                     &[Step::Key("timeout")],
-                    "\"timeout\" must be a positive number of seconds",
+                    format!(
+                        "\"timeout\" must be a positive number of seconds, at most {}",
+                        super::spec::MAX_TIMEOUT.as_secs()
+                    ),
                 )
             })
     }

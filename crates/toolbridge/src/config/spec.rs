@@ -12,6 +12,19 @@ use crate::redact::{mask_args, mask_url};
 /// The default time one tool call may take: 120 s, as the spec says.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The longest timeout toolbridge accepts: 30 days. No call is meant to run
+/// longer, and a much longer one (`1e19` seconds) cannot be added to a clock
+/// reading: it made the pool panic instead of waiting.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// `secs` as a timeout: a positive, finite number of seconds up to
+/// [`MAX_TIMEOUT`]; `None` for anything else. The one check for the config's
+/// `timeout` and the command line's `--timeout`.
+pub fn timeout_from_secs(secs: f64) -> Option<Duration> {
+    (secs.is_finite() && secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64())
+        .then(|| Duration::from_secs_f64(secs))
+}
+
 /// One MCP server, validated, with every `${VAR}` expanded. Its `Debug`
 /// shows no secret.
 #[derive(Debug, Clone, PartialEq, Eq)]

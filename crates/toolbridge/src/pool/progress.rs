@@ -77,6 +77,13 @@ pub(super) struct Limits {
 
 /// Waits for the response to the request behind `handle`.
 ///
+/// `at + after`, or a year from `at` where that sum overflows the clock (a
+/// library user's `Duration::MAX`): adding would panic.
+fn later(at: Instant, after: std::time::Duration) -> Instant {
+    at.checked_add(after)
+        .unwrap_or_else(|| at + std::time::Duration::from_secs(365 * 24 * 3600))
+}
+
 /// After `limits.idle` without a response or progress, or `limits.total` in
 /// all, the server is sent `notifications/cancelled` and the result is
 /// [`ServiceError::Timeout`]. If the returned future is dropped before the
@@ -92,8 +99,8 @@ pub(super) async fn await_response(
         armed: true,
     };
     let started = Instant::now();
-    let total_deadline = started + limits.total;
-    let timer = tokio::time::sleep_until((started + limits.idle).min(total_deadline));
+    let total_deadline = later(started, limits.total);
+    let timer = tokio::time::sleep_until(later(started, limits.idle).min(total_deadline));
     tokio::pin!(timer);
     let outcome = loop {
         tokio::select! {
@@ -105,7 +112,7 @@ pub(super) async fn await_response(
                 let now = Instant::now();
                 let extended = log
                     .last(&pending.handle.progress_token)
-                    .map(|at| (at + limits.idle).min(total_deadline))
+                    .map(|at| later(at, limits.idle).min(total_deadline))
                     .filter(|deadline| *deadline > now);
                 match extended {
                     Some(deadline) => timer.as_mut().reset(deadline),
@@ -173,6 +180,23 @@ mod tests {
 
     fn token(n: i64) -> ProgressToken {
         ProgressToken(rmcp::model::NumberOrString::Number(n))
+    }
+
+    /// Regression: a timeout of 1e19 s (or `Duration::MAX` from a library
+    /// user) was added to the clock and panicked.
+    #[test]
+    fn a_deadline_too_far_for_the_clock_is_a_year_away() {
+        let now = Instant::now();
+        assert_eq!(
+            later(now, Duration::from_secs(5)),
+            now + Duration::from_secs(5)
+        );
+        for huge in [
+            Duration::MAX,
+            Duration::from_secs(10_000_000_000_000_000_000),
+        ] {
+            assert_eq!(later(now, huge), now + Duration::from_secs(365 * 24 * 3600));
+        }
     }
 
     #[tokio::test(start_paused = true)]
