@@ -310,6 +310,7 @@ impl ServerRecord {
                     args,
                     env,
                     cwd,
+                    inherit_env: Vec::new(),
                 })
             }
             (_, _, Some(url)) => {
@@ -362,6 +363,9 @@ impl ServerRecord {
             transport,
             timeout: self.timeout,
             disabled: self.disabled,
+            startup_timeout: None,
+            disabled_tools: Vec::new(),
+            result_budget: None,
         })
     }
 }

@@ -37,6 +37,15 @@ pub struct ServerSpec {
     pub timeout: Option<Duration>,
     /// A disabled server keeps its record but is never started.
     pub disabled: bool,
+    /// Time the server may take to start and answer the handshake
+    /// (`startupTimeout`); `None` means the pool's default.
+    pub startup_timeout: Option<Duration>,
+    /// Tools of this server that are never listed nor called
+    /// (`disabledTools`, as Cline and Claude Code write it).
+    pub disabled_tools: Vec<String>,
+    /// The most characters of one result given to a model (`resultBudget`);
+    /// `None` means the default budget.
+    pub result_budget: Option<usize>,
 }
 
 /// How to reach a server.
@@ -108,6 +117,9 @@ pub struct StdioSpec {
     pub env: SecretMap,
     /// Working directory; toolbridge's own when `None`.
     pub cwd: Option<PathBuf>,
+    /// Names of toolbridge's own environment variables passed on as they
+    /// are (`inheritEnv`: a proxy, a CA bundle, `DISPLAY`).
+    pub inherit_env: Vec<String>,
 }
 
 /// A server reached over the network.
@@ -129,6 +141,7 @@ impl fmt::Debug for StdioSpec {
             .field("args", &mask_args(&self.args))
             .field("env", &self.env)
             .field("cwd", &self.cwd)
+            .field("inherit_env", &self.inherit_env)
             .finish()
     }
 }
@@ -159,6 +172,9 @@ impl ServerSpec {
             }),
             timeout: None,
             disabled: false,
+            startup_timeout: None,
+            disabled_tools: Vec::new(),
+            result_budget: None,
         }
     }
 
@@ -178,6 +194,9 @@ impl ServerSpec {
             transport,
             timeout: None,
             disabled: false,
+            startup_timeout: None,
+            disabled_tools: Vec::new(),
+            result_budget: None,
         }
     }
 
