@@ -356,3 +356,56 @@ pub fn python_listening(transport: &str) -> Listening {
         &[("PYTHONUNBUFFERED", "1")],
     )
 }
+
+/// How a measured run ended: what it printed, its exit code, its peak
+/// resident memory and how long it took.
+#[derive(Debug)]
+pub struct Measured {
+    pub run: Run,
+    /// The process's own peak resident set (`ru_maxrss` from `wait4`), in KiB:
+    /// read from the kernel, not guessed from outside.
+    pub peak_kib: u64,
+    pub elapsed: Duration,
+}
+
+/// Runs `cmd` to its end (stdin closed, stdout and stderr captured in full)
+/// and reports its peak memory from `wait4`'s resource usage.
+#[cfg(target_os = "linux")]
+pub fn run_measured(cmd: &mut Command) -> Measured {
+    use std::io::Read;
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let drain = |mut stream: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stream.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own unwaited child; both pointers are valid.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    // The child is reaped; `Child` must not wait for it again.
+    std::mem::forget(child);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Measured {
+        run: Run {
+            code,
+            stdout: stdout.join().expect("stdout reader"),
+            stderr: stderr.join().expect("stderr reader"),
+        },
+        peak_kib: usage.ru_maxrss as u64,
+        elapsed: start.elapsed(),
+    }
+}
