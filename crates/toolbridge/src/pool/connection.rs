@@ -38,13 +38,14 @@ pub struct ConnectionInfo {
     pub server_name: String,
     /// The version the server reports for itself.
     pub server_version: String,
-    /// How long the start (spawn/connect and handshake) took.
-    #[serde(serialize_with = "as_millis")]
+    /// How long the start (spawn/connect and handshake) took; in JSON
+    /// `startMs`, whole milliseconds.
+    #[serde(rename = "startMs", serialize_with = "as_millis")]
     pub start_time: Duration,
 }
 
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64() * 1000.0)
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The client side of the connection: answers the server's notifications.
