@@ -425,6 +425,22 @@ impl Pool {
         }
     }
 
+    /// The servers that are running now (a live connection), in config
+    /// order: what [`Pool::close_all`] would close.
+    pub fn running_server_names(&self) -> Vec<String> {
+        self.inner
+            .order
+            .iter()
+            .filter(|name| {
+                self.inner
+                    .slots
+                    .get(*name)
+                    .is_some_and(|slot| slot.current().is_some())
+            })
+            .cloned()
+            .collect()
+    }
+
     /// What `server` said about itself when it started, if it is running.
     pub fn connection_info(&self, server: &str) -> Option<ConnectionInfo> {
         let slot = self.inner.slots.get(server)?;

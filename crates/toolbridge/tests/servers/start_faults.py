@@ -8,10 +8,12 @@ Modes:
                   own while toolbridge is there).
   slow-start      sleeps $START_DELAY_MS before answering the handshake, then
                   behaves normally.
+  gated           answers the handshake only once the file $GATE_FILE
+                  exists, then behaves normally.
   stubborn        answers normally, but ignores SIGTERM, SIGINT and its stdin
-                  closing: only SIGKILL of its process group ends it. Its pid
-                  goes to $PID_FILE ("pgid pid"). Tool `wait {ms}` answers
-                  after ms milliseconds.
+                  closing: only SIGKILL of its process group ends it. When a
+                  `wait` call arrives, writes "pgid pid" to $PID_FILE.
+Tool `wait {ms}` answers after ms milliseconds.
 Tools: echo {text}; wait {ms}.
 """
 
@@ -66,11 +68,13 @@ if mode == "hang-at-start":
 if mode == "slow-start":
     time.sleep(int(os.environ.get("START_DELAY_MS", "1000")) / 1000)
 
+if mode == "gated":
+    while not os.path.exists(os.environ["GATE_FILE"]):
+        time.sleep(0.02)
+
 if mode == "stubborn":
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    with open(os.environ["PID_FILE"], "w") as f:
-        f.write(f"{os.getpgid(0)} {os.getpid()}\n")
 
 
 def call(mid, params):
@@ -80,6 +84,12 @@ def call(mid, params):
         text(mid, str(args.get("text", "")))
     elif name == "wait":
         ms = float(args.get("ms", 0))
+        if mode == "stubborn":
+            # Written whole, then renamed: a reader never sees half of it.
+            path = os.environ["PID_FILE"]
+            with open(path + ".tmp", "w") as f:
+                f.write(f"{os.getpgid(0)} {os.getpid()}\n")
+            os.rename(path + ".tmp", path)
 
         def later():
             time.sleep(ms / 1000)
