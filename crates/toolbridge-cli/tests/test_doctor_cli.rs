@@ -264,6 +264,7 @@ fn doctor_output_holds_no_secret_human_or_json() {
     const PW: &str = "pw-SECRET-5678";
     let sandbox = Sandbox::new();
     let port = closed_port();
+    let denied = answering("401 Unauthorized");
     sandbox.write_config(&json!({"mcpServers": {
         "down": {
             "type": "http",
@@ -274,6 +275,17 @@ fn doctor_output_holds_no_secret_human_or_json() {
             "command": "toolbridge-test-no-such-command",
             "args": ["--api-key", "${TOOLBRIDGE_TEST_KEY}"],
             "env": {"KEY": "${TOOLBRIDGE_TEST_KEY}"}
+        },
+        // Started: its answer and the server's own stderr are shown.
+        "denied": {
+            "type": "http",
+            "url": format!("http://me:${{TOOLBRIDGE_TEST_PW}}@{denied}/mcp?key=${{TOOLBRIDGE_TEST_KEY}}"),
+            "headers": {"Authorization": "Bearer ${TOOLBRIDGE_TEST_KEY}"}
+        },
+        "echoes": {
+            "command": "sh",
+            "args": ["-c", "echo \"$1 $KEY $PW\" >&2; exit 1", "sh", "--api-key", "${TOOLBRIDGE_TEST_KEY}"],
+            "env": {"KEY": "${TOOLBRIDGE_TEST_KEY}", "PW": "${TOOLBRIDGE_TEST_PW}"}
         }
     }}));
     let secrets = |c: &mut std::process::Command| {
@@ -290,6 +302,11 @@ fn doctor_output_holds_no_secret_human_or_json() {
         "{}",
         human.stdout
     );
+
+    let denied_problem = problem_of(&human.stdout, "denied");
+    assert!(denied_problem.contains("HTTP 401"), "{denied_problem}");
+    let echoed = problem_of(&human.stdout, "echoes");
+    assert!(echoed.contains("| --api-key *** ***"), "{echoed}");
 
     let machine = doctor(&sandbox, &["--json"], secrets);
     assert_eq!(machine.code, Some(1), "{machine:?}");
