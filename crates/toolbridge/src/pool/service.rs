@@ -42,8 +42,9 @@ pub struct PoolOptions {
     /// and 20 CPU-bound Python starts finished sooner (0.77 s against 1.22 s)
     /// for the same total CPU (`cargo bench --bench pool -- start`).
     pub max_parallel_starts: usize,
-    /// How long one server may take to start (default 60 s: cold `npx` and
-    /// `uvx` caches are slow).
+    /// How long one server may take to start: spawn or connect, and the
+    /// handshake (default 60 s: cold `npx` and `uvx` caches are slow). A
+    /// server's own [`ServerSpec::startup_timeout`] overrides it.
     pub start_timeout: Duration,
     /// The longest a call may run even while the server reports progress
     /// (default 10 min). Progress restarts the per-call timeout up to this.
