@@ -3,11 +3,11 @@
 //! way out.
 
 use std::{
-    cell::{Cell, OnceCell},
+    cell::OnceCell,
     path::{Path, PathBuf},
 };
 
-use tokio::sync::Notify;
+use tokio::sync::{Mutex, Notify};
 use toolbridge::{
     config::{Config, ConfigError, ServerSpec, StdioSpec},
     pool::{Pool, PoolOptions},
@@ -30,8 +30,9 @@ pub struct Context {
     servers: OnceCell<Servers>,
     /// Caught from when the servers are opened, so that a signal closes them
     /// instead of orphaning them; until then signals act as usual (a blocked
-    /// prompt or stdin read still ends on Ctrl-C).
-    signals: Cell<Option<Signals>>,
+    /// prompt or stdin read still ends on Ctrl-C). Locked by whoever waits
+    /// for the next signal: the command's race, then closing.
+    signals: Mutex<Option<Signals>>,
     /// Woken when `signals` is set.
     catching: Notify,
 }
@@ -63,7 +64,7 @@ impl Context {
             config: toolbridge::config::locate(explicit),
             quiet,
             servers: OnceCell::new(),
-            signals: Cell::new(None),
+            signals: Mutex::new(None),
             catching: Notify::new(),
         }
     }
@@ -100,8 +101,11 @@ impl Context {
         // Before the first server can start.
         match Signals::catch() {
             Ok(signals) => {
-                self.signals.set(Some(signals));
-                self.catching.notify_one();
+                // Nobody holds the lock before `catching` is notified.
+                if let Ok(mut slot) = self.signals.try_lock() {
+                    *slot = Some(signals);
+                    self.catching.notify_one();
+                }
             }
             Err(e) => tracing::warn!("cannot catch SIGINT, SIGTERM and SIGHUP: {e}"),
         }
@@ -115,16 +119,42 @@ impl Context {
     /// never, while they are not.
     pub async fn stop_signal(&self) -> Signal {
         self.catching.notified().await;
-        match self.signals.take() {
-            Some(mut signals) => signals.recv().await,
+        let mut signals = self.signals.lock().await;
+        match signals.as_mut() {
+            Some(signals) => signals.recv().await,
             None => std::future::pending().await,
         }
     }
 
-    /// Closes every server the command started.
+    /// Says on stderr (unless `-q`) that the servers still running are
+    /// being closed, and how to leave at once.
+    pub fn say_closing(&self) {
+        let running = self
+            .servers
+            .get()
+            .map_or(0, |s| s.pool.running_server_names().len());
+        if let Some(notice) = crate::signals::closing_notice(running) {
+            self.say(notice);
+        }
+    }
+
+    /// Closes every server the command started. A signal meanwhile (a
+    /// second Ctrl-C) ends the process at once with 128 + its number; the
+    /// reaper then kills the process groups still registered.
     pub async fn close(&self) {
-        if let Some(servers) = self.servers.get() {
-            servers.pool.close_all().await;
+        let Some(servers) = self.servers.get() else {
+            return;
+        };
+        let mut signals = self.signals.lock().await;
+        match signals.as_mut() {
+            Some(signals) => tokio::select! {
+                () = servers.pool.close_all() => {}
+                signal = signals.recv() => {
+                    tracing::info!("received {} while closing servers; exiting now", signal.name());
+                    std::process::exit(i32::from(signal.code()));
+                }
+            },
+            None => servers.pool.close_all().await,
         }
     }
 }

@@ -51,7 +51,8 @@ fn main() -> ExitCode {
 
 /// Runs the command on one current-thread runtime. A SIGINT, SIGTERM or
 /// SIGHUP while servers are open stops it (exit 128 + N); every server it
-/// started is closed on every way out.
+/// started is closed on every way out, and a second signal while they close
+/// ends the process at once (their process groups are killed all the same).
 fn run(cli: Cli) -> Outcome {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -68,6 +69,7 @@ fn run(cli: Cli) -> Outcome {
             outcome = cli.command.run(&ctx) => outcome,
             signal = ctx.stop_signal() => {
                 tracing::info!("received {}; closing servers", signal.name());
+                ctx.say_closing();
                 Ok(signal.exit_code())
             }
         };

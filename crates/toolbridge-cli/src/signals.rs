@@ -1,5 +1,10 @@
 //! SIGINT, SIGTERM and SIGHUP: the signals that stop toolbridge while it has
 //! servers to close.
+//!
+//! The first one stops the command and closes the servers, saying so at
+//! once ([`closing_notice`]); closing a server that ignores its stdin
+//! closing and SIGTERM takes seconds, so a second one ends toolbridge at
+//! once (the reaper still kills every server's process group).
 
 use std::process::ExitCode;
 
@@ -19,12 +24,17 @@ pub enum Signal {
 impl Signal {
     /// The exit code of a program this signal stopped: 128 + its number.
     pub fn exit_code(self) -> ExitCode {
+        ExitCode::from(self.code())
+    }
+
+    /// [`Signal::exit_code`] as a number, for `std::process::exit`.
+    pub fn code(self) -> u8 {
         let number = match self {
             Signal::Hangup => libc::SIGHUP,
             Signal::Interrupt => libc::SIGINT,
             Signal::Terminate => libc::SIGTERM,
         };
-        ExitCode::from(128 + number as u8)
+        128 + number as u8
     }
 
     /// The signal's name, for logs.
@@ -63,5 +73,41 @@ impl Signals {
             _ = self.terminate.recv() => Signal::Terminate,
             _ = self.hangup.recv() => Signal::Hangup,
         }
+    }
+}
+
+/// What toolbridge says on stderr when a signal stopped it and `running`
+/// servers are being closed; nothing when none is running.
+pub fn closing_notice(running: usize) -> Option<String> {
+    (running > 0).then(|| {
+        format!(
+            "toolbridge: closing {running} server{}… (Ctrl-C again to exit now)",
+            if running == 1 { "" } else { "s" }
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_notice_counts_the_servers_and_says_how_to_leave_at_once() {
+        assert_eq!(closing_notice(0), None);
+        assert_eq!(
+            closing_notice(1).as_deref(),
+            Some("toolbridge: closing 1 server… (Ctrl-C again to exit now)")
+        );
+        assert_eq!(
+            closing_notice(3).as_deref(),
+            Some("toolbridge: closing 3 servers… (Ctrl-C again to exit now)")
+        );
+    }
+
+    #[test]
+    fn exit_codes_are_128_plus_the_signal_number() {
+        assert_eq!(Signal::Interrupt.code(), 130);
+        assert_eq!(Signal::Terminate.code(), 143);
+        assert_eq!(Signal::Hangup.code(), 129);
     }
 }

@@ -6,6 +6,8 @@ mod common;
 use std::{
     io::{Read, Write},
     net::TcpListener,
+    process::Command,
+    time::{Duration, Instant},
 };
 
 use common::Sandbox;
@@ -15,40 +17,6 @@ use serde_json::json;
 fn closed_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
-}
-
-/// A server on 127.0.0.1 that answers one HTTP request with 404.
-struct OneAnswer {
-    addr: std::net::SocketAddr,
-    handle: std::thread::JoinHandle<String>,
-}
-
-impl OneAnswer {
-    fn start() -> OneAnswer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let handle = std::thread::spawn(move || {
-            let (mut socket, _) = listener.accept().unwrap();
-            let mut buf = [0u8; 2048];
-            let n = socket.read(&mut buf).unwrap_or(0);
-            let _ = socket.write_all(
-                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-            );
-            String::from_utf8_lossy(&buf[..n]).into_owned()
-        });
-        OneAnswer { addr, handle }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    /// The request it answered. Connects once itself, so a server that
-    /// nobody asked is not waited for forever (it then returns "").
-    fn request(self) -> String {
-        let _ = std::net::TcpStream::connect(self.addr);
-        self.handle.join().unwrap()
-    }
 }
 
 fn problem_lines(stdout: &str) -> Vec<&str> {
@@ -67,7 +35,7 @@ fn missing_command_unset_variable_and_unreachable_url_are_all_reported() {
         "no-var": {"command": "sh", "args": ["-c", "${TOOLBRIDGE_TEST_UNSET}"]},
         "down": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}
     }}));
-    let run = sandbox.run_with(&["doctor"], |c| {
+    let run = doctor(&sandbox, &[], |c| {
         c.env_remove("TOOLBRIDGE_TEST_UNSET");
     });
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -99,45 +67,56 @@ fn missing_command_unset_variable_and_unreachable_url_are_all_reported() {
 #[test]
 fn healthy_config_exits_0() {
     let sandbox = Sandbox::new();
-    let server = OneAnswer::start();
-    let url = server.url();
+    let http = common::python_listening("streamable-http");
     sandbox.write_config(&json!({"mcpServers": {
-        "local": {"command": "sh", "args": ["-c", "${TOOLBRIDGE_TEST_SET}"]},
-        "remote": {"type": "http", "url": url},
+        "local": {"command": "${TOOLBRIDGE_TEST_BIN}", "args": ["example-server"]},
+        "remote": {"type": "http", "url": http.url("/mcp")},
         "off": {"command": "toolbridge-test-no-such-command", "disabled": true}
     }}));
-    let run = sandbox.run_with(&["doctor"], |c| {
-        c.env("TOOLBRIDGE_TEST_SET", "true");
+    let run = doctor(&sandbox, &[], |c| {
+        c.env("TOOLBRIDGE_TEST_BIN", common::toolbridge());
     });
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(problem_lines(&run.stdout).is_empty(), "{}", run.stdout);
-    assert!(run.stdout.contains("  ok       local"), "{}", run.stdout);
-    assert!(run.stdout.contains("  ok       remote"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("  ok       local: ") && run.stdout.contains(" tools, started in "),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("  ok       remote: "), "{}", run.stdout);
     assert!(run.stdout.contains("off (disabled, not checked)"));
     assert!(
         run.stdout
-            .contains("everything the configured servers need is present")
-    );
-    assert!(
-        server.request().starts_with("GET /mcp "),
-        "doctor did not ask"
+            .contains("every enabled server started and listed its tools")
     );
 }
 
 #[test]
 fn no_config_file_is_healthy() {
     let sandbox = Sandbox::new();
-    let run = sandbox.run(&["doctor"]);
+    // No --config: the default location, which has no file.
+    let mut command = Command::new(common::toolbridge());
+    command
+        .arg("doctor")
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .stdin(std::process::Stdio::null());
+    isolate(&sandbox, &mut command);
+    let run = common::Run::from(command.output().unwrap());
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.contains("no config file at"), "{}", run.stdout);
     assert!(run.stdout.contains("launchers:"));
+    assert!(
+        run.stdout.contains("  ok       example: ") && run.stdout.contains(" tools, started in "),
+        "the built-in server is started too: {}",
+        run.stdout
+    );
 }
 
 #[test]
 fn preset_without_its_key_is_reported_with_the_variable_to_export() {
     let sandbox = Sandbox::new();
     assert_eq!(sandbox.run(&["presets", "add", "tavily"]).code, Some(0));
-    let run = sandbox.run_with(&["doctor"], |c| {
+    let run = doctor(&sandbox, &[], |c| {
         c.env_remove("TAVILY_API_KEY");
     });
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -157,7 +136,7 @@ fn missing_launcher_points_at_doctor_install() {
     let sandbox = Sandbox::new();
     let empty = tempfile::tempdir().unwrap();
     sandbox.write_config(&json!({"mcpServers": {"m": {"command": "npx", "args": ["-y", "x"]}}}));
-    let run = sandbox.run_with(&["doctor"], |c| {
+    let run = doctor(&sandbox, &[], |c| {
         c.env("PATH", empty.path());
     });
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -191,7 +170,7 @@ fn recording_path() -> (tempfile::TempDir, std::path::PathBuf) {
 fn install_without_a_terminal_or_yes_shows_the_command_and_never_runs_it() {
     let sandbox = Sandbox::new();
     let (bin, marker) = recording_path();
-    let run = sandbox.run_with(&["doctor", "--install", "uvx"], |c| {
+    let run = doctor(&sandbox, &["--install", "uvx"], |c| {
         c.env("PATH", bin.path());
     });
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -213,7 +192,7 @@ fn install_without_a_terminal_or_yes_shows_the_command_and_never_runs_it() {
 fn install_with_yes_runs_exactly_the_shown_command() {
     let sandbox = Sandbox::new();
     let (bin, marker) = recording_path();
-    let run = sandbox.run_with(&["doctor", "--install", "uvx", "--yes"], |c| {
+    let run = doctor(&sandbox, &["--install", "uvx", "--yes"], |c| {
         c.env("PATH", bin.path());
     });
     let ran = std::fs::read_to_string(&marker).unwrap();
@@ -229,7 +208,7 @@ fn install_with_yes_runs_exactly_the_shown_command() {
 #[test]
 fn install_of_an_unknown_command_is_a_usage_error() {
     let sandbox = Sandbox::new();
-    let run = sandbox.run(&["doctor", "--install", "toolbridge-test-unknown"]);
+    let run = doctor(&sandbox, &["--install", "toolbridge-test-unknown"], |_| {});
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("no install plan"), "{}", run.stderr);
 }
@@ -285,6 +264,7 @@ fn doctor_output_holds_no_secret_human_or_json() {
     const PW: &str = "pw-SECRET-5678";
     let sandbox = Sandbox::new();
     let port = closed_port();
+    let denied = answering("401 Unauthorized");
     sandbox.write_config(&json!({"mcpServers": {
         "down": {
             "type": "http",
@@ -295,6 +275,17 @@ fn doctor_output_holds_no_secret_human_or_json() {
             "command": "toolbridge-test-no-such-command",
             "args": ["--api-key", "${TOOLBRIDGE_TEST_KEY}"],
             "env": {"KEY": "${TOOLBRIDGE_TEST_KEY}"}
+        },
+        // Started: its answer and the server's own stderr are shown.
+        "denied": {
+            "type": "http",
+            "url": format!("http://me:${{TOOLBRIDGE_TEST_PW}}@{denied}/mcp?key=${{TOOLBRIDGE_TEST_KEY}}"),
+            "headers": {"Authorization": "Bearer ${TOOLBRIDGE_TEST_KEY}"}
+        },
+        "echoes": {
+            "command": "sh",
+            "args": ["-c", "echo \"$1 $KEY $PW\" >&2; exit 1", "sh", "--api-key", "${TOOLBRIDGE_TEST_KEY}"],
+            "env": {"KEY": "${TOOLBRIDGE_TEST_KEY}", "PW": "${TOOLBRIDGE_TEST_PW}"}
         }
     }}));
     let secrets = |c: &mut std::process::Command| {
@@ -302,7 +293,7 @@ fn doctor_output_holds_no_secret_human_or_json() {
             .env("TOOLBRIDGE_TEST_PW", PW);
     };
 
-    let human = sandbox.run_with(&["doctor"], secrets);
+    let human = doctor(&sandbox, &[], secrets);
     assert_eq!(human.code, Some(1), "{human:?}");
     assert!(
         human.stdout.contains(&format!(
@@ -312,7 +303,12 @@ fn doctor_output_holds_no_secret_human_or_json() {
         human.stdout
     );
 
-    let machine = sandbox.run_with(&["doctor", "--json"], secrets);
+    let denied_problem = problem_of(&human.stdout, "denied");
+    assert!(denied_problem.contains("HTTP 401"), "{denied_problem}");
+    let echoed = problem_of(&human.stdout, "echoes");
+    assert!(echoed.contains("| --api-key *** ***"), "{echoed}");
+
+    let machine = doctor(&sandbox, &["--json"], secrets);
     assert_eq!(machine.code, Some(1), "{machine:?}");
     let report: serde_json::Value = serde_json::from_str(&machine.stdout).unwrap();
     let findings = report["findings"].as_array().unwrap();
@@ -343,15 +339,246 @@ fn doctor_reads_the_config_as_the_other_commands_do() {
     // `${env:VAR}` and `$$` are the config's syntax; doctor used to take
     // them for an unset variable and a missing command.
     sandbox.write_config(&json!({"mcpServers": {
-        "env-prefix": {"command": "${env:TOOLBRIDGE_TEST_SH}"},
-        "escaped": {"command": "sh", "args": ["-c", "echo $${NOT_A_VARIABLE}"]},
-        "empty-default": {"command": "${TOOLBRIDGE_TEST_EMPTY:-sh}"}
+        "env-prefix": {"command": "${env:TOOLBRIDGE_TEST_BIN}", "args": ["example-server"]},
+        "escaped": {
+            "command": "sh",
+            "args": ["-c", "echo $${NOT_A_VARIABLE} >&2; exec \"$0\" example-server", "${TOOLBRIDGE_TEST_BIN}"]
+        },
+        "empty-default": {
+            "command": "${TOOLBRIDGE_TEST_EMPTY:-sh}",
+            "args": ["-c", "exec \"$0\" example-server", "${TOOLBRIDGE_TEST_BIN}"]
+        }
     }}));
-    let run = sandbox.run_with(&["doctor"], |c| {
-        c.env("TOOLBRIDGE_TEST_SH", "sh")
+    let run = doctor(&sandbox, &[], |c| {
+        c.env("TOOLBRIDGE_TEST_BIN", common::toolbridge())
             .env("TOOLBRIDGE_TEST_EMPTY", "")
             .env_remove("NOT_A_VARIABLE");
     });
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(problem_lines(&run.stdout).is_empty(), "{}", run.stdout);
+}
+
+/// `toolbridge --config CONFIG doctor args...` with its own home, config
+/// and cache folders, after `setup` adjusts the command.
+fn doctor(sandbox: &Sandbox, args: &[&str], setup: impl FnOnce(&mut Command)) -> common::Run {
+    let mut all = vec!["doctor"];
+    all.extend_from_slice(args);
+    sandbox.run_with(&all, |c| {
+        isolate(sandbox, c);
+        setup(c);
+    })
+}
+
+/// Home, config and cache folders inside the sandbox.
+fn isolate(sandbox: &Sandbox, c: &mut Command) {
+    let home = sandbox.dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    c.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"));
+}
+
+/// An HTTP server on 127.0.0.1 that answers every request with `status`
+/// and no body, for as long as the test runs.
+fn answering(status: &'static str) -> std::net::SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { continue };
+            std::thread::spawn(move || {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The head, then whatever body came with it.
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = socket.write_all(
+                    format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                        .as_bytes(),
+                );
+            });
+        }
+    });
+    addr
+}
+
+/// The problem line of `server`, and the lines that follow it up to the
+/// next server's.
+fn problem_of<'a>(stdout: &'a str, server: &str) -> String {
+    let start = format!("  problem  {server}: ");
+    let mut lines = stdout.lines().skip_while(|l| !l.starts_with(&start));
+    let mut found: Vec<&'a str> = lines.next().into_iter().collect();
+    found.extend(lines.take_while(|l| l.starts_with("           ")));
+    assert!(!found.is_empty(), "no problem for {server}:\n{stdout}");
+    found.join("\n")
+}
+
+#[test]
+fn a_server_that_exits_at_once_is_a_problem_with_its_stderr() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({"mcpServers": {
+        "exits": {"command": "sh", "args": ["-c", "echo 'fatal: WEATHER_API_KEY is not set' >&2; exit 1"]}
+    }}));
+    let run = doctor(&sandbox, &[], |_| {});
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let problem = problem_of(&run.stdout, "exits");
+    assert!(problem.contains("exits: failed to start: "), "{problem}");
+    assert!(
+        problem.contains("| fatal: WEATHER_API_KEY is not set"),
+        "{problem}"
+    );
+    assert!(
+        problem.contains("; fix: its stderr (below) says why"),
+        "{problem}"
+    );
+    assert!(run.stdout.contains("1 problem found"), "{}", run.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_command_that_is_not_executable_is_reported_with_chmod() {
+    let sandbox = Sandbox::new();
+    let program = sandbox.dir.path().join("server.sh");
+    std::fs::write(&program, "#!/bin/sh\nexec sleep 1000\n").unwrap();
+    sandbox.write_config(&json!({"mcpServers": {"plain-file": {"command": program}}}));
+    let run = doctor(&sandbox, &[], |_| {});
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let problem = problem_of(&run.stdout, "plain-file");
+    assert!(
+        problem.contains(&format!(
+            "command \"{0}\" is not executable; fix: make it executable (chmod +x {0})",
+            program.display()
+        )),
+        "{problem}"
+    );
+}
+
+#[test]
+fn a_server_that_hangs_fails_at_the_start_timeout_with_its_stderr() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({"mcpServers": {
+        "hangs": {"command": common::python(), "args": [common::test_server("start_faults.py"), "hang-at-start"]},
+        "fine": {"command": common::toolbridge(), "args": ["example-server"]}
+    }}));
+    let started = Instant::now();
+    let run = doctor(&sandbox, &["--start-timeout", "2"], |_| {});
+    let took = started.elapsed();
+    assert_eq!(run.code, Some(1), "{run:?}");
+    // Well under the default 15 s: the flag's 2 s, and closing the server.
+    assert!(took < Duration::from_secs(12), "doctor took {took:?}");
+    let problem = problem_of(&run.stdout, "hangs");
+    assert!(
+        problem.contains("hangs: did not start and list its tools within 2 s; fix: "),
+        "{problem}"
+    );
+    assert!(problem.contains("startupTimeout"), "{problem}");
+    assert!(problem.contains("| loading the model..."), "{problem}");
+    assert!(run.stdout.contains("  ok       fine: "), "{}", run.stdout);
+
+    let machine = doctor(&sandbox, &["--start-timeout", "2", "--json"], |_| {});
+    let report: serde_json::Value = serde_json::from_str(&machine.stdout).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["problem"]["kind"], "startTimeout", "{report:#}");
+    assert_eq!(finding["problem"]["timeoutMs"], 2000, "{report:#}");
+    assert_eq!(finding["problem"]["stderr"], "loading the model...");
+    let fine = &report["servers"][1];
+    assert_eq!(fine["status"], "ok", "{report:#}");
+    assert!(fine["toolCount"].as_u64().unwrap() > 0, "{report:#}");
+    assert_eq!(fine["transport"], "stdio", "{report:#}");
+    assert!(fine["startMs"].is_u64(), "{report:#}");
+}
+
+#[test]
+fn the_filesystem_server_given_a_missing_folder_says_create_the_folder() {
+    let sandbox = Sandbox::new();
+    let server = common::deps().join("node/node_modules/.bin/mcp-server-filesystem");
+    let missing = sandbox.dir.path().join("notes");
+    sandbox.write_config(&json!({"mcpServers": {
+        "files": {"command": server, "args": [missing]}
+    }}));
+    let run = doctor(&sandbox, &["--start-timeout", "90"], |_| {});
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let problem = problem_of(&run.stdout, "files");
+    assert!(problem.contains("files: failed to start: "), "{problem}");
+    assert!(
+        problem.contains(&format!(
+            "fix: create the folder {}, or correct the path",
+            missing.display()
+        )),
+        "{problem}"
+    );
+    assert!(
+        problem.contains("None of the specified directories are accessible"),
+        "the server's own words: {problem}"
+    );
+
+    std::fs::create_dir(&missing).unwrap();
+    let run = doctor(&sandbox, &["--start-timeout", "90"], |_| {});
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("  ok       files: "), "{}", run.stdout);
+}
+
+#[test]
+fn http_401_says_check_the_token_and_404_says_check_the_url() {
+    let sandbox = Sandbox::new();
+    let denied = answering("401 Unauthorized");
+    let absent = answering("404 Not Found");
+    sandbox.write_config(&json!({"mcpServers": {
+        "denied": {"type": "http", "url": format!("http://{denied}/mcp"),
+                   "headers": {"Authorization": "Bearer ${TOOLBRIDGE_TEST_TOKEN}"}},
+        "absent": {"url": format!("http://{absent}/mpc")}
+    }}));
+    let run = doctor(&sandbox, &[], |c| {
+        c.env("TOOLBRIDGE_TEST_TOKEN", "tok-SECRET-4321");
+    });
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let problem = problem_of(&run.stdout, "denied");
+    assert!(problem.contains("HTTP 401"), "{problem}");
+    assert!(problem.contains("fix: check the token"), "{problem}");
+    let problem = problem_of(&run.stdout, "absent");
+    assert!(problem.contains("HTTP 404"), "{problem}");
+    assert!(problem.contains("fix: check the URL"), "{problem}");
+    assert!(!run.stdout.contains("SECRET") && !run.stderr.contains("SECRET"));
+
+    let machine = doctor(&sandbox, &["--json"], |c| {
+        c.env("TOOLBRIDGE_TEST_TOKEN", "tok-SECRET-4321");
+    });
+    let report: serde_json::Value = serde_json::from_str(&machine.stdout).unwrap();
+    let statuses: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["problem"]["httpStatus"])
+        .collect();
+    assert_eq!(statuses, [&json!(401), &json!(404)], "{report:#}");
+}
+
+/// A server may print its own environment; what doctor shows of it must
+/// not hold the config's values.
+#[test]
+fn a_servers_stderr_is_shown_without_the_configs_secrets() {
+    const KEY: &str = "key-SECRET-8765";
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({"mcpServers": {
+        "echoes": {
+            "command": "sh",
+            "args": ["-c", "echo \"invalid key: $API_KEY\" >&2; exit 1"],
+            "env": {"API_KEY": "${TOOLBRIDGE_TEST_KEY}"}
+        }
+    }}));
+    for args in [&[][..], &["--json"][..]] {
+        let run = doctor(&sandbox, args, |c| {
+            c.env("TOOLBRIDGE_TEST_KEY", KEY);
+        });
+        assert_eq!(run.code, Some(1), "{run:?}");
+        assert!(run.stdout.contains("invalid key: ***"), "{}", run.stdout);
+        assert!(
+            !run.stdout.contains(KEY) && !run.stderr.contains(KEY),
+            "doctor leaks {KEY}: {run:?}"
+        );
+    }
 }

@@ -1,17 +1,21 @@
-//! `toolbridge doctor [--json] [--install CMD [--yes]]`.
+//! `toolbridge doctor [--json] [--start-timeout SECS] [--install CMD [--yes]]`.
 //!
 //! The checks run on the config as `servers list` reads it (JSONC, the same
-//! records, the same `${VAR}` expansion); what is shown is masked the same
-//! way too, so no expanded secret reaches stdout.
+//! records, the same `${VAR}` expansion), then start every enabled server
+//! that passed them (in parallel; handshake and tool listing within a short
+//! start timeout) and close it again. What is shown is masked the same way
+//! as `servers list`, so no expanded secret reaches stdout; a server's own
+//! stderr is shown with the config's env and header values masked.
 //!
-//! Exit codes: 0 everything the configured servers need is present; 1
-//! something is missing (or an install was declined or failed); 2 usage or
-//! config error.
+//! Exit codes: 0 every enabled server started and listed its tools; 1
+//! something is missing or a server does not work (or an install was
+//! declined or failed); 2 usage or config error.
 
 use std::{
     io::{BufRead, IsTerminal, Write},
     path::Path,
     process::ExitCode,
+    time::Duration,
 };
 
 use anyhow::{Context, Result, bail};
@@ -20,13 +24,14 @@ use serde_json::{Value, json};
 use toolbridge::{
     config::Config,
     deps::{self, InstallMethod, Platform, Probe, ProbeStatus},
-    doctor::{self, Finding, Problem},
+    doctor::{self, CheckOptions, Finding, Problem, ServerCheck},
 };
 
 use super::config_file;
 use crate::{
     context,
     outcome::{Failure, Outcome},
+    progress::Progress,
 };
 
 /// Something needed is missing.
@@ -45,85 +50,122 @@ pub struct DoctorArgs {
     /// Print the findings as one JSON document.
     #[arg(long, conflicts_with = "install")]
     pub json: bool,
+    /// Seconds each server may take to start and list its tools (default:
+    /// the server's "startupTimeout", else 15).
+    #[arg(long, value_name = "SECS", value_parser = crate::timeout::parse, conflicts_with = "install")]
+    pub start_timeout: Option<Duration>,
 }
 
 pub async fn run(args: DoctorArgs, ctx: &context::Context) -> Outcome {
     match &args.install {
         Some(command) => install(command, args.yes).await,
-        None => check(Some(ctx.config_path()), args.json).await,
+        None => {
+            let options = CheckOptions {
+                start_timeout: args.start_timeout,
+                ..CheckOptions::default()
+            };
+            let quiet = ctx.quiet || args.json;
+            check(Some(ctx.config_path()), args.json, &options, quiet).await
+        }
     }
     .map_err(Failure::usage)
 }
 
-async fn check(config: Option<&Path>, json: bool) -> Result<ExitCode> {
+async fn check(
+    config: Option<&Path>,
+    json: bool,
+    options: &CheckOptions,
+    quiet: bool,
+) -> Result<ExitCode> {
     let path = config_file::config_path(config)?;
     let config = Config::load_or_builtin(&path, context::example_spec())?;
     let platform = Platform::current();
-    let (probes, findings) = tokio::join!(
+    let enabled: Vec<String> = config
+        .listing()
+        .into_iter()
+        .filter(|server| server.enabled)
+        .map(|server| server.name)
+        .collect();
+    let progress = Progress::naming(&enabled, "checking", quiet);
+    let (probes, checks) = tokio::join!(
         deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
-        doctor::check_servers(&config, &platform, doctor::URL_TIMEOUT),
+        doctor::diagnose(&config, &platform, options, |name| progress.done(name)),
     );
+    drop(progress);
     let out = if json {
-        let mut text = serde_json::to_string_pretty(&report_json(&config, &probes, &findings))?;
+        let mut text = serde_json::to_string_pretty(&report_json(&config, &probes, &checks))?;
         text.push('\n');
         text
     } else {
-        report_text(&config, &probes, &findings)
+        report_text(&config, &probes, &checks)
     };
     write_stdout(&out)?;
-    Ok(if findings.is_empty() {
+    Ok(if checks.iter().all(|c| c.findings.is_empty()) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(MISSING)
     })
 }
 
-fn report_text(config: &Config, probes: &[Probe], findings: &[Finding]) -> String {
+fn report_text(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> String {
     let mut out = String::from("launchers:\n");
     for probe in probes {
         out.push_str(&probe_line(probe));
     }
     if config.is_builtin() {
         out.push_str(&format!(
-            "\nno config file at {}; only the built-in example server is configured, \
-             and it needs nothing\n",
+            "\nno config file at {}; only the built-in example server is configured:\n",
             config.path().display()
         ));
     } else {
         out.push_str(&format!("\nservers in {}:\n", config.path().display()));
-        for server in config.listing() {
-            let mut own = findings
-                .iter()
-                .filter(|f| f.server == server.name)
-                .peekable();
-            if !server.enabled {
-                out.push_str(&format!(
-                    "  off      {} (disabled, not checked)\n",
-                    server.name
-                ));
-            } else if own.peek().is_none() {
-                out.push_str(&format!("  ok       {}\n", server.name));
-            }
-            for finding in own {
-                out.push_str(&format!("  problem  {}\n", finding_line(finding)));
+    }
+    for check in checks {
+        if !check.enabled {
+            out.push_str(&format!(
+                "  off      {} (disabled, not checked)\n",
+                check.server
+            ));
+            continue;
+        }
+        if let Some(started) = &check.started
+            && check.findings.is_empty()
+        {
+            let count = started.tool_count;
+            out.push_str(&format!(
+                "  ok       {}: {count} tool{}, started in {} ms\n",
+                check.server,
+                if count == 1 { "" } else { "s" },
+                started.info.start_time.as_millis()
+            ));
+        }
+        for finding in &check.findings {
+            out.push_str(&format!("  problem  {}\n", finding_line(finding)));
+            if let Some(stderr) = finding.problem.stderr() {
+                out.push_str("           last lines of its stderr:\n");
+                for line in stderr.lines() {
+                    out.push_str(&format!("           | {line}\n"));
+                }
             }
         }
     }
-    if findings.is_empty() {
-        out.push_str("\neverything the configured servers need is present\n");
+    let problems: usize = checks.iter().map(|c| c.findings.len()).sum();
+    if problems == 0 {
+        out.push_str("\nevery enabled server started and listed its tools\n");
     } else {
-        let n = findings.len();
         out.push_str(&format!(
-            "\n{n} problem{} found\n",
-            if n == 1 { "" } else { "s" }
+            "\n{problems} problem{} found\n",
+            if problems == 1 { "" } else { "s" }
         ));
     }
     out
 }
 
 /// `{"config", "builtin", "launchers": [...], "servers": [...], "findings": [...]}`;
-/// each server has its `status` (`ok`, `problem`, `disabled`).
-fn report_json(config: &Config, probes: &[Probe], findings: &[Finding]) -> Value {
+/// each server has its `status` (`ok`, `problem`, `disabled`); one that is
+/// ok also what it said and how it started (`transport`, `protocolVersion`,
+/// `serverName`, `serverVersion`, `toolCount`, `startMs`).
+fn report_json(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Value {
     let launchers: Vec<Value> = probes
         .iter()
         .map(|probe| match &probe.status {
@@ -138,20 +180,31 @@ fn report_json(config: &Config, probes: &[Probe], findings: &[Finding]) -> Value
             }),
         })
         .collect();
-    let servers: Vec<Value> = config
-        .listing()
+    let servers: Vec<Value> = checks
         .iter()
-        .map(|server| {
-            let status = if !server.enabled {
+        .map(|check| {
+            let status = if !check.enabled {
                 "disabled"
-            } else if findings.iter().any(|f| f.server == server.name) {
+            } else if !check.findings.is_empty() {
                 "problem"
             } else {
                 "ok"
             };
-            json!({"name": server.name, "status": status})
+            let mut server = serde_json::Map::new();
+            server.insert("name".into(), json!(check.server));
+            server.insert("status".into(), json!(status));
+            if status == "ok"
+                && let Some(Value::Object(started)) = check
+                    .started
+                    .as_ref()
+                    .and_then(|s| serde_json::to_value(s).ok())
+            {
+                server.extend(started);
+            }
+            Value::Object(server)
         })
         .collect();
+    let findings: Vec<&Finding> = checks.iter().flat_map(|c| &c.findings).collect();
     json!({
         "config": config.path().display().to_string(),
         "builtin": config.is_builtin(),

@@ -1,5 +1,5 @@
-//! The checks themselves: one enabled server record at a time, remote URLs
-//! in parallel.
+//! The checks on the config alone (before anything is started): one enabled
+//! server record at a time, remote URLs in parallel.
 
 use std::{ffi::OsStr, path::Path, time::Duration};
 
@@ -17,10 +17,10 @@ use crate::{
 /// How long a remote server may take to answer before it counts as down.
 pub const URL_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Checks every enabled server of `config`, taking `${VAR}` values from the
-/// config's environment; returns the findings in config order, those of one
-/// server together. Remote URLs are tried in parallel, each for at most
-/// `url_timeout`.
+/// Checks every enabled server of `config` without starting it, taking
+/// `${VAR}` values from the config's environment; returns the findings in
+/// config order, those of one server together. Remote URLs are tried in
+/// parallel, each for at most `url_timeout`.
 pub async fn check_servers(
     config: &Config,
     platform: &Platform,
@@ -36,7 +36,7 @@ pub async fn check_servers(
                 &record.args,
                 record.url.as_deref(),
             );
-            check_server(config, record, preset, platform, url_timeout)
+            record_problems(config, record, preset, platform, url_timeout)
         });
     futures::future::join_all(per_server)
         .await
@@ -45,7 +45,8 @@ pub async fn check_servers(
         .collect()
 }
 
-async fn check_server(
+/// The problems of one enabled server record, found without starting it.
+pub(super) async fn record_problems(
     config: &Config,
     record: &ServerRecord,
     preset: Option<&'static Preset>,
@@ -103,7 +104,14 @@ async fn check_server(
             Some((_, raw)) => expand(raw, env).ok(),
             None => env.var("PATH"),
         };
-        if !command_exists(&command, path.as_deref().map(OsStr::new)) {
+        if is_not_executable(&command) {
+            findings.push(finding(
+                Problem::NotExecutable {
+                    command: command.clone(),
+                },
+                format!("make it executable (chmod +x {command}), or correct \"command\""),
+            ));
+        } else if !command_exists(&command, path.as_deref().map(OsStr::new)) {
             let plan = deps::install_plan(&command, platform);
             findings.push(Finding {
                 server: record.name.clone(),
@@ -197,6 +205,23 @@ fn key_gap(record: &ServerRecord, preset: &Preset, var: &str, env: &dyn Env) -> 
             export_key_fix(preset, var)
         )
     })
+}
+
+/// True for a command given as a path to a file that has no execute bit.
+fn is_not_executable(command: &str) -> bool {
+    if !(command.contains('/') || command.contains('\\')) {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(command)
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 fn command_exists(command: &str, path_var: Option<&OsStr>) -> bool {
@@ -345,6 +370,28 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_command_without_its_execute_bit_is_reported_with_chmod() {
+        let (_dir, env) = empty_dir_env(&[]);
+        let tools = tempfile::tempdir().unwrap();
+        let tool = tools.path().join("server.sh");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let findings = check(json!({"command": tool}), &env).await;
+        let command = tool.display().to_string();
+        assert_eq!(
+            problems(&findings),
+            [&Problem::NotExecutable {
+                command: command.clone()
+            }]
+        );
+        assert!(
+            findings[0].fix.contains(&format!("chmod +x {command}")),
+            "{}",
+            findings[0].fix
+        );
+    }
+
     #[tokio::test]
     async fn unset_variable_is_reported_once() {
         let (_dir, env) = empty_dir_env(&[]);
@@ -404,7 +451,7 @@ mod tests {
         let config = config(json!({"url": format!("http://127.0.0.1:{port}/mcp")}), &env);
         // The preset's real URL is not asked here: the preset is given.
         let preset = presets::get("zhipu-web-search").ok();
-        let findings = check_server(
+        let findings = record_problems(
             &config,
             &config.records()[0],
             preset,

@@ -28,7 +28,11 @@ pub struct Finding {
 
 /// What is wrong with a server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum Problem {
     /// The stdio command is not installed (not on the `PATH` it would get).
@@ -61,6 +65,44 @@ pub enum Problem {
         /// Why: connection refused, DNS failure, timeout, ...
         reason: String,
     },
+    /// The stdio command is a file, but not one this user may run.
+    NotExecutable {
+        /// The command as configured, expanded.
+        command: String,
+    },
+    /// The server was started and failed: it exited, refused the
+    /// handshake, answered with an HTTP error, or could not list its tools.
+    StartFailed {
+        /// What went wrong (config secrets masked).
+        reason: String,
+        /// The HTTP status a remote server answered with, if that is why.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+        /// The last lines the server wrote to stderr, config secrets masked.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stderr: Option<String>,
+    },
+    /// The server did not finish starting (or listing its tools) in time.
+    StartTimeout {
+        /// The limit, in milliseconds.
+        timeout_ms: u64,
+        /// The last lines the server wrote to stderr, config secrets masked.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stderr: Option<String>,
+    },
+}
+
+impl Problem {
+    /// The last lines the server wrote to stderr, when it was started and
+    /// wrote any.
+    pub fn stderr(&self) -> Option<&str> {
+        match self {
+            Problem::StartFailed { stderr, .. } | Problem::StartTimeout { stderr, .. } => {
+                stderr.as_deref()
+            }
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Problem {
@@ -75,6 +117,18 @@ impl fmt::Display for Problem {
             }
             Problem::Invalid { message } => f.write_str(message),
             Problem::Unreachable { url, reason } => write!(f, "{url} does not answer: {reason}"),
+            Problem::NotExecutable { command } => {
+                write!(f, "command \"{command}\" is not executable")
+            }
+            Problem::StartFailed { reason, .. } => write!(f, "failed to start: {reason}"),
+            Problem::StartTimeout { timeout_ms, .. } => {
+                let secs = *timeout_ms as f64 / 1000.0;
+                if timeout_ms % 1000 == 0 {
+                    write!(f, "did not start and list its tools within {secs:.0} s")
+                } else {
+                    write!(f, "did not start and list its tools within {secs:.1} s")
+                }
+            }
         }
     }
 }

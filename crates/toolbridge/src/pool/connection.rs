@@ -38,13 +38,14 @@ pub struct ConnectionInfo {
     pub server_name: String,
     /// The version the server reports for itself.
     pub server_version: String,
-    /// How long the start (spawn/connect and handshake) took.
-    #[serde(serialize_with = "as_millis")]
+    /// How long the start (spawn/connect and handshake) took; in JSON
+    /// `startMs`, whole milliseconds.
+    #[serde(rename = "startMs", serialize_with = "as_millis")]
     pub start_time: Duration,
 }
 
 fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64() * 1000.0)
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// The client side of the connection: answers the server's notifications.
@@ -140,21 +141,33 @@ pub(super) struct Ended {
     pub(super) lived: Duration,
 }
 
-/// Starts `spec` and completes the MCP handshake. `on_end` runs in the
-/// supervisor when the connection ends by itself (a crash or the server
-/// closing), not when it was closed by us, before the connection is seen as
-/// ended. `max_call_time` bounds any call (progress older than that is
-/// forgotten).
+/// Starts `spec` and completes the MCP handshake, both within
+/// `start_timeout` (on timeout, the error carries the server's stderr tail).
+/// `on_end` runs in the supervisor when the connection ends by itself (a
+/// crash or the server closing), not when it was closed by us, before the
+/// connection is seen as ended. `max_call_time` bounds any call (progress
+/// older than that is forgotten).
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
     max_call_time: Duration,
+    start_timeout: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
 ) -> Result<Arc<Connection>, PoolError> {
     let started = Instant::now();
+    // Capped so that no configured value can overflow the clock.
+    let deadline = tokio::time::Instant::now() + start_timeout.min(crate::config::MAX_TIMEOUT);
     let server = spec.name.clone();
-    let transport = create_transport(spec, ctx).await?;
+    let timed_out = |stderr: Option<String>| PoolError::StartTimeout {
+        server: spec.name.clone(),
+        after: start_timeout,
+        stderr,
+    };
+    let transport = match tokio::time::timeout_at(deadline, create_transport(spec, ctx)).await {
+        Ok(transport) => transport?,
+        Err(_) => return Err(timed_out(None)),
+    };
     let kind = transport.kind();
     let stderr = transport.stderr_tail();
     let progress = Arc::new(ProgressLog::new(max_call_time));
@@ -163,8 +176,14 @@ pub(super) async fn connect(
         cache,
         progress: progress.clone(),
     };
-    let service: RunningService<RoleClient, Handler> =
-        match handshake::start(handler, transport).await {
+    let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
+    let service: RunningService<RoleClient, Handler> = match handshake.await {
+        Err(_) => {
+            // What a hung server said so far (a prompt, a download) is why.
+            let tail = stderr.as_ref().and_then(|t| t.last(ERROR_STDERR_LINES));
+            return Err(timed_out(tail));
+        }
+        Ok(result) => match result {
             Ok(service) => service,
             Err(e) => {
                 let stderr = match &stderr {
@@ -177,7 +196,8 @@ pub(super) async fn connect(
                     stderr,
                 });
             }
-        };
+        },
+    };
     let peer = service.peer().clone();
     let info = peer_info(&peer, kind, started.elapsed());
     tracing::debug!(

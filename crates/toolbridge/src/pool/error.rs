@@ -36,8 +36,13 @@ pub enum PoolError {
         /// The last lines the server wrote to stderr.
         stderr: Option<String>,
     },
-    /// The server did not finish starting in time.
-    #[error("server \"{server}\" did not start within {}{}", secs(.after), stderr_suffix(.stderr))]
+    /// The server did not finish starting (spawn or connect, and the
+    /// handshake) within its start timeout.
+    #[error(
+        "server \"{server}\" did not start within {}; if it is only slow to start, raise its \"startupTimeout\" in the config{}",
+        secs(.after),
+        stderr_suffix(.stderr)
+    )]
     StartTimeout {
         /// The server's config name.
         server: String,

@@ -42,8 +42,9 @@ pub struct PoolOptions {
     /// and 20 CPU-bound Python starts finished sooner (0.77 s against 1.22 s)
     /// for the same total CPU (`cargo bench --bench pool -- start`).
     pub max_parallel_starts: usize,
-    /// How long one server may take to start (default 60 s: cold `npx` and
-    /// `uvx` caches are slow).
+    /// How long one server may take to start: spawn or connect, and the
+    /// handshake (default 60 s: cold `npx` and `uvx` caches are slow). A
+    /// server's own [`ServerSpec::startup_timeout`] overrides it.
     pub start_timeout: Duration,
     /// The longest a call may run even while the server reports progress
     /// (default 10 min). Progress restarts the per-call timeout up to this.
@@ -423,6 +424,22 @@ impl Pool {
                 message: other.to_string(),
             },
         }
+    }
+
+    /// The servers that are running now (a live connection), in config
+    /// order: what [`Pool::close_all`] would close.
+    pub fn running_server_names(&self) -> Vec<String> {
+        self.inner
+            .order
+            .iter()
+            .filter(|name| {
+                self.inner
+                    .slots
+                    .get(*name)
+                    .is_some_and(|slot| slot.current().is_some())
+            })
+            .cloned()
+            .collect()
     }
 
     /// What `server` said about itself when it started, if it is running.

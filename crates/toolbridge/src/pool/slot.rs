@@ -64,7 +64,9 @@ impl Slot {
     }
 
     /// Starts the server unless a live connection appeared meanwhile; one
-    /// start at a time per slot. Callers check [`Slot::current`] first.
+    /// start at a time per slot. Callers check [`Slot::current`] first. The
+    /// spawn (or connect) and the handshake must finish within the spec's
+    /// `startup_timeout`, else `start_timeout`.
     pub(super) async fn start(
         self: &Arc<Self>,
         ctx: &TransportContext,
@@ -101,22 +103,18 @@ impl Slot {
         let span =
             tracing::info_span!(parent: None, "mcp_server", server = self.spec.name.as_str());
         span.follows_from(tracing::Span::current());
-        let conn = match tokio::time::timeout(
+        // The server's own `startupTimeout` wins over the pool's default.
+        let start_timeout = self.spec.startup_timeout.unwrap_or(start_timeout);
+        let conn = connection::connect(
+            &self.spec,
+            ctx,
+            self.cache.clone(),
+            max_call_time,
             start_timeout,
-            connection::connect(&self.spec, ctx, self.cache.clone(), max_call_time, on_end)
-                .instrument(span),
+            on_end,
         )
-        .await
-        {
-            Ok(result) => result?,
-            Err(_) => {
-                return Err(PoolError::StartTimeout {
-                    server: self.spec.name.clone(),
-                    after: start_timeout,
-                    stderr: None,
-                });
-            }
-        };
+        .instrument(span)
+        .await?;
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
         Ok(conn)
     }

@@ -1,5 +1,5 @@
 //! `toolbridge servers test [NAME]...`: start servers and report what they
-//! said about themselves.
+//! said about themselves, each line as soon as its server is done.
 
 use std::process::ExitCode;
 
@@ -45,46 +45,34 @@ pub async fn run(args: TestArgs, ctx: &Context) -> Outcome {
     } else {
         args.names
     };
-    let progress = Progress::servers(names.len(), "starting", ctx.quiet || args.json);
+    let progress = Progress::naming(&names, "starting", ctx.quiet || args.json);
+    // Each line is printed as its server's test ends, so a slow server never
+    // holds back the others' results; `--json` prints one array at the end,
+    // in the order the servers were given.
     let reports = join_all(names.iter().map(|name| {
         let progress = &progress;
         async move {
-            let report = test_one(servers, name).await;
-            progress.inc();
-            report
+            let report = report(name, test_one(servers, name).await);
+            progress.done(name);
+            if !args.json {
+                progress.suspend(|| crate::output::line(&describe(&report.0)))?;
+            }
+            Ok::<_, Failure>(report)
         }
     }))
     .await;
     drop(progress);
     let mut worst: Option<u8> = None;
     let mut rows = Vec::new();
-    for (name, result) in names.iter().zip(reports) {
-        rows.push(match result {
-            Ok((info, tools)) => Report {
-                server: name.clone(),
-                ok: true,
-                info: Some(info),
-                tool_count: Some(tools),
-                error: None,
-            },
-            Err(failure) => {
-                worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
-                Report {
-                    server: name.clone(),
-                    ok: false,
-                    info: None,
-                    tool_count: None,
-                    error: Some(format!("{:#}", failure.error)),
-                }
-            }
-        });
+    for report in reports {
+        let (row, code) = report?;
+        if let Some(code) = code {
+            worst = Some(worst.map_or(code, |w: u8| w.max(code)));
+        }
+        rows.push(row);
     }
     if args.json {
         crate::output::json(&rows)?;
-    } else {
-        for row in &rows {
-            crate::output::line(&describe(row))?;
-        }
     }
     match worst {
         Some(code) => Err(Failure::new(
@@ -92,6 +80,32 @@ pub async fn run(args: TestArgs, ctx: &Context) -> Outcome {
             anyhow::anyhow!("some servers failed the test"),
         )),
         None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// One server's row, and the exit code its failure calls for.
+fn report(name: &str, result: Result<(ConnectionInfo, usize), Failure>) -> (Report, Option<u8>) {
+    match result {
+        Ok((info, tools)) => (
+            Report {
+                server: name.to_owned(),
+                ok: true,
+                info: Some(info),
+                tool_count: Some(tools),
+                error: None,
+            },
+            None,
+        ),
+        Err(failure) => (
+            Report {
+                server: name.to_owned(),
+                ok: false,
+                info: None,
+                tool_count: None,
+                error: Some(format!("{:#}", failure.error)),
+            },
+            Some(failure.code),
+        ),
     }
 }
 

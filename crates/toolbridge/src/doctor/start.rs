@@ -1,0 +1,321 @@
+//! Starting a server for real, as doctor's last check: spawn (or connect),
+//! complete the handshake and list the tools, within a short start timeout;
+//! on failure, say why with the server's stderr tail and what to do.
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use serde::Serialize;
+
+use super::finding::{Finding, Problem};
+use crate::{
+    config::{ServerSpec, TransportKind, TransportSpec},
+    pool::{ConnectionInfo, Pool, PoolError},
+    redact::{Redactor, mask_args},
+    transport::TransportError,
+};
+
+/// How long doctor gives a server to start and list its tools, unless the
+/// server sets its own `startupTimeout` or `--start-timeout` says otherwise:
+/// 15 s, enough for a warm `npx` or `uvx` start on a slow machine, short
+/// enough that a hung server does not hold doctor for a minute.
+pub const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A server that started and listed its tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Started {
+    /// What the server said about itself, and how long its start took (in
+    /// JSON: `transport`, `protocolVersion`, `serverName`, `serverVersion`,
+    /// `startMs`).
+    #[serde(flatten)]
+    pub info: ConnectionInfo,
+    /// How many tools it lists.
+    pub tool_count: usize,
+}
+
+/// Starts `spec`'s server in `pool` (which holds it, with the start
+/// timeout that applies to it), lists its tools within `list_limit`, and
+/// reports what it said, or a finding that says why it cannot work and
+/// what to do. A server that starts but never lists its tools is as useless
+/// as one that never starts.
+pub(super) async fn start_server(
+    pool: &Pool,
+    spec: &ServerSpec,
+    list_limit: Duration,
+) -> Result<Started, Finding> {
+    let server = spec.name.as_str();
+    let tried = async {
+        let info = pool.connect(server).await?;
+        let tools = match tokio::time::timeout(list_limit, pool.list_server_tools(server)).await {
+            Ok(tools) => tools?,
+            Err(_) => {
+                return Err(PoolError::Timeout {
+                    server: server.to_owned(),
+                    tool: None,
+                    after: list_limit,
+                });
+            }
+        };
+        Ok::<_, PoolError>((info, tools.len()))
+    };
+    match tried.await {
+        Ok((info, tool_count)) => Ok(Started { info, tool_count }),
+        Err(error) => {
+            let stderr = pool.stderr_tail(server);
+            Err(finding_for(spec, &error, stderr))
+        }
+    }
+}
+
+/// The finding for a start that failed with `error`: the problem (the
+/// server's stderr tail included, its config secrets masked) and the fix.
+/// `running_stderr` is the tail of a server still running (one that started
+/// but did not list its tools), when the error carries none.
+fn finding_for(spec: &ServerSpec, error: &PoolError, running_stderr: Option<String>) -> Finding {
+    let redactor = redactor(spec);
+    let scrub = |text: &str| redactor.redact(text).into_owned();
+    let carried = match error {
+        PoolError::Start { stderr, .. }
+        | PoolError::Closed { stderr, .. }
+        | PoolError::StartTimeout { stderr, .. } => stderr.clone(),
+        _ => None,
+    };
+    let stderr = carried.or(running_stderr).as_deref().map(scrub);
+    let (problem, fix) = match error {
+        PoolError::StartTimeout { after, .. }
+        | PoolError::Timeout {
+            tool: None, after, ..
+        } => (
+            Problem::StartTimeout {
+                timeout_ms: after.as_millis().min(u128::from(u64::MAX)) as u64,
+                stderr,
+            },
+            timeout_fix(spec),
+        ),
+        other => {
+            let status = http_status(other);
+            let fix = failure_fix(spec, other, status, stderr.is_some());
+            (
+                Problem::StartFailed {
+                    reason: scrub(&reason(spec, other)),
+                    http_status: status,
+                    stderr,
+                },
+                fix,
+            )
+        }
+    };
+    Finding {
+        server: spec.name.clone(),
+        problem,
+        fix,
+        install: None,
+    }
+}
+
+/// What went wrong, without the server's name (the finding names it) and
+/// without the stderr tail (the problem holds it apart).
+fn reason(spec: &ServerSpec, error: &PoolError) -> String {
+    let text = match error {
+        PoolError::Start { reason, .. } => reason.clone(),
+        PoolError::Closed { .. } => "the server closed the connection".to_owned(),
+        other => other.to_string(),
+    };
+    // Layers name the server in their messages; the finding does already.
+    text.replace(&format!("server \"{}\": ", spec.name), "")
+}
+
+/// The HTTP status a remote server answered with, when it is known: from the
+/// transport's error, else from the `HTTP 401 ...` its message starts a
+/// part with.
+fn http_status(error: &PoolError) -> Option<u16> {
+    if let PoolError::Transport(TransportError::Remote {
+        status: Some(status),
+        ..
+    }) = error
+    {
+        return Some(*status);
+    }
+    let text = error.to_string();
+    text.match_indices("HTTP ").find_map(|(at, _)| {
+        let digits = text.get(at + 5..at + 8)?;
+        let after = text[at + 8..].chars().next();
+        (digits.bytes().all(|b| b.is_ascii_digit()) && after.is_none_or(|c| !c.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    })
+}
+
+fn timeout_fix(spec: &ServerSpec) -> String {
+    let check = match spec.kind() {
+        TransportKind::Stdio => {
+            "that the command runs an MCP server on stdio (not a prompt or a web server)"
+        }
+        _ => "that the URL is the server's MCP endpoint",
+    };
+    format!(
+        "if it is only slow to start (a first npx or uvx download), set \"startupTimeout\" in its \
+         config or run `toolbridge doctor --start-timeout 120`; otherwise check {check}"
+    )
+}
+
+fn failure_fix(
+    spec: &ServerSpec,
+    error: &PoolError,
+    status: Option<u16>,
+    has_stderr: bool,
+) -> String {
+    match (status, &spec.transport) {
+        (Some(401 | 403), _) => {
+            return "check the token: the Authorization value in the server's \"headers\" (or \
+                    the variable it comes from) is missing, expired or wrong"
+                .to_owned();
+        }
+        (Some(404), _) => {
+            return "check the URL: the server answers, but has no MCP endpoint at this path \
+                    (often /mcp, or /sse for legacy servers)"
+                .to_owned();
+        }
+        (Some(_), _) => {
+            return "check the URL, and the server's own logs for the error it answered with"
+                .to_owned();
+        }
+        (None, TransportSpec::Stdio(stdio)) => {
+            if let PoolError::Transport(TransportError::Connect { .. }) = error {
+                let reason = error.to_string();
+                if reason.contains("Permission denied") || reason.contains("os error 13") {
+                    return format!("make it executable: chmod +x {}", stdio.command);
+                }
+                return format!(
+                    "check that \"{}\" is a program this user can run",
+                    stdio.command
+                );
+            }
+            let missing = missing_paths(&stdio.args, stdio.cwd.as_deref());
+            if let Some(first) = missing.first() {
+                let what = if missing.len() == 1 {
+                    format!("create the folder {first}")
+                } else {
+                    format!("create the folders {}", missing.join(", "))
+                };
+                return format!("{what}, or correct the path in the server's \"args\"");
+            }
+        }
+        (None, _) => {
+            return "check the URL, and that the server is running and reachable from here"
+                .to_owned();
+        }
+    }
+    if has_stderr {
+        "its stderr (below) says why it stopped (often a missing API key in \"env\", a \
+         missing folder or a wrong argument); correct that in the config"
+            .to_owned()
+    } else {
+        "run the command yourself to see why it stops, and correct the config".to_owned()
+    }
+}
+
+/// The arguments that name a path (absolute, or `./`, `../`) that does not
+/// exist, as written: what a server given a missing folder fails on.
+fn missing_paths(args: &[String], cwd: Option<&Path>) -> Vec<String> {
+    args.iter()
+        .filter(|arg| {
+            let path = Path::new(arg.as_str());
+            let looks_like_path =
+                path.is_absolute() || arg.starts_with("./") || arg.starts_with("../");
+            if !looks_like_path {
+                return false;
+            }
+            let full: PathBuf = match cwd {
+                Some(cwd) if !path.is_absolute() => cwd.join(path),
+                _ => path.to_path_buf(),
+            };
+            !full.exists()
+        })
+        .cloned()
+        .collect()
+}
+
+/// Removes the spec's secrets (env and header values, the URL's, masked
+/// arguments) from text that came from the server: a server echoing its API
+/// key in an error must not get it printed by toolbridge.
+fn redactor(spec: &ServerSpec) -> Redactor {
+    match &spec.transport {
+        TransportSpec::Stdio(stdio) => {
+            let masked = mask_args(&stdio.args);
+            let hidden = stdio
+                .args
+                .iter()
+                .zip(&masked)
+                .filter(|(arg, shown)| arg != shown)
+                .map(|(arg, _)| arg.as_str());
+            Redactor::new(None, stdio.env.values().map(String::as_str).chain(hidden))
+        }
+        TransportSpec::Http(remote)
+        | TransportSpec::Sse(remote)
+        | TransportSpec::WebSocket(remote) => {
+            let url = url::Url::parse(&remote.url).ok();
+            Redactor::new(url.as_ref(), remote.headers.values().map(String::as_str))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_that_do_not_exist_are_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = dir.path().display().to_string();
+        let gone = dir.path().join("gone").display().to_string();
+        let args = vec![
+            "-y".to_owned(),
+            "@scope/server".to_owned(),
+            here,
+            gone.clone(),
+            "./nope".to_owned(),
+        ];
+        assert_eq!(
+            missing_paths(&args, Some(dir.path())),
+            [gone, "./nope".to_owned()]
+        );
+    }
+
+    #[test]
+    fn the_http_status_is_read_from_a_transport_error_or_its_text() {
+        let start = |reason: &str| PoolError::Start {
+            server: "s".into(),
+            reason: reason.into(),
+            stderr: None,
+        };
+        assert_eq!(
+            http_status(&start(
+                "send initialize: http://x/mcp: HTTP 401 Unauthorized"
+            )),
+            Some(401)
+        );
+        assert_eq!(http_status(&start("HTTP 4040 nothing")), None);
+        assert_eq!(http_status(&start("connection refused")), None);
+    }
+
+    #[test]
+    fn a_servers_stderr_loses_the_configs_secrets() {
+        let mut spec = ServerSpec::stdio("s", "srv", ["--api-key", "ak-SECRET-0001", "/data"]);
+        if let TransportSpec::Stdio(stdio) = &mut spec.transport {
+            stdio.env.insert("TOKEN".into(), "tok-SECRET-0002".into());
+        }
+        let error = PoolError::Start {
+            server: "s".into(),
+            reason: "the server closed the connection during the handshake".into(),
+            stderr: Some("bad key ak-SECRET-0001\nbad token tok-SECRET-0002".into()),
+        };
+        let finding = finding_for(&spec, &error, None);
+        let shown = format!("{finding} {}", serde_json::to_string(&finding).unwrap());
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("bad key ***"), "{shown}");
+    }
+}
