@@ -1,24 +1,22 @@
 //! Importing the servers of other MCP clients' config files: Claude Desktop
 //! (`claude_desktop_config.json`), Cursor (`mcp.json`), Claude Code
-//! (`.mcp.json`, `~/.claude.json`), all with `mcpServers`; VS Code's
-//! `mcp.json` (`servers`) and `settings.json` (`"mcp": {"servers": ...}`),
-//! which may have comments and trailing commas.
+//! (`.mcp.json`, `~/.claude.json`), Windsurf, Cline, all with `mcpServers`;
+//! VS Code's `mcp.json` (`servers`) and `settings.json` (`"mcp":
+//! {"servers": ...}`), Zed's `settings.json` (`context_servers`); all read
+//! as JSONC (comments and trailing commas).
 
 use std::{fs, path::Path};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
     document::parse_object,
     edit::edit,
     error::ConfigError,
     jsonc,
-    record::{ServerRecord, Source, kind_of},
-    span::Step,
+    layout::detect,
+    record::{ServerRecord, Source},
 };
-
-/// Where servers may be in a file to import, in the order they are looked for.
-const SOURCES: [&[&str]; 3] = [&["mcpServers"], &["servers"], &["mcp", "servers"]];
 
 /// What [`import`] did.
 #[derive(Debug, Default)]
@@ -48,34 +46,21 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
     })?;
     let text = jsonc::strip(&text);
     let root = parse_object(from, &text)?;
+    let layout = detect(from, &text, &root)?;
     let top = Source {
         path: from,
         text: &text,
         servers_at: &[],
     };
-    let Some((keys, servers)) = SOURCES
-        .into_iter()
-        .find_map(|keys| lookup(&root, keys).map(|servers| (keys, servers)))
+    let Some((keys, Value::Object(servers))) =
+        layout.and_then(|layout| Some((layout.keys(), layout.lookup(&root)?)))
     else {
         return Err(top.invalid(
             None,
             None,
             &[],
-            "no MCP servers found; expected \"mcpServers\", \"servers\" or \
-             \"mcp\": {\"servers\": ...}",
-        ));
-    };
-    let Value::Object(servers) = servers else {
-        let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
-        return Err(top.invalid(
-            None,
-            keys.last().copied(),
-            &steps,
-            format!(
-                "\"{}\" must be an object mapping server names to servers, not {}",
-                keys.join("."),
-                kind_of(servers)
-            ),
+            "no MCP servers found; expected \"mcpServers\", \"servers\", \
+             \"mcp\": {\"servers\": ...} or \"context_servers\"",
         ));
     };
 
@@ -111,16 +96,6 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
         Ok(())
     })?;
     Ok(report)
-}
-
-/// The value at `keys` in `root`, unless it is missing or `null`.
-fn lookup<'a>(root: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
-    let (first, rest) = keys.split_first()?;
-    let mut value = root.get(*first)?;
-    for key in rest {
-        value = value.get(key)?;
-    }
-    Some(value).filter(|value| !value.is_null())
 }
 
 #[cfg(test)]

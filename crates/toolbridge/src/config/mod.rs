@@ -19,6 +19,7 @@
 //! - Errors: [`ConfigError`], naming file, line and column, server and field.
 
 mod document;
+mod dotenv;
 mod edit;
 mod env;
 mod error;
@@ -26,29 +27,38 @@ mod expand;
 mod file;
 mod import;
 mod jsonc;
+mod layout;
 mod listing;
 mod locate;
 mod new_server;
+mod patch;
 #[cfg(test)]
 mod properties;
 mod record;
 mod secret;
+mod settings;
 mod span;
 mod spec;
+mod warning;
 
 pub use document::Document;
-pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, lock_path};
-pub use env::{Env, ProcessEnv};
+pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit};
+pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
+pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
 pub use import::{ImportReport, import};
 pub use listing::ServerListing;
-pub use locate::{CONFIG_ENV_VAR, locate, locate_with};
+pub use locate::{
+    CONFIG_ENV_VAR, ConfigLocation, locate, locate_config, locate_config_with, locate_with,
+};
 pub use new_server::{NewServer, NewTarget};
 pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
+pub use settings::{SETTINGS_KEY, Settings};
 pub use spec::{
     DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
     TransportSpec, timeout_from_secs,
 };
+pub use warning::ConfigWarning;
