@@ -5,9 +5,10 @@
 //! The edits `servers add/remove/enable/disable/import` make change members
 //! of the servers object only: a removed server's text is cut (with the
 //! comments just above it), a changed one's value is rewritten, an added one
-//! is appended after the last. The result is parsed back and compared with
-//! the intended document; anything else (say, the servers object itself is
-//! new) is `None`, and the caller rewrites the whole file.
+//! is appended after the last; a servers object the file lacks is appended
+//! to the object that should hold it. The result is parsed back and
+//! compared with the intended document; when they differ the result is
+//! `None`, and the caller rewrites the whole file.
 
 use serde::Serialize;
 use serde_json::{Map, Value, ser::PrettyFormatter};
@@ -27,14 +28,17 @@ pub(crate) fn patch(
     after: &Map<String, Value>,
     indent: &str,
 ) -> Option<String> {
-    if without_servers(before, layout) != without_servers(after, layout) {
-        return None;
-    }
-    let old = layout.lookup(before)?.as_object()?;
-    let new = layout.lookup(after)?.as_object()?;
     let stripped = jsonc::strip(original);
     let steps: Vec<Step<'_>> = layout.keys().iter().map(|key| Step::Key(key)).collect();
-    let (open, close, members) = span::object(&stripped, &steps)?;
+    let Some((open, close, members)) = span::object(&stripped, &steps) else {
+        return add_container(original, &stripped, layout, after, indent);
+    };
+    let empty = Map::new();
+    let old = match layout.lookup(before) {
+        Some(servers) => servers.as_object()?,
+        None => &empty,
+    };
+    let new = layout.lookup(after)?.as_object()?;
     // Duplicate keys would make "the member named X" ambiguous.
     let mut keys: Vec<&str> = members.iter().map(|m| m.key.as_str()).collect();
     keys.sort_unstable();
@@ -42,10 +46,7 @@ pub(crate) fn patch(
         return None;
     }
 
-    let member_indent = match members.first() {
-        Some(first) => line_prefix(original, first.start).to_string(),
-        None => format!("{}{indent}", line_prefix(original, open)),
-    };
+    let member_indent = member_indent(original, open, &members, indent);
     // (start, end, replacement), applied from the end of the text backwards.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (i, member) in members.iter().enumerate() {
@@ -59,8 +60,61 @@ pub(crate) fn patch(
             Some(_) => {}
         }
     }
+    let added: Vec<(&String, &Value)> = new
+        .iter()
+        .filter(|(name, _)| !old.contains_key(*name))
+        .collect();
+    if !added.is_empty() {
+        edits.push(additions(original, open, close, &members, &added, indent)?);
+    }
+    apply(original, edits, after)
+}
+
+/// A file without the servers object: it is added to the deepest object of
+/// its path that exists (`"mcp": {"servers": ...}` to the top level, or
+/// `"servers"` to an existing `"mcp"`).
+fn add_container(
+    original: &str,
+    stripped: &str,
+    layout: Layout,
+    after: &Map<String, Value>,
+    indent: &str,
+) -> Option<String> {
+    let keys = layout.keys();
+    let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
+    let (depth, (open, close, members)) = (0..keys.len())
+        .rev()
+        .find_map(|depth| Some((depth, span::object(stripped, &steps[..depth])?)))?;
+    let mut value = after.get(keys[0])?;
+    for key in &keys[1..=depth] {
+        value = value.get(key)?;
+    }
+    let name = keys[depth].to_string();
+    let edit = additions(original, open, close, &members, &[(&name, value)], indent)?;
+    apply(original, vec![edit], after)
+}
+
+/// The indentation of the members of the object opening at `open`.
+fn member_indent(original: &str, open: usize, members: &[Member], indent: &str) -> String {
+    match members.first() {
+        Some(first) => line_prefix(original, first.start).to_string(),
+        None => format!("{}{indent}", line_prefix(original, open)),
+    }
+}
+
+/// The edit appending `entries` to the object at `open`..`close` whose
+/// members are `members`: after the last member, or inside the empty braces.
+fn additions(
+    original: &str,
+    open: usize,
+    close: usize,
+    members: &[Member],
+    entries: &[(&String, &Value)],
+    indent: &str,
+) -> Option<(usize, usize, String)> {
+    let member_indent = member_indent(original, open, members, indent);
     let mut added = String::new();
-    for (name, value) in new.iter().filter(|(name, _)| !old.contains_key(*name)) {
+    for (name, value) in entries {
         let separator = if members.is_empty() && added.is_empty() {
             ""
         } else {
@@ -72,15 +126,22 @@ pub(crate) fn patch(
             render(value, indent, &member_indent)?
         ));
     }
-    if !added.is_empty() {
-        match members.last() {
-            Some(last) => edits.push((last.value_end, last.value_end, added)),
-            None => {
-                let closing = line_prefix(original, open).to_string();
-                edits.push((open + 1, close, format!("{added}\n{closing}")));
-            }
+    Some(match members.last() {
+        Some(last) => (last.value_end, last.value_end, added),
+        None => {
+            let closing = line_prefix(original, open).to_string();
+            (open + 1, close, format!("{added}\n{closing}"))
         }
-    }
+    })
+}
+
+/// `original` with `edits` (start, end, replacement) made, when they do not
+/// overlap and the result means exactly `after`.
+fn apply(
+    original: &str,
+    mut edits: Vec<(usize, usize, String)>,
+    after: &Map<String, Value>,
+) -> Option<String> {
     edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     let mut text = original.to_string();
     let mut limit = usize::MAX;
@@ -165,21 +226,6 @@ fn line_prefix(text: &str, offset: usize) -> &str {
     &line[..line.len() - trimmed.len()]
 }
 
-/// `root` with its servers object taken out.
-fn without_servers(root: &Map<String, Value>, layout: Layout) -> Value {
-    let mut root = root.clone();
-    let keys = layout.keys();
-    let mut map = &mut root;
-    for key in &keys[..keys.len() - 1] {
-        match map.get_mut(*key).and_then(Value::as_object_mut) {
-            Some(inner) => map = inner,
-            None => return Value::Object(root),
-        }
-    }
-    map.shift_remove(keys[keys.len() - 1]);
-    Value::Object(root)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +302,22 @@ mod tests {
         assert!(
             text.contains("\"disabled\": true\n\t\t},\n\t\t/* fetch */"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_missing_servers_object_is_added_where_its_application_reads_it() {
+        let text = "{\n    // editor\n    \"editor.fontSize\": 14\n}\n";
+        let before = root(text);
+        let mut after = before.clone();
+        after.insert(
+            "mcp".into(),
+            serde_json::json!({"servers": {"t": {"type": "stdio", "command": "t"}}}),
+        );
+        let patched = patch(text, Layout::VsCodeSettings, &before, &after, "    ").unwrap();
+        assert_eq!(
+            patched,
+            "{\n    // editor\n    \"editor.fontSize\": 14,\n    \"mcp\": {\n        \"servers\": {\n            \"t\": {\n                \"type\": \"stdio\",\n                \"command\": \"t\"\n            }\n        }\n    }\n}\n"
         );
     }
 
