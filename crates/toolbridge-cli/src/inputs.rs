@@ -40,13 +40,14 @@ fn ask_terminal(input: &Input) -> Option<String> {
         .description
         .clone()
         .unwrap_or_else(|| format!("Value for input \"{}\"", input.id));
+    // Echo goes off before the prompt shows, so nothing typed after it is seen.
+    let echo = (input.password).then(EchoOff::new).flatten();
     eprint!(
         "{what} (${{input:{}}}; or set {}): ",
         input.id,
         input_variable(&input.id)
     );
     let _ = std::io::stderr().flush();
-    let echo = (input.password).then(EchoOff::new).flatten();
     let mut line = String::new();
     // With echo off, ECHONL still shows the newline.
     let read = std::io::stdin().lock().read_line(&mut line);

@@ -865,3 +865,75 @@ fn inherit_env_passes_named_variables_into_the_server() {
     }
     assert!(!env.contains("NOT_INHERITED"), "{env}");
 }
+
+/// `${input:ID}` without its variable is asked on the terminal (here a
+/// pseudo-terminal from `script`), hidden for `"password": true`, and passed
+/// to the server.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
+    use std::{
+        io::{Read, Write},
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
+    let sandbox = Sandbox::new();
+    example_script(&sandbox.path("project/tools/tb-example"));
+    fs::write(sandbox.path("project/.env"), "").unwrap();
+    let config = sandbox.path("project/.vscode/mcp.json");
+    fixture("vscode-mcp.json", &config);
+    let line = format!(
+        "'{}' --config '{}' call example echo --args '{{\"text\": \"x\"}}'",
+        env!("CARGO_BIN_EXE_toolbridge"),
+        config.display()
+    );
+    let mut child = Command::new("/usr/bin/script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env("HOME", sandbox.dir.path())
+        .env("XDG_CONFIG_HOME", sandbox.dir.path())
+        .env("XDG_CACHE_HOME", sandbox.path("cache"))
+        .env("TB_MARKER", "m")
+        .env("SHELL", "/bin/sh")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let seen = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Example API key") {
+        assert!(
+            Instant::now() < deadline,
+            "no prompt: {:?}",
+            String::from_utf8_lossy(&seen.lock().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"typed-s3cret\n").unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    reader.join().unwrap();
+    let output = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(status.success(), "{output}");
+    assert!(output.contains("TOOLBRIDGE_INPUT_API_KEY"), "{output}");
+    assert!(
+        !output.contains("typed-s3cret"),
+        "the answer was echoed: {output}"
+    );
+    let env = fs::read_to_string(sandbox.path("project/tools/tb-example.env")).unwrap();
+    assert!(env.lines().any(|l| l == "API_KEY=typed-s3cret"), "{env}");
+}
