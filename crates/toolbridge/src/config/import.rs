@@ -14,7 +14,7 @@ use super::{
     edit::edit,
     error::ConfigError,
     jsonc,
-    layout::detect,
+    layout::{Layout, detect},
     record::{ServerRecord, Source},
 };
 
@@ -75,6 +75,18 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
     };
     let mut valid = Vec::new();
     for (name, record) in servers {
+        let is_extension = |obj: &serde_json::Map<String, Value>| {
+            !obj.contains_key("command") && !obj.contains_key("url")
+        };
+        if layout == Some(Layout::Zed) && record.as_object().is_some_and(is_extension) {
+            report.invalid.push(src.invalid(
+                Some(name),
+                None,
+                &[],
+                "is provided by a Zed extension, which toolbridge cannot start",
+            ));
+            continue;
+        }
         match ServerRecord::parse(&src, name, record) {
             Ok(_) => valid.push((name.clone(), record.clone())),
             Err(error) => report.invalid.push(error),
@@ -231,6 +243,36 @@ mod tests {
         let report = import(&d.config, &from, false).unwrap();
         assert_eq!(report.found_in, "mcp.servers");
         assert_eq!(report.added, ["fetch"]);
+    }
+
+    #[test]
+    fn zed_servers_are_imported_and_extension_servers_reported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "settings.json",
+            r#"{
+  // Zed
+  "context_servers": {
+    "old": {"command": {"path": "srv", "args": ["-v"], "env": {}}, "settings": {}},
+    "flat": {"source": "custom", "command": "srv", "args": []},
+    "ext": {"source": "extension", "settings": {}}
+  }
+}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.found_in, "context_servers");
+        assert_eq!(report.added, ["old", "flat"]);
+        assert_eq!(report.invalid.len(), 1);
+        assert!(
+            report.invalid[0]
+                .to_string()
+                .contains("server \"ext\": is provided by a Zed extension"),
+            "{}",
+            report.invalid[0]
+        );
+        let config = Config::load(&d.config).unwrap();
+        assert_eq!(config.server_names(), ["old", "flat"]);
     }
 
     #[test]
