@@ -1081,6 +1081,46 @@ mod tests {
     }
 
     #[test]
+    fn global_settings_are_read_and_fill_what_a_server_leaves_out() {
+        let text = r#"{
+  "toolbridge": {"inheritEnv": ["LC_*", "HTTPS_PROXY"], "toolCacheTtl": 90,
+                 "resultBudget": 5000, "startupTimeout": 20},
+  "mcpServers": {
+    "own": {"command": "x", "inheritEnv": ["DISPLAY", "HTTPS_PROXY"], "startupTimeout": 5,
+            "resultBudget": 100, "disabledTools": ["rm"]},
+    "plain": {"command": "y"}
+  }
+}"#;
+        let config = parse(text).unwrap();
+        let settings = config.settings();
+        assert_eq!(settings.tool_cache_ttl, Some(Duration::from_secs(90)));
+        assert_eq!(settings.inherit_env, ["LC_*", "HTTPS_PROXY"]);
+
+        let own = config.resolve("own").unwrap();
+        assert_eq!(own.startup_timeout, Some(Duration::from_secs(5)));
+        assert_eq!(own.result_budget, Some(100));
+        assert!(!own.tool_enabled("rm") && own.tool_enabled("ls"));
+        let TransportSpec::Stdio(stdio) = &own.transport else {
+            panic!()
+        };
+        assert_eq!(stdio.inherit_env, ["DISPLAY", "HTTPS_PROXY", "LC_*"]);
+
+        let plain = config.resolve("plain").unwrap();
+        assert_eq!(plain.startup_timeout, Some(Duration::from_secs(20)));
+        assert_eq!(plain.result_budget, Some(5000));
+
+        let none = parse(r#"{"mcpServers": {"p": {"command": "y"}}}"#).unwrap();
+        assert_eq!(none.settings(), &Settings::default());
+        assert_eq!(none.resolve("p").unwrap().startup_timeout, None);
+
+        let error = parse(r#"{"toolbridge": {"toolCacheTtl": "1h"}}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "config.json:1:33: \"toolCacheTtl\" must be a positive number of seconds, at most 2592000"
+        );
+    }
+
+    #[test]
     fn debug_output_holds_no_values() {
         let config = parse(&one(r#"{"command": "x", "env": {"K": "secret-value"}}"#)).unwrap();
         assert!(!format!("{config:?}").contains("secret-value"));
