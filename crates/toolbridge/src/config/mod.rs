@@ -1,21 +1,27 @@
 //! The config file: which MCP servers exist and how to reach them.
 //!
 //! The format is the `mcpServers` JSON that Claude Desktop, Cursor and Claude
-//! Code already use (VS Code's top-level `servers` key is accepted too); see
-//! DESIGN.md. [`ServerSpec`] is one server after validation and `${VAR}`
-//! expansion: everything the pool needs to connect.
+//! Code already use; the files of VS Code (`servers`, `mcp.servers`), Zed
+//! (`context_servers`), Windsurf, Cline and `~/.claude.json` are read as
+//! they are (see `docs/config.md`). Every read is JSONC. [`ServerSpec`] is
+//! one server after validation and expansion: everything the pool needs.
 //!
-//! - Reading: [`locate`] finds the file, [`Config::load_or_builtin`] checks
-//!   it (or supplies the built-in example server), [`Config::resolve`] and
-//!   [`Config::resolve_enabled`] expand `${VAR}` and give [`ServerSpec`]s,
-//!   [`Config::listing`] shows servers with secrets masked. One model: every
+//! - Reading: [`locate_config`] finds the file (and whether the user named
+//!   it), [`Config::load_located`] checks it (or supplies the built-in
+//!   example server at the default location), [`Config::resolve`] and
+//!   [`Config::resolve_enabled`] expand `${VAR}`, `${userHome}`,
+//!   `${workspaceFolder}`, `${input:ID}` and `envFile`, and give
+//!   [`ServerSpec`]s; [`Config::listing`] shows servers with secrets masked;
+//!   [`Config::settings`] is the global `"toolbridge"` object;
+//!   [`Config::warnings`] the keys that look like mistakes. One model: every
 //!   server is a record as written (checked, unexpanded), from which the
 //!   spec, the listing and `doctor`'s checks are derived.
 //! - Secrets: expanded env and header values live in a [`SecretMap`], whose
 //!   `Debug` shows `***`.
 //! - Writing: [`edit`] changes a [`Document`] under a lock and saves it
-//!   atomically; [`NewServer`] builds a record for `servers add`; [`import`]
-//!   merges other clients' files.
+//!   atomically, rewriting only the text of the servers that changed, in the
+//!   key and shape the file's application reads; [`NewServer`] builds a
+//!   record for `servers add`; [`import`] merges other clients' files.
 //! - Errors: [`ConfigError`], naming file, line and column, server and field.
 
 mod document;
