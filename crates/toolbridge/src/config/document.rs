@@ -89,9 +89,10 @@ impl Document {
     }
 
     /// Adds server `name` with `record` (written as toolbridge writes
-    /// `mcpServers` records: it is reshaped for the file's application, so
-    /// no key that application does not read is added), after checking it.
-    /// A name already in use is [`ConfigError::ServerExists`].
+    /// `mcpServers` records: it is reshaped for the file's application),
+    /// after checking it. A name already in use is
+    /// [`ConfigError::ServerExists`]; a key the file's application does not
+    /// read (`timeout` in VS Code's files, say) is [`ConfigError::Invalid`].
     pub fn add_server(&mut self, name: &str, record: Value) -> Result<(), ConfigError> {
         if self.contains(name) {
             return Err(ConfigError::ServerExists {
@@ -99,7 +100,31 @@ impl Document {
                 name: name.to_string(),
             });
         }
+        if let Some(key) = self
+            .layout
+            .unread_keys()
+            .iter()
+            .find(|key| record.get(**key).is_some())
+        {
+            return Err(self.unread(name, key));
+        }
         self.put_server(name, record).map(drop)
+    }
+
+    /// The error for writing `key`, which the file's application does not
+    /// read, into server `name`.
+    fn unread(&self, name: &str, key: &str) -> ConfigError {
+        ConfigError::Invalid {
+            at: Location::file(&self.path),
+            server: Some(name.to_string()),
+            field: Some(key.to_string()),
+            message: format!(
+                "{} does not read \"{key}\" in {}, so toolbridge does not write it there; \
+                 leave it out, or keep the server in toolbridge's own config",
+                self.layout.application(),
+                self.layout.dotted()
+            ),
+        }
     }
 
     /// Adds server `name`, or replaces its record in place; returns the old
@@ -131,8 +156,12 @@ impl Document {
     }
 
     /// Sets or clears `"disabled": true` on server `name`. Enabling removes
-    /// the field (enabled is the default); disabling adds it.
+    /// the field (enabled is the default); disabling adds it, except in a
+    /// file whose application does not read it (VS Code's, Zed's): an error.
     pub fn set_disabled(&mut self, name: &str, disabled: bool) -> Result<(), ConfigError> {
+        if disabled && self.layout.unread_keys().contains(&"disabled") && self.contains(name) {
+            return Err(self.unread(name, "disabled"));
+        }
         let known = self.server_names();
         let path = self.path.clone();
         let key = self.layout.dotted();

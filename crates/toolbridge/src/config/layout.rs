@@ -55,6 +55,26 @@ impl Layout {
         self.keys().join(".")
     }
 
+    /// The application that reads this layout, for messages.
+    pub(crate) fn application(self) -> &'static str {
+        match self {
+            Layout::McpServers => "the application",
+            Layout::VsCode | Layout::VsCodeSettings => "VS Code",
+            Layout::Zed => "Zed",
+        }
+    }
+
+    /// Keys toolbridge could write into an entry that this layout's
+    /// application does not read (`mcpServers` files are read by several
+    /// applications, most of which read them all).
+    pub(crate) fn unread_keys(self) -> &'static [&'static str] {
+        match self {
+            Layout::McpServers => &[],
+            Layout::VsCode | Layout::VsCodeSettings => &["timeout", "disabled"],
+            Layout::Zed => &["timeout", "disabled", "cwd"],
+        }
+    }
+
     /// The layout of a file that has no servers yet, from its name: Zed's
     /// `settings.json` (under a `zed` folder), VS Code's `settings.json`,
     /// VS Code's `mcp.json` (in `.vscode/` or VS Code's `User` folder);
