@@ -2,18 +2,16 @@
 //! the configured servers, opened on first use and closed by `main` on every
 //! way out.
 
-use std::{
-    cell::OnceCell,
-    path::{Path, PathBuf},
-};
+use std::{cell::OnceCell, path::Path};
 
 use tokio::sync::{Mutex, Notify};
 use toolbridge::{
-    config::{Config, ConfigError, ServerSpec, StdioSpec},
+    config::{Config, ConfigError, ConfigLocation, ServerSpec, StdioSpec},
     pool::{Pool, PoolOptions},
 };
 
 use crate::{
+    inputs::TerminalEnv,
     outcome::Failure,
     signals::{Signal, Signals},
 };
@@ -22,8 +20,8 @@ use crate::{
 /// plain cells are enough.
 pub struct Context {
     /// The config file: `--config`, else `$TOOLBRIDGE_CONFIG`, else the XDG
-    /// location.
-    config: PathBuf,
+    /// location; and whether the user named it (then it must exist).
+    config: ConfigLocation,
     /// `-q`: no progress and no messages on stderr, only errors.
     pub quiet: bool,
     /// The configured servers, once a command asked for them.
@@ -61,7 +59,7 @@ impl Context {
     /// location.
     pub fn new(explicit: Option<&Path>, quiet: bool) -> Context {
         Context {
-            config: toolbridge::config::locate(explicit),
+            config: toolbridge::config::locate_config(explicit),
             quiet,
             servers: OnceCell::new(),
             signals: Mutex::new(None),
@@ -71,7 +69,21 @@ impl Context {
 
     /// The config file's path (it may not exist).
     pub fn config_path(&self) -> &Path {
-        &self.config
+        &self.config.path
+    }
+
+    /// The config file, checked: the built-in example server when the
+    /// default location has no file; a named file that does not exist, or
+    /// one that cannot be read or parsed, is a usage error (exit 2).
+    /// Warnings about the file (a misspelt key) go to stderr unless `-q`.
+    pub fn load_config(&self) -> Result<Config, Failure> {
+        let config = Config::load_located(&self.config, example_spec())
+            .map_err(Failure::usage)?
+            .with_env(TerminalEnv::default());
+        for warning in config.warnings() {
+            self.say(format_args!("toolbridge: warning: {warning}"));
+        }
+        Ok(config)
     }
 
     /// Prints `message` on stderr unless `-q` was given.
@@ -88,8 +100,7 @@ impl Context {
         if let Some(servers) = self.servers.get() {
             return Ok(servers);
         }
-        let config =
-            Config::load_or_builtin(&self.config, example_spec()).map_err(Failure::usage)?;
+        let config = self.load_config()?;
         let mut specs: Vec<ServerSpec> = Vec::new();
         let mut unresolved = Vec::new();
         for name in config.server_names() {

@@ -14,6 +14,7 @@ mod cli;
 mod commands;
 mod context;
 mod input;
+mod inputs;
 mod outcome;
 mod output;
 mod progress;

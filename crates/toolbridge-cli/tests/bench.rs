@@ -22,7 +22,11 @@ fn bench_reports_every_call_and_ordered_percentiles() {
             "8",
             "--json",
         ])
-        .env("TOOLBRIDGE_CONFIG", dir.path().join("no-such-config.json"))
+        // No config file at the default location: the built-in example server.
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .output()
         .expect("run toolbridge bench");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -61,7 +65,11 @@ fn bench_counts_tool_errors_and_exits_1() {
     let dir = tempdir();
     let output = Command::new(toolbridge())
         .args(["bench", "example", "no_such_tool", "--calls", "5", "--json"])
-        .env("TOOLBRIDGE_CONFIG", dir.path().join("no-such-config.json"))
+        // No config file at the default location: the built-in example server.
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env("XDG_CONFIG_HOME", dir.path())
+        .env("HOME", dir.path())
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .output()
         .expect("run toolbridge bench");
     assert_eq!(output.status.code(), Some(1));

@@ -169,7 +169,11 @@ fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
     for bad in ["0", "-1", "NaN", "inf", "soon", "1e30", "1e19"] {
         let out = Command::new(toolbridge())
             .args(["call", "example", "hello", &format!("--timeout={bad}")])
-            .env("TOOLBRIDGE_CONFIG", home.path().join("none.json"))
+            // No config file at the default location: the built-in example server.
+            .env_remove("TOOLBRIDGE_CONFIG")
+            .env("XDG_CONFIG_HOME", home.path())
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG")
             .output()
             .unwrap();
@@ -217,7 +221,11 @@ fn arguments_come_inline_from_a_file_or_from_stdin() {
         let mut command = Command::new(toolbridge());
         command
             .args(args)
-            .env("TOOLBRIDGE_CONFIG", home.path().join("none.json"))
+            // No config file at the default location: the built-in example server.
+            .env_remove("TOOLBRIDGE_CONFIG")
+            .env("XDG_CONFIG_HOME", home.path())
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG");
         command
     };

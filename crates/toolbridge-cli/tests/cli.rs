@@ -20,7 +20,9 @@ struct Home {
 
 impl Home {
     fn new() -> Self {
-        Home { dir: tempdir() }
+        let home = Home { dir: tempdir() };
+        std::fs::create_dir_all(home.config().parent().unwrap()).unwrap();
+        home
     }
 
     fn with_servers(servers: Value) -> Self {
@@ -34,17 +36,20 @@ impl Home {
         self.dir.path()
     }
 
+    /// The default location: only there does a missing file mean the
+    /// built-in example server (a named one must exist).
     fn config(&self) -> PathBuf {
-        self.path().join("config.json")
+        self.path().join("xdg/toolbridge/config.json")
     }
 
     /// `toolbridge ARGS` with this home's config and nothing from the real one.
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(toolbridge());
         cmd.args(args)
-            .env("TOOLBRIDGE_CONFIG", self.config())
+            .env_remove("TOOLBRIDGE_CONFIG")
             .env("HOME", self.path())
             .env("XDG_CONFIG_HOME", self.path().join("xdg"))
+            .env("XDG_CACHE_HOME", self.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG")
             .stdin(Stdio::null());
         cmd
@@ -208,7 +213,8 @@ fn noise_on_stdout_does_not_break_a_server() {
 #[test]
 fn a_malformed_config_exits_2_with_its_position_and_is_left_alone() {
     let home = Home::new();
-    let broken = "{\n  \"mcpServers\": {\n    \"time\": { \"command\": \"uvx\", }\n  }\n}\n";
+    // A missing colon: a trailing comma is JSONC, which every read accepts.
+    let broken = "{\n  \"mcpServers\": {\n    \"time\": { \"command\" \"uvx\" }\n  }\n}\n";
     std::fs::write(home.config(), broken).unwrap();
     for args in [&["tools"][..], &["call", "time", "now"][..]] {
         let out = home.run(args);

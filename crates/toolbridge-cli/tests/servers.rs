@@ -1,5 +1,6 @@
 //! `toolbridge servers ...` run as a real process, each test in its own
-//! temporary directory with its own `--config`.
+//! temporary directory whose config file is at the default location
+//! (`$XDG_CONFIG_HOME/toolbridge/config.json`).
 
 use std::{
     fs,
@@ -18,7 +19,10 @@ struct Sandbox {
 impl Sandbox {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.json");
+        // The default location: only there does a missing file mean the
+        // built-in example server.
+        let config = dir.path().join("toolbridge").join("config.json");
+        fs::create_dir_all(dir.path().join("toolbridge")).unwrap();
         Sandbox { dir, config }
     }
 
@@ -29,12 +33,11 @@ impl Sandbox {
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
         command
-            .arg("--config")
-            .arg(&self.config)
             .args(args)
             .env_remove("TOOLBRIDGE_CONFIG")
             .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path());
+            .env("XDG_CONFIG_HOME", self.dir.path())
+            .env("XDG_CACHE_HOME", self.dir.path().join("cache"));
         command
     }
 
@@ -111,6 +114,58 @@ fn a_fresh_machine_lists_the_built_in_example_server() {
         run.stderr()
     );
     assert!(!sandbox.config.exists(), "listing creates nothing");
+}
+
+/// Regression: `--config` or `$TOOLBRIDGE_CONFIG` naming a file that does
+/// not exist silently gave the example server instead.
+#[test]
+fn a_named_config_that_does_not_exist_exits_2_naming_it() {
+    let sandbox = Sandbox::new();
+    let missing = sandbox.path("typo.json");
+    let missing_str = missing.to_str().unwrap();
+    for (via_flag, args) in [
+        (true, &["servers", "list"][..]),
+        (true, &["tools"]),
+        (
+            true,
+            &["call", "example", "echo", "--args", "{\"text\": \"x\"}"],
+        ),
+        (false, &["servers", "list"]),
+        (false, &["tools"]),
+    ] {
+        let mut command = sandbox.command(args);
+        if via_flag {
+            command = sandbox.command(&[&["--config", missing_str][..], args].concat());
+        } else {
+            command.env("TOOLBRIDGE_CONFIG", &missing);
+        }
+        let run = Run(command.output().unwrap());
+        assert_eq!(run.code(), 2, "{args:?}: {}", run.stderr());
+        let expected = format!("config file {missing_str} does not exist");
+        assert!(
+            run.stderr().contains(&expected),
+            "{args:?}: {}",
+            run.stderr()
+        );
+        assert!(run.stderr().contains("servers add"), "{}", run.stderr());
+        assert!(run.stdout().is_empty(), "{args:?}: {}", run.stdout());
+        assert!(!missing.exists());
+    }
+    // Adding a server to a named file that does not exist creates it.
+    let run = Run(sandbox
+        .command(&[
+            "--config",
+            missing_str,
+            "servers",
+            "add",
+            "t",
+            "--command",
+            "t",
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert!(missing.exists());
 }
 
 #[test]
@@ -345,12 +400,14 @@ fn list_never_prints_secrets() {
 #[test]
 fn a_malformed_config_exits_2_with_file_line_column_and_is_left_unchanged() {
     let sandbox = Sandbox::new();
-    let broken = "{\n  \"mcpServers\": {\n    \"time\": {\"command\": \"uvx\",}\n  }\n}\n";
+    // A missing colon: trailing commas and comments are JSONC, which every
+    // read accepts, so they are no longer an example of a broken file.
+    let broken = "{\n  \"mcpServers\": {\n    \"time\": {\"command\" \"uvx\"}\n  }\n}\n";
     fs::write(&sandbox.config, broken).unwrap();
     let other = sandbox.path("other.json");
     fs::write(&other, r#"{"mcpServers": {"b": {"command": "b"}}}"#).unwrap();
     let other = other.to_str().unwrap();
-    let location = format!("{}:3:31: invalid JSON", sandbox.config.display());
+    let location = format!("{}:3:24: invalid JSON", sandbox.config.display());
     for args in [
         &["servers", "list"][..],
         &["servers", "add", "b", "--command", "b"],
@@ -515,4 +572,368 @@ fn importing_a_file_with_no_servers_is_a_usage_error() {
         run.stderr()
     );
     assert!(!sandbox.config.exists());
+}
+
+/// A script that starts the example server (`toolbridge example-server`),
+/// writing its environment to `<script>.env` first; whatever arguments a
+/// config gives it are dropped.
+fn example_script(path: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text = format!(
+        "#!/bin/sh\nenv > \"$0.env\"\nexec '{}' example-server\n",
+        env!("CARGO_BIN_EXE_toolbridge")
+    );
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
+}
+
+/// A fixture of crates/toolbridge/tests/configs, written to `to`.
+fn fixture(name: &str, to: &Path) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolbridge/tests/configs");
+    let text = fs::read_to_string(dir.join(name)).unwrap();
+    fs::create_dir_all(to.parent().unwrap()).unwrap();
+    fs::write(to, &text).unwrap();
+    text
+}
+
+/// Regression: `--config .vscode/mcp.json` failed on VS Code's comments and
+/// trailing commas although `servers import` read the same file.
+#[test]
+fn other_applications_files_work_with_tools_and_call_as_they_are() {
+    let sandbox = Sandbox::new();
+    let script = example_script(&sandbox.path("bin/tb-example"));
+    example_script(&sandbox.path("project/tools/tb-example"));
+    fs::write(sandbox.path("project/.env"), "FROM_FILE=1\n").unwrap();
+    let cases = [
+        ("vscode-mcp.json", "project/.vscode/mcp.json"),
+        ("vscode-settings.json", "Code/User/settings.json"),
+        ("cursor-mcp.json", ".cursor/mcp.json"),
+        (
+            "windsurf-mcp_config.json",
+            ".codeium/windsurf/mcp_config.json",
+        ),
+        ("zed-settings.json", "zed/settings.json"),
+        ("cline_mcp_settings.json", "cline/cline_mcp_settings.json"),
+        (
+            "claude_desktop_config.json",
+            "Claude/claude_desktop_config.json",
+        ),
+    ];
+    for (name, place) in cases {
+        let path = sandbox.path(place);
+        let original = fixture(name, &path);
+        let path = path.to_str().unwrap();
+        let run = |args: &[&str]| {
+            let mut command = sandbox.command(&[&["--config", path][..], args].concat());
+            command
+                .env("TB_EXAMPLE", &script)
+                .env("TB_MARKER", "m")
+                .env("TOOLBRIDGE_INPUT_API_KEY", "k");
+            Run(command.output().unwrap())
+        };
+        let tools = run(&["tools"]);
+        assert_eq!(tools.code(), 0, "{name}: {}", tools.stderr());
+        let tools: Value = serde_json::from_str(&tools.stdout()).unwrap();
+        assert!(
+            tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["name"] == "echo"),
+            "{name}: {tools}"
+        );
+        let call = run(&[
+            "call",
+            "example",
+            "echo",
+            "--args",
+            r#"{"text": "via-file"}"#,
+        ]);
+        assert_eq!(call.code(), 0, "{name}: {}", call.stderr());
+        assert!(
+            call.stdout().contains("via-file"),
+            "{name}: {}",
+            call.stdout()
+        );
+        assert!(
+            !call.stderr().contains("unknown key"),
+            "{name}: {}",
+            call.stderr()
+        );
+        assert_eq!(
+            fs::read_to_string(path).unwrap(),
+            original,
+            "{name}: reading changed it"
+        );
+    }
+}
+
+/// Regression: `servers add` wrote a top-level `mcpServers` into VS Code's
+/// settings.json (which VS Code does not read), dropped its comments and
+/// re-indented it, and left a `settings.json.lock` behind.
+#[test]
+fn writes_go_where_the_application_reads_keeping_comments_and_indentation() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.path("Code/User");
+    let path = dir.join("settings.json");
+    let original = fixture("vscode-settings.json", &path);
+    let config = path.to_str().unwrap();
+    let edit = |args: &[&str]| {
+        let run = Run(sandbox
+            .command(&[&["--config", config][..], args].concat())
+            .output()
+            .unwrap());
+        assert_eq!(run.code(), 0, "{args:?}: {}", run.stderr());
+        fs::read_to_string(&path).unwrap()
+    };
+
+    let added = edit(&["servers", "add", "time", "--", "uvx", "mcp-server-time"]);
+    let expected = original.replace(
+        "                \"args\": []\n            }\n",
+        "                \"args\": []\n            },\n            \"time\": {\n                \"type\": \"stdio\",\n                \"command\": \"uvx\",\n                \"args\": [\n                    \"mcp-server-time\"\n                ]\n            }\n",
+    );
+    assert_eq!(added, expected);
+    assert!(!added.contains("mcpServers"));
+
+    // VS Code reads neither `disabled` nor `timeout`: refused, file unchanged.
+    for args in [
+        &["servers", "disable", "example"][..],
+        &["servers", "add", "t2", "--timeout", "5", "--command", "t2"],
+    ] {
+        let run = Run(sandbox
+            .command(&[&["--config", config][..], args].concat())
+            .output()
+            .unwrap());
+        assert_eq!(run.code(), 2, "{args:?}");
+        assert!(
+            run.stderr().contains("VS Code does not read"),
+            "{}",
+            run.stderr()
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), added, "{args:?}");
+    }
+
+    let removed = edit(&["servers", "remove", "time"]);
+    assert_eq!(removed, original, "add then remove is a round trip");
+    let mut entries: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    entries.sort();
+    assert_eq!(entries, ["settings.json"], "no lock or temporary file left");
+
+    // Zed: `context_servers`, in the shape Zed reads (no `type`).
+    let zed = sandbox.path("zed/settings.json");
+    fixture("zed-settings.json", &zed);
+    let run = Run(sandbox
+        .command(&[
+            "--config",
+            zed.to_str().unwrap(),
+            "servers",
+            "add",
+            "srv",
+            "--command",
+            "srv",
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let text = fs::read_to_string(&zed).unwrap();
+    assert!(text.starts_with("// Zed settings\n"), "{text}");
+    assert!(
+        text.contains("    \"srv\": {\n      \"source\": \"custom\",\n      \"command\": \"srv\"\n    }\n  }\n}"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("mcpServers") && !text.contains("\"type\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_misspelt_key_is_reported_and_the_rest_works() {
+    let sandbox = Sandbox::new();
+    fs::write(
+        &sandbox.config,
+        r#"{"mcpServers": {"time": {"command": "uvx", "enviroment": {"TZ": "UTC"}, "autoApprove": []}}}"#,
+    )
+    .unwrap();
+    let run = sandbox.ok(&["servers", "list"]);
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains(
+            "server \"time\": unknown key \"enviroment\" is ignored; did you mean \"env\"?"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("autoApprove"), "{stderr}");
+    assert!(run.stdout().contains("time"), "{}", run.stdout());
+}
+
+#[test]
+fn new_fields_are_listed_without_secrets() {
+    let sandbox = Sandbox::new();
+    fs::write(
+        &sandbox.config,
+        r#"{
+  "toolbridge": {"inheritEnv": ["LC_*"], "toolCacheTtl": 600, "resultBudget": 5000, "startupTimeout": 20},
+  "mcpServers": {
+    "s": {"command": "srv", "env": {"TOKEN": "sk-secret"}, "startupTimeout": 5,
+          "disabledTools": ["rm"], "resultBudget": 100, "inheritEnv": ["HTTPS_PROXY"]}
+  }
+}"#,
+    )
+    .unwrap();
+    let list = sandbox.list();
+    let s = server(&list, "s");
+    assert_eq!(s["startupTimeout"], 5.0);
+    assert_eq!(s["disabledTools"], json!(["rm"]));
+    assert_eq!(s["resultBudget"], 100);
+    assert_eq!(s["inheritEnv"], json!(["HTTPS_PROXY"]));
+    assert!(!list.to_string().contains("sk-secret"));
+
+    for (bad, message) in [
+        (
+            r#""resultBudget": 0"#,
+            "\"resultBudget\" must be a positive whole number",
+        ),
+        (
+            r#""startupTimeout": -1"#,
+            "\"startupTimeout\" must be a positive number of seconds",
+        ),
+        (
+            r#""disabledTools": "rm""#,
+            "\"disabledTools\" must be an array of strings",
+        ),
+        (
+            r#""inheritEnv": ["A=B"]"#,
+            "\"inheritEnv\" item 0 (\"A=B\") is not a variable name",
+        ),
+    ] {
+        fs::write(
+            &sandbox.config,
+            format!(r#"{{"mcpServers": {{"s": {{"command": "srv", {bad}}}}}}}"#),
+        )
+        .unwrap();
+        let run = sandbox.run(&["servers", "list"]);
+        assert_eq!(run.code(), 2, "{bad}");
+        assert!(run.stderr().contains(message), "{bad}: {}", run.stderr());
+        assert!(
+            run.stderr().contains("server \"s\""),
+            "{bad}: {}",
+            run.stderr()
+        );
+    }
+}
+
+/// Regression: servers got a minimal environment with no way to pass a
+/// proxy, a CA bundle or a display variable.
+#[test]
+fn inherit_env_passes_named_variables_into_the_server() {
+    let sandbox = Sandbox::new();
+    let script = example_script(&sandbox.path("bin/tb-example"));
+    fs::write(
+        &sandbox.config,
+        format!(
+            r#"{{
+  "toolbridge": {{"inheritEnv": ["LC_*"]}},
+  "mcpServers": {{
+    "s": {{"command": "{}", "inheritEnv": ["HTTPS_PROXY", "SSL_CERT_FILE"]}}
+  }}
+}}"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut command = sandbox.command(&["call", "s", "echo", "--args", r#"{"text": "x"}"#]);
+    command
+        .env("HTTPS_PROXY", "http://proxy.test:3128")
+        .env("SSL_CERT_FILE", "/etc/ca.pem")
+        .env("LC_TB_TEST", "global")
+        .env("NOT_INHERITED", "secret");
+    let run = Run(command.output().unwrap());
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let env = fs::read_to_string(sandbox.path("bin/tb-example.env")).unwrap();
+    for line in [
+        "HTTPS_PROXY=http://proxy.test:3128",
+        "SSL_CERT_FILE=/etc/ca.pem",
+        "LC_TB_TEST=global",
+    ] {
+        assert!(env.lines().any(|l| l == line), "{line} not in {env}");
+    }
+    assert!(!env.contains("NOT_INHERITED"), "{env}");
+}
+
+/// `${input:ID}` without its variable is asked on the terminal (here a
+/// pseudo-terminal from `script`), hidden for `"password": true`, and passed
+/// to the server.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
+    use std::{
+        io::{Read, Write},
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
+    let sandbox = Sandbox::new();
+    example_script(&sandbox.path("project/tools/tb-example"));
+    fs::write(sandbox.path("project/.env"), "").unwrap();
+    let config = sandbox.path("project/.vscode/mcp.json");
+    fixture("vscode-mcp.json", &config);
+    let line = format!(
+        "'{}' --config '{}' call example echo --args '{{\"text\": \"x\"}}'",
+        env!("CARGO_BIN_EXE_toolbridge"),
+        config.display()
+    );
+    let mut child = Command::new("/usr/bin/script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env("HOME", sandbox.dir.path())
+        .env("XDG_CONFIG_HOME", sandbox.dir.path())
+        .env("XDG_CACHE_HOME", sandbox.path("cache"))
+        .env("TB_MARKER", "m")
+        .env("SHELL", "/bin/sh")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let seen = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Example API key") {
+        assert!(
+            Instant::now() < deadline,
+            "no prompt: {:?}",
+            String::from_utf8_lossy(&seen.lock().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"typed-s3cret\n").unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    reader.join().unwrap();
+    let output = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(status.success(), "{output}");
+    assert!(output.contains("TOOLBRIDGE_INPUT_API_KEY"), "{output}");
+    assert!(
+        !output.contains("typed-s3cret"),
+        "the answer was echoed: {output}"
+    );
+    let env = fs::read_to_string(sandbox.path("project/tools/tb-example.env")).unwrap();
+    assert!(env.lines().any(|l| l == "API_KEY=typed-s3cret"), "{env}");
 }

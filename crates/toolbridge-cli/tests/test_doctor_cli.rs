@@ -113,6 +113,22 @@ fn no_config_file_is_healthy() {
 }
 
 #[test]
+fn a_named_config_that_does_not_exist_is_exit_2_not_the_example_server() {
+    let sandbox = Sandbox::new();
+    let missing = sandbox.dir.path().join("typo.json");
+    let mut command = Command::new(common::toolbridge());
+    command
+        .arg("doctor")
+        .env("TOOLBRIDGE_CONFIG", &missing)
+        .stdin(std::process::Stdio::null());
+    isolate(&sandbox, &mut command);
+    let run = common::Run::from(command.output().unwrap());
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("typo.json"), "{}", run.stderr);
+    assert!(!run.stdout.contains("example"), "{}", run.stdout);
+}
+
+#[test]
 fn preset_without_its_key_is_reported_with_the_variable_to_export() {
     let sandbox = Sandbox::new();
     assert_eq!(sandbox.run(&["presets", "add", "tavily"]).code, Some(0));

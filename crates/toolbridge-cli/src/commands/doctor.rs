@@ -13,7 +13,6 @@
 
 use std::{
     io::{BufRead, IsTerminal, Write},
-    path::Path,
     process::ExitCode,
     time::Duration,
 };
@@ -27,7 +26,6 @@ use toolbridge::{
     doctor::{self, CheckOptions, Finding, Problem, ServerCheck},
 };
 
-use super::config_file;
 use crate::{
     context,
     outcome::{Failure, Outcome},
@@ -65,20 +63,21 @@ pub async fn run(args: DoctorArgs, ctx: &context::Context) -> Outcome {
                 ..CheckOptions::default()
             };
             let quiet = ctx.quiet || args.json;
-            check(Some(ctx.config_path()), args.json, &options, quiet).await
+            // As every other command reads it: a named file that does not
+            // exist is an error, not the example server.
+            let config = ctx.load_config()?;
+            check(&config, args.json, &options, quiet).await
         }
     }
     .map_err(Failure::usage)
 }
 
 async fn check(
-    config: Option<&Path>,
+    config: &Config,
     json: bool,
     options: &CheckOptions,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let path = config_file::config_path(config)?;
-    let config = Config::load_or_builtin(&path, context::example_spec())?;
     let platform = Platform::current();
     let enabled: Vec<String> = config
         .listing()
@@ -89,15 +88,15 @@ async fn check(
     let progress = Progress::naming(&enabled, "checking", quiet);
     let (probes, checks) = tokio::join!(
         deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
-        doctor::diagnose(&config, &platform, options, |name| progress.done(name)),
+        doctor::diagnose(config, &platform, options, |name| progress.done(name)),
     );
     drop(progress);
     let out = if json {
-        let mut text = serde_json::to_string_pretty(&report_json(&config, &probes, &checks))?;
+        let mut text = serde_json::to_string_pretty(&report_json(config, &probes, &checks))?;
         text.push('\n');
         text
     } else {
-        report_text(&config, &probes, &checks)
+        report_text(config, &probes, &checks)
     };
     write_stdout(&out)?;
     Ok(if checks.iter().all(|c| c.findings.is_empty()) {

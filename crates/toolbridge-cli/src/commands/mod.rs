@@ -3,7 +3,6 @@
 
 pub mod bench;
 pub mod call;
-pub mod config_file;
 pub mod doctor;
 pub mod example_server;
 pub mod exec;

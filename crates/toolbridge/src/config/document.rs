@@ -7,14 +7,13 @@ use serde_json::{Map, Value};
 
 use super::{
     error::{ConfigError, Location},
+    jsonc,
+    layout::{Layout, detect},
+    patch,
     record::{ServerRecord, Source, kind_of},
-    span::{self, Step},
+    span,
 };
 use crate::redact::{mask_args, mask_url};
-
-/// The top-level keys that hold the servers: Claude Desktop, Cursor and
-/// Claude Code write `mcpServers`, VS Code writes `servers`.
-pub(crate) const SERVERS_KEYS: [&str; 2] = ["mcpServers", "servers"];
 
 /// The config file as a JSON document, for [`edit`](super::edit).
 ///
@@ -26,6 +25,9 @@ pub struct Document {
     path: PathBuf,
     /// The whole top-level object.
     pub(crate) root: Map<String, Value>,
+    /// Where the servers are (or go): the key the file already uses, else
+    /// the one its application reads.
+    layout: Layout,
     /// False when the file did not exist and this document is new.
     existed: bool,
 }
@@ -36,21 +38,25 @@ impl Document {
     /// still be removed).
     pub(crate) fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let root = parse_object(path, text)?;
-        servers_key(path, text, &root)?;
+        let layout = detect(path, text, &root)?.unwrap_or_else(|| Layout::for_new_file(path));
         Ok(Document {
             path: path.to_path_buf(),
             root,
+            layout,
             existed: true,
         })
     }
 
-    /// A document for a file that does not exist yet: `{"mcpServers": {}}`.
+    /// A document for a file that does not exist yet: `{"mcpServers": {}}`
+    /// (or the key the application the file's name suggests reads).
     pub(crate) fn new_file(path: &Path) -> Self {
+        let layout = Layout::for_new_file(path);
         let mut root = Map::new();
-        root.insert(SERVERS_KEYS[0].to_string(), Value::Object(Map::new()));
+        layout.lookup_mut(&mut root);
         Document {
             path: path.to_path_buf(),
             root,
+            layout,
             existed: false,
         }
     }
@@ -82,8 +88,11 @@ impl Document {
         self.servers().and_then(|s| s.get(name))
     }
 
-    /// Adds server `name` with `record`, after checking the record. A name
-    /// already in use is [`ConfigError::ServerExists`].
+    /// Adds server `name` with `record` (written as toolbridge writes
+    /// `mcpServers` records: it is reshaped for the file's application),
+    /// after checking it. A name already in use is
+    /// [`ConfigError::ServerExists`]; a key the file's application does not
+    /// read (`timeout` in VS Code's files, say) is [`ConfigError::Invalid`].
     pub fn add_server(&mut self, name: &str, record: Value) -> Result<(), ConfigError> {
         if self.contains(name) {
             return Err(ConfigError::ServerExists {
@@ -91,18 +100,43 @@ impl Document {
                 name: name.to_string(),
             });
         }
+        if let Some(key) = self
+            .layout
+            .unread_keys()
+            .iter()
+            .find(|key| record.get(**key).is_some())
+        {
+            return Err(self.unread(name, key));
+        }
         self.put_server(name, record).map(drop)
     }
 
+    /// The error for writing `key`, which the file's application does not
+    /// read, into server `name`.
+    fn unread(&self, name: &str, key: &str) -> ConfigError {
+        ConfigError::Invalid {
+            at: Location::file(&self.path),
+            server: Some(name.to_string()),
+            field: Some(key.to_string()),
+            message: format!(
+                "{} does not read \"{key}\" in {}, so toolbridge does not write it there; \
+                 leave it out, or keep the server in toolbridge's own config",
+                self.layout.application(),
+                self.layout.dotted()
+            ),
+        }
+    }
+
     /// Adds server `name`, or replaces its record in place; returns the old
-    /// record. The new record is checked first.
+    /// record. The new record is reshaped for the file's application (as in
+    /// [`add_server`](Document::add_server)) and checked first.
     pub fn put_server(&mut self, name: &str, record: Value) -> Result<Option<Value>, ConfigError> {
         check_name(&self.path, name)?;
-        let servers_at = [self.key()];
+        let record = self.layout.shape(record);
         let src = Source {
             path: &self.path,
             text: "",
-            servers_at: &servers_at,
+            servers_at: self.layout.keys(),
         };
         ServerRecord::parse(&src, name, &record)?;
         Ok(self.servers_mut()?.insert(name.to_string(), record))
@@ -122,11 +156,15 @@ impl Document {
     }
 
     /// Sets or clears `"disabled": true` on server `name`. Enabling removes
-    /// the field (enabled is the default); disabling adds it.
+    /// the field (enabled is the default); disabling adds it, except in a
+    /// file whose application does not read it (VS Code's, Zed's): an error.
     pub fn set_disabled(&mut self, name: &str, disabled: bool) -> Result<(), ConfigError> {
+        if disabled && self.layout.unread_keys().contains(&"disabled") && self.contains(name) {
+            return Err(self.unread(name, "disabled"));
+        }
         let known = self.server_names();
         let path = self.path.clone();
-        let key = self.key();
+        let key = self.layout.dotted();
         let Some(record) = self.servers_mut()?.get_mut(name) else {
             return Err(ConfigError::UnknownServer {
                 path,
@@ -184,59 +222,51 @@ impl Document {
         })
     }
 
-    /// The document as the file's new contents: pretty JSON, keys in their
-    /// original order, ending with a newline.
-    pub fn to_json_string(&self) -> Result<String, ConfigError> {
-        let mut text =
-            serde_json::to_string_pretty(&self.root).map_err(|error| ConfigError::Write {
-                path: self.path.clone(),
-                source: std::io::Error::other(error),
-            })?;
+    /// The document as the file's new contents: pretty JSON indented with
+    /// `indent` (a tab, or spaces), keys in their original order, ending
+    /// with a newline.
+    pub fn to_json_string(&self, indent: &str) -> Result<String, ConfigError> {
+        let root = Value::Object(self.root.clone());
+        let mut text = patch::render(&root, indent, "").ok_or_else(|| ConfigError::Write {
+            path: self.path.clone(),
+            source: std::io::Error::other("the document cannot be written as JSON"),
+        })?;
         text.push('\n');
         Ok(text)
     }
 
-    /// The key holding the servers: the one the file uses, else `mcpServers`.
-    fn key(&self) -> &'static str {
-        let present = |key: &&str| self.root.get(*key).is_some_and(|v| !v.is_null());
-        SERVERS_KEYS
-            .into_iter()
-            .find(present)
-            .or_else(|| {
-                SERVERS_KEYS
-                    .into_iter()
-                    .find(|key| self.root.contains_key(*key))
-            })
-            .unwrap_or(SERVERS_KEYS[0])
+    /// Where the servers are (or go) in this file.
+    pub(crate) fn layout(&self) -> Layout {
+        self.layout
     }
 
     fn servers(&self) -> Option<&Map<String, Value>> {
-        self.root.get(self.key()).and_then(Value::as_object)
+        self.layout.lookup(&self.root).and_then(Value::as_object)
     }
 
     fn servers_mut(&mut self) -> Result<&mut Map<String, Value>, ConfigError> {
-        let key = self.key();
+        let layout = self.layout;
         let path = self.path.clone();
-        let slot = self.root.entry(key).or_insert(Value::Null);
-        if slot.is_null() {
-            *slot = Value::Object(Map::new());
-        }
-        // `parse` checked that the servers are an object (or null).
-        let found = kind_of(slot);
-        slot.as_object_mut().ok_or_else(|| ConfigError::Invalid {
-            at: Location::file(&path),
-            server: None,
-            field: Some(key.to_string()),
-            message: format!(
-                "\"{key}\" must be an object mapping server names to servers, not {found}"
-            ),
-        })
+        let found = layout.lookup(&self.root).map_or("null", kind_of);
+        // `parse` checked that the servers are an object (or missing).
+        layout
+            .lookup_mut(&mut self.root)
+            .ok_or_else(|| ConfigError::Invalid {
+                at: Location::file(&path),
+                server: None,
+                field: Some(layout.dotted()),
+                message: format!(
+                    "\"{}\" must be an object mapping server names to servers, not {found}",
+                    layout.dotted()
+                ),
+            })
     }
 }
 
-/// Parses `text` as JSON whose top level is an object.
+/// Parses `text` as JSONC (comments and trailing commas allowed, as the
+/// editors that write these files allow them) whose top level is an object.
 pub(crate) fn parse_object(path: &Path, text: &str) -> Result<Map<String, Value>, ConfigError> {
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_str::<Value>(&jsonc::strip(text)) {
         Ok(Value::Object(root)) => Ok(root),
         Ok(other) => Err(ConfigError::Invalid {
             at: Location {
@@ -268,47 +298,6 @@ pub(crate) fn syntax_error(path: &Path, error: &serde_json::Error) -> ConfigErro
             )),
         },
         message,
-    }
-}
-
-/// Which of [`SERVERS_KEYS`] the file uses (`None` when neither: no
-/// servers), checking that it is an object and that only one is present.
-pub(crate) fn servers_key(
-    path: &Path,
-    text: &str,
-    root: &Map<String, Value>,
-) -> Result<Option<&'static str>, ConfigError> {
-    let src = Source {
-        path,
-        text,
-        servers_at: &[],
-    };
-    let present: Vec<&'static str> = SERVERS_KEYS
-        .into_iter()
-        .filter(|key| root.get(*key).is_some_and(|v| !v.is_null()))
-        .collect();
-    if present.len() > 1 {
-        return Err(src.invalid(
-            None,
-            Some(present[1]),
-            &[Step::Key(present[1])],
-            "has both \"mcpServers\" and \"servers\"; move every server into one of them",
-        ));
-    }
-    let Some(&key) = present.first() else {
-        return Ok(None);
-    };
-    match &root[key] {
-        Value::Object(_) => Ok(Some(key)),
-        other => Err(src.invalid(
-            None,
-            Some(key),
-            &[Step::Key(key)],
-            format!(
-                "\"{key}\" must be an object mapping server names to servers, not {}",
-                kind_of(other)
-            ),
-        )),
     }
 }
 

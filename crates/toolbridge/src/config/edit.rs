@@ -1,10 +1,15 @@
 //! Changing the config file safely: [`edit`] locks, re-reads, changes,
 //! writes atomically, unlocks.
 //!
-//! - Lock: an exclusive `flock` on a sibling `config.json.lock`, so two
+//! - Lock: an exclusive `flock` on the file's directory, so two
 //!   `toolbridge servers add` at once both land (each re-reads the file
-//!   after getting the lock). The lock file is left in place: deleting it
-//!   would let a third process lock a different inode.
+//!   after getting the lock). No lock file is created: the directory is
+//!   often another application's (`.vscode/`, Claude's), and a stray
+//!   `mcp.json.lock` there is litter.
+//! - Text: only the servers that changed are rewritten (see `patch`);
+//!   comments, blank lines and the file's indentation stay. When that is
+//!   not possible the whole file is written with its indentation, unless it
+//!   has comments, which would be lost: then nothing is written.
 //! - Write: a temporary file in the same directory, given the original's
 //!   permissions, synced, then renamed over the original. Readers see the
 //!   old file or the new one, never half of one.
@@ -15,12 +20,12 @@
 
 use std::{
     ffi::OsString,
-    fs::{self, File, OpenOptions},
+    fs::{self, File},
     io::{self, Write},
     path::{Path, PathBuf},
 };
 
-use super::{document::Document, error::ConfigError};
+use super::{document::Document, error::ConfigError, jsonc, patch};
 
 /// Permissions of a new config file that holds secrets (env values, headers).
 pub const NEW_FILE_MODE_SECRET: u32 = 0o600;
@@ -48,12 +53,14 @@ pub fn edit<T>(
     }
     let _lock = lock(&target)?;
 
-    let (mut doc, mode) = match fs::read_to_string(&target) {
+    let (mut doc, mode, original) = match fs::read_to_string(&target) {
         Ok(text) => {
             let mode = fs::metadata(&target).map(|m| mode_of(&m)).ok();
-            (Document::parse(path, &text)?, mode)
+            (Document::parse(path, &text)?, mode, Some(text))
         }
-        Err(error) if error.kind() == io::ErrorKind::NotFound => (Document::new_file(path), None),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            (Document::new_file(path), None, None)
+        }
         Err(source) => {
             return Err(ConfigError::Read {
                 path: path.to_path_buf(),
@@ -71,18 +78,35 @@ pub fn edit<T>(
     } else {
         NEW_FILE_MODE
     });
-    write_atomic(&target, doc.to_json_string()?.as_bytes(), mode).map_err(write_error)?;
+    let text = match &original {
+        None => doc.to_json_string("  ")?,
+        Some(original) => {
+            let indent = patch::indent_of(original);
+            match patch::patch(original, doc.layout(), &before, &doc.root, &indent) {
+                Some(text) => text,
+                None if has_comments(original) => {
+                    return Err(write_error(io::Error::other(
+                        "the change cannot be made without losing the file's comments; \
+                         make it in your editor",
+                    )));
+                }
+                None => doc.to_json_string(&indent)?,
+            }
+        }
+    };
+    write_atomic(&target, text.as_bytes(), mode).map_err(write_error)?;
     Ok(out)
     // `_lock` is dropped here, after the rename: the next editor reads the new file.
 }
 
-/// The lock file for config file `target`: `config.json.lock` beside it.
-pub fn lock_path(target: &Path) -> PathBuf {
-    let mut name = target
-        .file_name()
-        .map_or_else(|| OsString::from("config.json"), OsString::from);
-    name.push(".lock");
-    target.with_file_name(name)
+/// True when `text` has `//` or `/* */` comments.
+fn has_comments(text: &str) -> bool {
+    let stripped = jsonc::strip(text);
+    // Blanking a trailing comma changes one byte to a space; a comment
+    // blanks a `/`.
+    text.bytes()
+        .zip(stripped.bytes())
+        .any(|(a, b)| a == b'/' && b == b' ')
 }
 
 /// Holds the exclusive lock until dropped.
@@ -95,18 +119,17 @@ impl Drop for Lock {
     }
 }
 
+/// Locks the directory holding `target` (created beforehand by `edit`).
 fn lock(target: &Path) -> Result<Lock, ConfigError> {
-    let path = lock_path(target);
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
     let lock_error = |source| ConfigError::Lock {
-        path: path.clone(),
+        path: dir.to_path_buf(),
         source,
     };
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(lock_error)?;
+    let file = File::open(dir).map_err(lock_error)?;
     file.lock().map_err(lock_error)?;
     Ok(Lock(file))
 }
@@ -258,7 +281,7 @@ mod tests {
         let inode_before = fs::metadata(&path).unwrap().ino();
         edit(&path, |doc| doc.add_server("a", stdio("srv"))).unwrap();
         assert_ne!(fs::metadata(&path).unwrap().ino(), inode_before);
-        assert_eq!(dir_entries(dir.path()), ["config.json", "config.json.lock"]);
+        assert_eq!(dir_entries(dir.path()), ["config.json"]);
     }
 
     #[test]
@@ -321,7 +344,8 @@ mod tests {
         let value: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(
             value,
-            json!({"servers": {"a": {"command": "a"}, "b": {"command": "b"}}, "inputs": []})
+            // VS Code's own entries carry a `type`.
+            json!({"servers": {"a": {"command": "a"}, "b": {"type": "stdio", "command": "b"}}, "inputs": []})
         );
     }
 
@@ -330,7 +354,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
         for broken in [
-            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}",
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\" \"x\"}\n  }\n}",
             "{\"mcpServers\": [1]}",
             "",
         ] {
@@ -346,7 +370,7 @@ mod tests {
             assert!(error.line_col().is_some(), "{error}");
             assert_eq!(fs::read_to_string(&path).unwrap(), broken);
         }
-        assert_eq!(dir_entries(dir.path()), ["config.json", "config.json.lock"]);
+        assert_eq!(dir_entries(dir.path()), ["config.json"]);
     }
 
     #[test]
@@ -465,10 +489,16 @@ mod tests {
     }
 
     #[test]
-    fn the_lock_file_sits_beside_the_config() {
+    fn a_commented_file_keeps_its_comments_and_indentation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        let original = "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"} // first\n    }\n}\n";
+        fs::write(&path, original).unwrap();
+        edit(&path, |doc| doc.add_server("b", stdio("b"))).unwrap();
         assert_eq!(
-            lock_path(Path::new("/x/config.json")),
-            PathBuf::from("/x/config.json.lock")
+            fs::read_to_string(&path).unwrap(),
+            "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n        \"b\": {\n            \"type\": \"stdio\",\n            \"command\": \"b\"\n        } // first\n    }\n}\n"
         );
+        assert_eq!(dir_entries(dir.path()), ["mcp.json"]);
     }
 }

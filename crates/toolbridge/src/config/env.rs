@@ -7,6 +7,26 @@ use std::collections::{BTreeMap, HashMap};
 pub trait Env: Send + Sync {
     /// The value of `name`, or `None` when it is not set.
     fn var(&self, name: &str) -> Option<String>;
+
+    /// The answer to `${input:ID}` when its variable
+    /// ([`input_variable`](super::input_variable)) is not set: a program on
+    /// a terminal asks the user (hiding the answer when `input.password`);
+    /// `None` (the default) makes the reference an error naming the input.
+    fn ask(&self, input: &Input) -> Option<String> {
+        let _ = input;
+        None
+    }
+}
+
+/// An entry of a VS Code config's `inputs`: what `${input:ID}` asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    /// The id, as in `${input:ID}`.
+    pub id: String,
+    /// The prompt (`description`), when the file gives one.
+    pub description: Option<String>,
+    /// True for `"password": true`: the answer is not echoed.
+    pub password: bool,
 }
 
 /// The environment of the running process.

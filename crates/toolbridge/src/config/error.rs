@@ -51,6 +51,17 @@ pub enum ConfigError {
         #[source]
         source: io::Error,
     },
+    /// A config file the user named (`--config`, `$TOOLBRIDGE_CONFIG`) does
+    /// not exist.
+    #[error(
+        "config file {} does not exist; create it with `toolbridge --config {} servers add \
+         NAME -- COMMAND [ARGS]...` (or `--url URL`), or name an existing file",
+        .path.display(), .path.display()
+    )]
+    Missing {
+        /// The file that was named.
+        path: PathBuf,
+    },
     /// The file is not valid JSON.
     #[error("{at}: invalid JSON: {message}")]
     Syntax {
@@ -85,6 +96,23 @@ pub enum ConfigError {
         field: String,
         /// The variable's name.
         variable: String,
+    },
+    /// A `${input:ID}` (VS Code) has neither its variable set nor an answer.
+    #[error(
+        "{at}: server \"{server}\": \"{field}\" uses ${{input:{input}}}; set {}, \
+         or run toolbridge on a terminal to be asked for it",
+        super::expand::input_variable(.input)
+    )]
+    UnsetInput {
+        /// Where the value using the input is.
+        at: Location,
+        /// The server being resolved.
+        server: String,
+        /// The field holding the reference.
+        field: String,
+        /// The input's id (the variable that answers it is
+        /// [`input_variable`](super::input_variable)`(input)`).
+        input: String,
     },
     /// No server has this name.
     #[error("{}", unknown_server(.path, .name, .known))]
@@ -133,13 +161,15 @@ impl ConfigError {
     pub fn path(&self) -> &Path {
         match self {
             ConfigError::Read { path, .. }
+            | ConfigError::Missing { path }
             | ConfigError::UnknownServer { path, .. }
             | ConfigError::ServerExists { path, .. }
             | ConfigError::Write { path, .. }
             | ConfigError::Lock { path, .. } => path,
             ConfigError::Syntax { at, .. }
             | ConfigError::Invalid { at, .. }
-            | ConfigError::UnsetVariable { at, .. } => &at.path,
+            | ConfigError::UnsetVariable { at, .. }
+            | ConfigError::UnsetInput { at, .. } => &at.path,
         }
     }
 
@@ -147,11 +177,14 @@ impl ConfigError {
     pub fn server(&self) -> Option<&str> {
         match self {
             ConfigError::Invalid { server, .. } => server.as_deref(),
-            ConfigError::UnsetVariable { server, .. } => Some(server),
+            ConfigError::UnsetVariable { server, .. } | ConfigError::UnsetInput { server, .. } => {
+                Some(server)
+            }
             ConfigError::UnknownServer { name, .. } | ConfigError::ServerExists { name, .. } => {
                 Some(name)
             }
             ConfigError::Read { .. }
+            | ConfigError::Missing { .. }
             | ConfigError::Syntax { .. }
             | ConfigError::Write { .. }
             | ConfigError::Lock { .. } => None,
@@ -162,7 +195,9 @@ impl ConfigError {
     pub fn field(&self) -> Option<&str> {
         match self {
             ConfigError::Invalid { field, .. } => field.as_deref(),
-            ConfigError::UnsetVariable { field, .. } => Some(field),
+            ConfigError::UnsetVariable { field, .. } | ConfigError::UnsetInput { field, .. } => {
+                Some(field)
+            }
             _ => None,
         }
     }
@@ -172,7 +207,8 @@ impl ConfigError {
         match self {
             ConfigError::Syntax { at, .. }
             | ConfigError::Invalid { at, .. }
-            | ConfigError::UnsetVariable { at, .. } => at.line_col,
+            | ConfigError::UnsetVariable { at, .. }
+            | ConfigError::UnsetInput { at, .. } => at.line_col,
             _ => None,
         }
     }

@@ -10,12 +10,18 @@ use std::{
 use serde_json::Value;
 
 use super::{
-    document::{parse_object, servers_key},
-    env::{Env, ProcessEnv},
+    document::parse_object,
+    env::{Env, Input, ProcessEnv},
     error::ConfigError,
+    expand::Scope,
+    jsonc,
+    layout::{Layout, detect},
     listing::ServerListing,
+    locate::ConfigLocation,
     record::{ServerRecord, Source},
+    settings::{SETTINGS_KEY, Settings},
     spec::{ServerSpec, StdioSpec},
+    warning::{ConfigWarning, unknown_server_keys, unknown_setting_keys},
 };
 
 /// The name of the built-in example server.
@@ -31,12 +37,23 @@ pub const EXAMPLE_SERVER: &str = "example";
 pub struct Config {
     /// The file the servers came from (or would, for the built-in default).
     path: PathBuf,
-    /// Its text, to point errors found at resolve time at a line and column.
+    /// Its text (comments blanked), to point errors found at resolve time
+    /// at a line and column.
     text: String,
-    /// The key holding the servers (`mcpServers` or `servers`).
-    servers_key: &'static str,
     /// The servers in file order.
     records: Vec<ServerRecord>,
+    /// Where each record is in the file (`["mcpServers"]`,
+    /// `["projects", DIR, "mcpServers"]`, ...), in step with `records`.
+    places: Vec<Vec<String>>,
+    /// The global `"toolbridge"` settings.
+    settings: Settings,
+    /// What the file declares for `${input:ID}` (VS Code's `inputs`).
+    inputs: Vec<Input>,
+    /// `${workspaceFolder}`: the folder holding `.vscode/` when the file is
+    /// in one, else the file's folder.
+    workspace: Option<PathBuf>,
+    /// Keys that are ignored and probably misspelt.
+    warnings: Vec<ConfigWarning>,
     /// True when no file exists and `records` holds only the example server.
     builtin: bool,
     /// Where `${VAR}` values come from.
@@ -70,13 +87,35 @@ impl Config {
         }
     }
 
+    /// The config at `location`: [`load`](Config::load) for a file the user
+    /// named, where a missing file is [`ConfigError::Missing`];
+    /// [`load_or_builtin`](Config::load_or_builtin) for the default location.
+    pub fn load_located(
+        location: &ConfigLocation,
+        example: StdioSpec,
+    ) -> Result<Self, ConfigError> {
+        if !location.named {
+            return Self::load_or_builtin(&location.path, example);
+        }
+        Self::load(&location.path).map_err(|error| match error {
+            ConfigError::Read { path, source } if source.kind() == io::ErrorKind::NotFound => {
+                ConfigError::Missing { path }
+            }
+            other => other,
+        })
+    }
+
     /// The built-in default for a config file at `path` that does not exist.
     pub fn builtin(path: &Path, example: StdioSpec) -> Self {
         Config {
             path: path.to_path_buf(),
             text: String::new(),
-            servers_key: "mcpServers",
             records: vec![ServerRecord::from_stdio(EXAMPLE_SERVER, &example)],
+            places: vec![vec!["mcpServers".to_string()]],
+            settings: Settings::default(),
+            inputs: Vec::new(),
+            workspace: workspace_of(path),
+            warnings: Vec::new(),
             builtin: true,
             env: Arc::new(ProcessEnv),
         }
@@ -106,29 +145,101 @@ impl Config {
     /// # Ok::<(), toolbridge::config::ConfigError>(())
     /// ```
     pub fn parse(path: &Path, text: impl Into<String>) -> Result<Self, ConfigError> {
-        let text = text.into();
+        // Comments and trailing commas become spaces: every line and column
+        // stays where it was, for errors found later.
+        let text = jsonc::strip(&text.into());
         let root = parse_object(path, &text)?;
-        let key = servers_key(path, &text, &root)?;
-        let mut records = Vec::new();
-        if let Some(Value::Object(servers)) = key.and_then(|key| root.get(key)) {
-            let servers_at = [key.unwrap_or("mcpServers")];
+        let mut config = Config {
+            path: path.to_path_buf(),
+            text: String::new(),
+            records: Vec::new(),
+            places: Vec::new(),
+            settings: Settings::default(),
+            inputs: inputs(root.get("inputs")),
+            workspace: workspace_of(path),
+            warnings: Vec::new(),
+            builtin: false,
+            env: Arc::new(ProcessEnv),
+        };
+        if let Some(value) = root.get(SETTINGS_KEY).filter(|v| !v.is_null()) {
             let src = Source {
                 path,
                 text: &text,
-                servers_at: &servers_at,
+                servers_at: &[SETTINGS_KEY],
             };
-            for (name, value) in servers {
-                records.push(ServerRecord::parse(&src, name, value)?);
+            config.settings = Settings::parse(&src, value)?;
+            if let Some(obj) = value.as_object() {
+                config.warnings.extend(unknown_setting_keys(&src, obj));
             }
         }
-        Ok(Config {
-            path: path.to_path_buf(),
-            servers_key: key.unwrap_or("mcpServers"),
+        if let Some(layout) = detect(path, &text, &root)? {
+            let keys: Vec<String> = layout.keys().iter().map(|k| k.to_string()).collect();
+            config.add_servers(&text, &root, keys, layout)?;
+        }
+        // `~/.claude.json`: the servers of the project Claude Code would use
+        // here (the current directory or its nearest ancestor), which
+        // replace user servers of the same name, as in Claude Code.
+        if let Some(project) = claude_project(&root) {
+            let keys = vec!["projects".to_string(), project, "mcpServers".to_string()];
+            config.add_servers(&text, &root, keys, Layout::McpServers)?;
+        }
+        config.text = text;
+        Ok(config)
+    }
+
+    /// Checks and adds the servers of the object at `keys` in `root`.
+    fn add_servers(
+        &mut self,
+        text: &str,
+        root: &serde_json::Map<String, Value>,
+        keys: Vec<String>,
+        layout: Layout,
+    ) -> Result<(), ConfigError> {
+        let mut value = root.get(&keys[0]);
+        for key in &keys[1..] {
+            value = value.and_then(|v| v.get(key));
+        }
+        let Some(Value::Object(servers)) = value else {
+            return Ok(());
+        };
+        let servers_at: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let src = Source {
+            path: &self.path,
             text,
-            records,
-            builtin: false,
-            env: Arc::new(ProcessEnv),
-        })
+            servers_at: &servers_at,
+        };
+        for (name, value) in servers {
+            if let Some(obj) = value.as_object() {
+                // A Zed extension's server: Zed starts it, toolbridge cannot.
+                if layout == Layout::Zed && !obj.contains_key("command") && !obj.contains_key("url")
+                {
+                    self.warnings.push(ConfigWarning {
+                        at: src.locate(Some(name), &[]),
+                        server: Some(name.clone()),
+                        key: name.clone(),
+                        suggestion: None,
+                        note: Some(
+                            "provided by a Zed extension, which toolbridge cannot start; skipped"
+                                .to_string(),
+                        ),
+                    });
+                    continue;
+                }
+                self.warnings.extend(unknown_server_keys(&src, name, obj));
+            }
+            let record = ServerRecord::parse(&src, name, value)?;
+            match self.records.iter().position(|r| r.name == *name) {
+                Some(i) => {
+                    self.records[i] = record;
+                    self.places[i] = keys.clone();
+                }
+                None => {
+                    self.records.push(record);
+                    self.places.push(keys.clone());
+                }
+            }
+        }
+        Ok(())
     }
 
     /// This config, taking `${VAR}` values from `env` instead of the process
@@ -204,6 +315,17 @@ impl Config {
             .collect()
     }
 
+    /// The global settings (the file's `"toolbridge"` object).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Keys the file has that toolbridge ignores and that look like
+    /// mistakes (`"enviroment"`), in file order; for the program to show.
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
     /// Every server as written, in file order (for `doctor`).
     pub(crate) fn records(&self) -> &[ServerRecord] {
         &self.records
@@ -215,14 +337,74 @@ impl Config {
     }
 
     fn resolve_record(&self, record: &ServerRecord) -> Result<ServerSpec, ConfigError> {
-        let servers_at = [self.servers_key];
+        let place = self
+            .records
+            .iter()
+            .position(|r| std::ptr::eq(r, record))
+            .and_then(|i| self.places.get(i));
+        let servers_at: Vec<&str> = place
+            .map(|keys| keys.iter().map(String::as_str).collect())
+            .unwrap_or_else(|| vec!["mcpServers"]);
         let src = Source {
             path: &self.path,
             text: &self.text,
             servers_at: &servers_at,
         };
-        record.resolve(&src, self.env.as_ref())
+        let scope = Scope {
+            env: self.env.as_ref(),
+            workspace: self.workspace.as_deref(),
+            inputs: &self.inputs,
+        };
+        record.resolve(&src, scope, &self.settings)
     }
+}
+
+/// `${workspaceFolder}` for a config file at `path`: the folder holding
+/// `.vscode/` when the file is in one, else the file's own folder (made
+/// absolute).
+fn workspace_of(path: &Path) -> Option<PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    let dir = path.parent()?;
+    if dir.file_name().is_some_and(|name| name == ".vscode") {
+        return dir.parent().map(Path::to_path_buf);
+    }
+    Some(dir.to_path_buf())
+}
+
+/// VS Code's `inputs`: `[{"id", "description", "password"}, ...]`; entries
+/// without an id are skipped.
+fn inputs(value: Option<&Value>) -> Vec<Input> {
+    let Some(Value::Array(items)) = value else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            Some(Input {
+                id: item.get("id")?.as_str()?.to_string(),
+                description: item
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                password: item.get("password").and_then(Value::as_bool) == Some(true),
+            })
+        })
+        .collect()
+}
+
+/// In `~/.claude.json`, the key of `projects` Claude Code would use in the
+/// current directory: the directory itself or its nearest ancestor.
+fn claude_project(root: &serde_json::Map<String, Value>) -> Option<String> {
+    let projects = root.get("projects")?.as_object()?;
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors().find_map(|dir| {
+        let key = dir.to_str()?;
+        projects
+            .get(key)
+            .and_then(|p| p.get("mcpServers"))
+            .is_some_and(Value::is_object)
+            .then(|| key.to_string())
+    })
 }
 
 impl fmt::Debug for Config {
@@ -413,15 +595,25 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_file_line_and_column() {
-        let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}";
+        // A missing colon (a trailing comma is JSONC, and read).
+        let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\" \"x\"}\n  }\n}";
         let error = parse(text).unwrap_err();
         assert!(matches!(error, ConfigError::Syntax { .. }), "{error:?}");
-        assert_eq!(error.line_col(), Some((3, 26)));
+        assert_eq!(error.line_col(), Some((3, 21)));
         let message = error.to_string();
         assert!(
-            message.starts_with("config.json:3:26: invalid JSON: trailing comma"),
+            message.starts_with("config.json:3:21: invalid JSON: expected `:`"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_read_and_errors_keep_their_place() {
+        let text = "{\n  // mine\n  \"mcpServers\": {\n    /* a */ \"a\": {\"command\": \"x\", \"args\": 5,},\n  },\n}";
+        let error = parse(text).unwrap_err();
+        assert_eq!(error.line_col(), Some((4, 43)), "{error}");
+        let text = text.replace("\"args\": 5,", "\"args\": [\"y\",],");
+        assert_eq!(parse(&text).unwrap().server_names(), ["a"]);
     }
 
     #[test]
@@ -720,17 +912,35 @@ mod tests {
     }
 
     #[test]
-    fn a_malformed_reference_is_reported_at_resolve() {
+    fn a_vs_code_input_without_an_answer_names_server_field_and_variable() {
         let config = parse(&one(r#"{"command": "x", "args": ["${input:key}"]}"#))
             .unwrap()
             .with_env(env(&[]));
         let error = config.resolve("s").unwrap_err();
         assert_eq!(error.field(), Some("args"));
         assert_eq!(error.line_col(), Some((3, 36)));
+        assert_eq!(
+            error.to_string(),
+            "config.json:3:36: server \"s\": \"args\" uses ${input:key}; set \
+             TOOLBRIDGE_INPUT_KEY, or run toolbridge on a terminal to be asked for it"
+        );
+        let answered = config.with_env(env(&[("TOOLBRIDGE_INPUT_KEY", "k")]));
+        let TransportSpec::Stdio(stdio) = answered.resolve("s").unwrap().transport else {
+            panic!()
+        };
+        assert_eq!(stdio.args, ["k"]);
+    }
+
+    #[test]
+    fn a_malformed_reference_is_reported_at_resolve() {
+        let config = parse(&one(r#"{"command": "x", "args": ["${in put}"]}"#))
+            .unwrap()
+            .with_env(env(&[]));
+        let error = config.resolve("s").unwrap_err();
+        assert_eq!(error.field(), Some("args"));
+        assert_eq!(error.line_col(), Some((3, 36)));
         assert!(
-            error
-                .to_string()
-                .contains("\"args\"[0] uses ${input:key}, a VS Code input"),
+            error.to_string().contains("is not a variable reference"),
             "{error}"
         );
     }
@@ -812,6 +1022,29 @@ mod tests {
     }
 
     #[test]
+    fn a_named_missing_file_is_an_error_and_only_the_default_falls_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing.json");
+        let named = ConfigLocation {
+            path: path.clone(),
+            named: true,
+        };
+        let error = Config::load_located(&named, StdioSpec::default()).unwrap_err();
+        assert!(matches!(error, ConfigError::Missing { .. }), "{error:?}");
+        assert!(
+            error.to_string().contains("missing.json does not exist"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("servers add"), "{error}");
+        let default = ConfigLocation { path, named: false };
+        assert!(
+            Config::load_located(&default, StdioSpec::default())
+                .unwrap()
+                .is_builtin()
+        );
+    }
+
+    #[test]
     fn load_of_a_missing_file_is_a_read_error() {
         let error = Config::load(Path::new("/nonexistent/config.json")).unwrap_err();
         assert!(matches!(error, ConfigError::Read { .. }));
@@ -844,6 +1077,46 @@ mod tests {
                 {"name": "off", "transport": "sse", "enabled": false,
                  "url": "http://h/sse", "timeout": 120.0}
             ])
+        );
+    }
+
+    #[test]
+    fn global_settings_are_read_and_fill_what_a_server_leaves_out() {
+        let text = r#"{
+  "toolbridge": {"inheritEnv": ["LC_*", "HTTPS_PROXY"], "toolCacheTtl": 90,
+                 "resultBudget": 5000, "startupTimeout": 20},
+  "mcpServers": {
+    "own": {"command": "x", "inheritEnv": ["DISPLAY", "HTTPS_PROXY"], "startupTimeout": 5,
+            "resultBudget": 100, "disabledTools": ["rm"]},
+    "plain": {"command": "y"}
+  }
+}"#;
+        let config = parse(text).unwrap();
+        let settings = config.settings();
+        assert_eq!(settings.tool_cache_ttl, Some(Duration::from_secs(90)));
+        assert_eq!(settings.inherit_env, ["LC_*", "HTTPS_PROXY"]);
+
+        let own = config.resolve("own").unwrap();
+        assert_eq!(own.startup_timeout, Some(Duration::from_secs(5)));
+        assert_eq!(own.result_budget, Some(100));
+        assert!(!own.tool_enabled("rm") && own.tool_enabled("ls"));
+        let TransportSpec::Stdio(stdio) = &own.transport else {
+            panic!()
+        };
+        assert_eq!(stdio.inherit_env, ["DISPLAY", "HTTPS_PROXY", "LC_*"]);
+
+        let plain = config.resolve("plain").unwrap();
+        assert_eq!(plain.startup_timeout, Some(Duration::from_secs(20)));
+        assert_eq!(plain.result_budget, Some(5000));
+
+        let none = parse(r#"{"mcpServers": {"p": {"command": "y"}}}"#).unwrap();
+        assert_eq!(none.settings(), &Settings::default());
+        assert_eq!(none.resolve("p").unwrap().startup_timeout, None);
+
+        let error = parse(r#"{"toolbridge": {"toolCacheTtl": "1h"}}"#).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "config.json:1:33: \"toolCacheTtl\" must be a positive number of seconds, at most 2592000"
         );
     }
 

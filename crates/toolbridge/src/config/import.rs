@@ -1,24 +1,22 @@
 //! Importing the servers of other MCP clients' config files: Claude Desktop
 //! (`claude_desktop_config.json`), Cursor (`mcp.json`), Claude Code
-//! (`.mcp.json`, `~/.claude.json`), all with `mcpServers`; VS Code's
-//! `mcp.json` (`servers`) and `settings.json` (`"mcp": {"servers": ...}`),
-//! which may have comments and trailing commas.
+//! (`.mcp.json`, `~/.claude.json`), Windsurf, Cline, all with `mcpServers`;
+//! VS Code's `mcp.json` (`servers`) and `settings.json` (`"mcp":
+//! {"servers": ...}`), Zed's `settings.json` (`context_servers`); all read
+//! as JSONC (comments and trailing commas).
 
 use std::{fs, path::Path};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
     document::parse_object,
     edit::edit,
     error::ConfigError,
     jsonc,
-    record::{ServerRecord, Source, kind_of},
-    span::Step,
+    layout::{Layout, detect},
+    record::{ServerRecord, Source},
 };
-
-/// Where servers may be in a file to import, in the order they are looked for.
-const SOURCES: [&[&str]; 3] = [&["mcpServers"], &["servers"], &["mcp", "servers"]];
 
 /// What [`import`] did.
 #[derive(Debug, Default)]
@@ -48,34 +46,21 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
     })?;
     let text = jsonc::strip(&text);
     let root = parse_object(from, &text)?;
+    let layout = detect(from, &text, &root)?;
     let top = Source {
         path: from,
         text: &text,
         servers_at: &[],
     };
-    let Some((keys, servers)) = SOURCES
-        .into_iter()
-        .find_map(|keys| lookup(&root, keys).map(|servers| (keys, servers)))
+    let Some((keys, Value::Object(servers))) =
+        layout.and_then(|layout| Some((layout.keys(), layout.lookup(&root)?)))
     else {
         return Err(top.invalid(
             None,
             None,
             &[],
-            "no MCP servers found; expected \"mcpServers\", \"servers\" or \
-             \"mcp\": {\"servers\": ...}",
-        ));
-    };
-    let Value::Object(servers) = servers else {
-        let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
-        return Err(top.invalid(
-            None,
-            keys.last().copied(),
-            &steps,
-            format!(
-                "\"{}\" must be an object mapping server names to servers, not {}",
-                keys.join("."),
-                kind_of(servers)
-            ),
+            "no MCP servers found; expected \"mcpServers\", \"servers\", \
+             \"mcp\": {\"servers\": ...} or \"context_servers\"",
         ));
     };
 
@@ -90,6 +75,18 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
     };
     let mut valid = Vec::new();
     for (name, record) in servers {
+        let is_extension = |obj: &serde_json::Map<String, Value>| {
+            !obj.contains_key("command") && !obj.contains_key("url")
+        };
+        if layout == Some(Layout::Zed) && record.as_object().is_some_and(is_extension) {
+            report.invalid.push(src.invalid(
+                Some(name),
+                None,
+                &[],
+                "is provided by a Zed extension, which toolbridge cannot start",
+            ));
+            continue;
+        }
         match ServerRecord::parse(&src, name, record) {
             Ok(_) => valid.push((name.clone(), record.clone())),
             Err(error) => report.invalid.push(error),
@@ -111,16 +108,6 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
         Ok(())
     })?;
     Ok(report)
-}
-
-/// The value at `keys` in `root`, unless it is missing or `null`.
-fn lookup<'a>(root: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
-    let (first, rest) = keys.split_first()?;
-    let mut value = root.get(*first)?;
-    for key in rest {
-        value = value.get(key)?;
-    }
-    Some(value).filter(|value| !value.is_null())
 }
 
 #[cfg(test)]
@@ -256,6 +243,36 @@ mod tests {
         let report = import(&d.config, &from, false).unwrap();
         assert_eq!(report.found_in, "mcp.servers");
         assert_eq!(report.added, ["fetch"]);
+    }
+
+    #[test]
+    fn zed_servers_are_imported_and_extension_servers_reported() {
+        let d = dirs();
+        let from = write(
+            &d,
+            "settings.json",
+            r#"{
+  // Zed
+  "context_servers": {
+    "old": {"command": {"path": "srv", "args": ["-v"], "env": {}}, "settings": {}},
+    "flat": {"source": "custom", "command": "srv", "args": []},
+    "ext": {"source": "extension", "settings": {}}
+  }
+}"#,
+        );
+        let report = import(&d.config, &from, false).unwrap();
+        assert_eq!(report.found_in, "context_servers");
+        assert_eq!(report.added, ["old", "flat"]);
+        assert_eq!(report.invalid.len(), 1);
+        assert!(
+            report.invalid[0]
+                .to_string()
+                .contains("server \"ext\": is provided by a Zed extension"),
+            "{}",
+            report.invalid[0]
+        );
+        let config = Config::load(&d.config).unwrap();
+        assert_eq!(config.server_names(), ["old", "flat"]);
     }
 
     #[test]

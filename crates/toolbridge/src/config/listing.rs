@@ -52,6 +52,21 @@ pub struct ServerListing {
     pub headers: BTreeMap<String, String>,
     /// Seconds one tool call may take (the default when not configured).
     pub timeout: f64,
+    /// Stdio: the `.env` file read for the environment (`envFile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env_file: Option<String>,
+    /// Stdio: toolbridge's variables passed on (`inheritEnv`), names only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inherit_env: Vec<String>,
+    /// Seconds the server may take to start, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup_timeout: Option<f64>,
+    /// Tools never listed nor called.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disabled_tools: Vec<String>,
+    /// Most characters of one result given to a model, when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_budget: Option<usize>,
 }
 
 impl ServerListing {
@@ -76,6 +91,11 @@ impl ServerListing {
             url: record.url.as_deref().map(mask_url),
             headers: masked(&record.headers),
             timeout: record.timeout.unwrap_or(DEFAULT_CALL_TIMEOUT).as_secs_f64(),
+            env_file: record.env_file.clone(),
+            inherit_env: record.inherit_env.clone(),
+            startup_timeout: record.startup_timeout.map(|t| t.as_secs_f64()),
+            disabled_tools: record.disabled_tools.clone(),
+            result_budget: record.result_budget,
         }
     }
 }

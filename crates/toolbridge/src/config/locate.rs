@@ -9,10 +9,36 @@ use super::env::{Env, ProcessEnv};
 /// The environment variable naming the config file.
 pub const CONFIG_ENV_VAR: &str = "TOOLBRIDGE_CONFIG";
 
+/// Where the config file is, and whether the user named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigLocation {
+    /// The file (it need not exist).
+    pub path: PathBuf,
+    /// True when the user named the file (`--config` or
+    /// `$TOOLBRIDGE_CONFIG`): a missing file is then an error. False for the
+    /// default location, where a missing file means the built-in example
+    /// server.
+    pub named: bool,
+}
+
 /// The config file's path: `explicit` (from `--config`) when given, else from
 /// the process environment as DESIGN.md says. The file need not exist.
 pub fn locate(explicit: Option<&Path>) -> PathBuf {
     locate_with(explicit, &ProcessEnv)
+}
+
+/// [`locate`], also saying whether the user named the file.
+pub fn locate_config(explicit: Option<&Path>) -> ConfigLocation {
+    locate_config_with(explicit, &ProcessEnv)
+}
+
+/// [`locate_config`] with the environment taken from `env`.
+pub fn locate_config_with(explicit: Option<&Path>, env: &dyn Env) -> ConfigLocation {
+    let named = explicit.is_some() || env.var(CONFIG_ENV_VAR).is_some_and(|v| !v.is_empty());
+    ConfigLocation {
+        path: locate_with(explicit, env),
+        named,
+    }
 }
 
 /// [`locate`] with the environment taken from `env`.
@@ -50,6 +76,19 @@ mod tests {
         vars.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn only_the_default_location_is_unnamed() {
+        let flag = locate_config_with(Some(Path::new("my.json")), &env(&[]));
+        assert!(flag.named);
+        let var = locate_config_with(None, &env(&[("TOOLBRIDGE_CONFIG", "/env.json")]));
+        assert_eq!(
+            (var.path.as_path(), var.named),
+            (Path::new("/env.json"), true)
+        );
+        let default = locate_config_with(None, &env(&[("TOOLBRIDGE_CONFIG", ""), ("HOME", "/h")]));
+        assert!(!default.named);
     }
 
     #[test]

@@ -1,24 +1,31 @@
 //! The config file: which MCP servers exist and how to reach them.
 //!
 //! The format is the `mcpServers` JSON that Claude Desktop, Cursor and Claude
-//! Code already use (VS Code's top-level `servers` key is accepted too); see
-//! DESIGN.md. [`ServerSpec`] is one server after validation and `${VAR}`
-//! expansion: everything the pool needs to connect.
+//! Code already use; the files of VS Code (`servers`, `mcp.servers`), Zed
+//! (`context_servers`), Windsurf, Cline and `~/.claude.json` are read as
+//! they are (see `docs/config.md`). Every read is JSONC. [`ServerSpec`] is
+//! one server after validation and expansion: everything the pool needs.
 //!
-//! - Reading: [`locate`] finds the file, [`Config::load_or_builtin`] checks
-//!   it (or supplies the built-in example server), [`Config::resolve`] and
-//!   [`Config::resolve_enabled`] expand `${VAR}` and give [`ServerSpec`]s,
-//!   [`Config::listing`] shows servers with secrets masked. One model: every
+//! - Reading: [`locate_config`] finds the file (and whether the user named
+//!   it), [`Config::load_located`] checks it (or supplies the built-in
+//!   example server at the default location), [`Config::resolve`] and
+//!   [`Config::resolve_enabled`] expand `${VAR}`, `${userHome}`,
+//!   `${workspaceFolder}`, `${input:ID}` and `envFile`, and give
+//!   [`ServerSpec`]s; [`Config::listing`] shows servers with secrets masked;
+//!   [`Config::settings`] is the global `"toolbridge"` object;
+//!   [`Config::warnings`] the keys that look like mistakes. One model: every
 //!   server is a record as written (checked, unexpanded), from which the
 //!   spec, the listing and `doctor`'s checks are derived.
 //! - Secrets: expanded env and header values live in a [`SecretMap`], whose
 //!   `Debug` shows `***`.
 //! - Writing: [`edit`] changes a [`Document`] under a lock and saves it
-//!   atomically; [`NewServer`] builds a record for `servers add`; [`import`]
-//!   merges other clients' files.
+//!   atomically, rewriting only the text of the servers that changed, in the
+//!   key and shape the file's application reads; [`NewServer`] builds a
+//!   record for `servers add`; [`import`] merges other clients' files.
 //! - Errors: [`ConfigError`], naming file, line and column, server and field.
 
 mod document;
+mod dotenv;
 mod edit;
 mod env;
 mod error;
@@ -26,29 +33,38 @@ mod expand;
 mod file;
 mod import;
 mod jsonc;
+mod layout;
 mod listing;
 mod locate;
 mod new_server;
+mod patch;
 #[cfg(test)]
 mod properties;
 mod record;
 mod secret;
+mod settings;
 mod span;
 mod spec;
+mod warning;
 
 pub use document::Document;
-pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, lock_path};
-pub use env::{Env, ProcessEnv};
+pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit};
+pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
+pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
 pub use import::{ImportReport, import};
 pub use listing::ServerListing;
-pub use locate::{CONFIG_ENV_VAR, locate, locate_with};
+pub use locate::{
+    CONFIG_ENV_VAR, ConfigLocation, locate, locate_config, locate_config_with, locate_with,
+};
 pub use new_server::{NewServer, NewTarget};
 pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
+pub use settings::{SETTINGS_KEY, Settings};
 pub use spec::{
     DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
     TransportSpec, timeout_from_secs,
 };
+pub use warning::ConfigWarning;

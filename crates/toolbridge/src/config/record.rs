@@ -15,10 +15,11 @@ use std::{
 use serde_json::{Map, Value};
 
 use super::{
-    env::Env,
+    dotenv,
     error::{ConfigError, Location},
-    expand::{ExpandError, expand},
+    expand::{ExpandError, Scope, expand_in},
     secret::SecretMap,
+    settings::Settings,
     span::{self, Step},
     spec::{RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
 };
@@ -94,12 +95,26 @@ pub(crate) struct ServerRecord {
     pub(crate) env: Vec<(String, String)>,
     /// Stdio: working directory as written.
     pub(crate) cwd: Option<String>,
+    /// Stdio: a `.env` file whose variables `env` may override (`envFile`,
+    /// as VS Code writes it).
+    pub(crate) env_file: Option<String>,
+    /// Stdio: toolbridge's own variables passed on (`inheritEnv`): names,
+    /// or prefixes ending in `*` (`LC_*`).
+    pub(crate) inherit_env: Vec<String>,
     /// Network: the endpoint.
     pub(crate) url: Option<String>,
+    /// The key the endpoint was under: `url`, or Windsurf's `serverUrl`.
+    pub(crate) url_key: &'static str,
     /// Network: request headers, in file order.
     pub(crate) headers: Vec<(String, String)>,
     /// Per-call timeout; `None` means the default.
     pub(crate) timeout: Option<Duration>,
+    /// Time to start and answer the handshake (`startupTimeout`).
+    pub(crate) startup_timeout: Option<Duration>,
+    /// Tools never listed nor called (`disabledTools`).
+    pub(crate) disabled_tools: Vec<String>,
+    /// Most characters of one result given to a model (`resultBudget`).
+    pub(crate) result_budget: Option<usize>,
     /// Kept in the file but never started.
     pub(crate) disabled: bool,
 }
@@ -116,9 +131,14 @@ impl fmt::Debug for ServerRecord {
             .field("args", &mask_args(&self.args))
             .field("env", &masked(&self.env))
             .field("cwd", &self.cwd)
+            .field("env_file", &self.env_file)
+            .field("inherit_env", &self.inherit_env)
             .field("url", &self.url.as_deref().map(mask_url))
             .field("headers", &masked(&self.headers))
             .field("timeout", &self.timeout)
+            .field("startup_timeout", &self.startup_timeout)
+            .field("disabled_tools", &self.disabled_tools)
+            .field("result_budget", &self.result_budget)
             .field("disabled", &self.disabled)
             .finish()
     }
@@ -140,9 +160,15 @@ impl ServerRecord {
                 .map(|(key, value)| (key.clone(), escape(value)))
                 .collect(),
             cwd: spec.cwd.as_ref().map(|cwd| cwd.display().to_string()),
+            env_file: None,
+            inherit_env: spec.inherit_env.clone(),
             url: None,
+            url_key: "url",
             headers: Vec::new(),
             timeout: None,
+            startup_timeout: None,
+            disabled_tools: Vec::new(),
+            result_budget: None,
             disabled: false,
         }
     }
@@ -162,20 +188,27 @@ impl ServerRecord {
         };
         let fields = Fields {
             src,
-            server: name,
+            server: Some(name),
             obj,
         };
         let declared = fields.transport()?;
+        let (command, args, env) = fields.command()?;
         let record = ServerRecord {
             name: name.to_string(),
             declared,
-            command: fields.string("command")?,
-            args: fields.string_array("args")?,
-            env: fields.string_map("env", check_env_name)?,
+            command,
+            args,
+            env,
             cwd: fields.string("cwd")?,
-            url: fields.string("url")?,
+            env_file: fields.string("envFile")?,
+            inherit_env: fields.inherit_env("inheritEnv")?,
+            url: fields.url()?,
+            url_key: fields.url_key(),
             headers: fields.string_map("headers", check_header_name)?,
-            timeout: fields.timeout()?,
+            timeout: fields.timeout("timeout")?,
+            startup_timeout: fields.timeout("startupTimeout")?,
+            disabled_tools: fields.string_array("disabledTools")?,
+            result_budget: fields.positive_integer("resultBudget")?,
             disabled: fields.boolean("disabled")?,
         };
 
@@ -221,8 +254,9 @@ impl ServerRecord {
         if let Some(url) = record.url.as_deref().filter(|url| !url.contains('$'))
             && record.kind() != TransportKind::Stdio
         {
+            let key = fields.url_key();
             check_url(record.kind(), url)
-                .map_err(|message| fields.err("url", &[Step::Key("url")], message))?;
+                .map_err(|message| fields.err("url", &[Step::Key(key)], message))?;
         }
         Ok(record)
     }
@@ -243,21 +277,36 @@ impl ServerRecord {
         self.declared.is_none() && self.kind() == TransportKind::Http
     }
 
-    /// Expands every `${VAR}` from `env` and builds the runtime spec. A
-    /// relative `cwd` is taken relative to the config file's directory.
+    /// Expands every reference in `scope` and builds the runtime spec, the
+    /// global `settings` filling what the record leaves out. A relative
+    /// `cwd` or `envFile` is taken relative to the config file's directory.
     pub(crate) fn resolve(
         &self,
         src: &Source<'_>,
-        env: &dyn Env,
+        scope: Scope<'_>,
+        settings: &Settings,
     ) -> Result<ServerSpec, ConfigError> {
         let name = self.name.as_str();
+        let relative = |path: &str| {
+            let path = PathBuf::from(path);
+            match src.path.parent() {
+                Some(dir) if path.is_relative() && !dir.as_os_str().is_empty() => dir.join(path),
+                _ => path,
+            }
+        };
         let expand_at = |field: &str, label: &str, steps: &[Step<'_>], text: &str| {
-            expand(text, env).map_err(|error| match error {
+            expand_in(text, scope).map_err(|error| match error {
                 ExpandError::Unset(variable) => ConfigError::UnsetVariable {
                     at: src.locate(Some(name), steps),
                     server: name.to_string(),
                     field: field.to_string(),
                     variable,
+                },
+                ExpandError::Input(input) => ConfigError::UnsetInput {
+                    at: src.locate(Some(name), steps),
+                    server: name.to_string(),
+                    field: field.to_string(),
+                    input,
                 },
                 ExpandError::Syntax(message) => {
                     src.invalid(Some(name), Some(field), steps, format!("{label} {message}"))
@@ -286,35 +335,38 @@ impl ServerRecord {
                         expand_at("args", &label, &[Step::Key("args"), Step::Index(i)], arg)
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                let env = self
-                    .env
-                    .iter()
-                    .map(|(key, value)| {
-                        let label = format!("\"env\".\"{key}\"");
-                        let value =
-                            expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
-                        Ok((key.clone(), value))
-                    })
-                    .collect::<Result<SecretMap, ConfigError>>()?;
-                let cwd = self.cwd.as_deref().map(|cwd| {
-                    let cwd = PathBuf::from(cwd);
-                    match src.path.parent() {
-                        Some(dir) if cwd.is_relative() && !dir.as_os_str().is_empty() => {
-                            dir.join(cwd)
-                        }
-                        _ => cwd,
+                let mut env = SecretMap::default();
+                if let Some(file) = &self.env_file {
+                    let steps = [Step::Key("envFile")];
+                    let file = relative(&expand_at("envFile", "\"envFile\"", &steps, file)?);
+                    let vars = dotenv::read(&file).map_err(|message| {
+                        src.invalid(Some(name), Some("envFile"), &steps, message)
+                    })?;
+                    env.extend(vars);
+                }
+                for (key, value) in &self.env {
+                    let label = format!("\"env\".\"{key}\"");
+                    let value =
+                        expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
+                    env.insert(key.clone(), value);
+                }
+                let cwd = self.cwd.as_deref().map(relative);
+                let mut inherit_env = self.inherit_env.clone();
+                for pattern in &settings.inherit_env {
+                    if !inherit_env.contains(pattern) {
+                        inherit_env.push(pattern.clone());
                     }
-                });
+                }
                 TransportSpec::Stdio(StdioSpec {
                     command,
                     args,
                     env,
                     cwd,
-                    inherit_env: Vec::new(),
+                    inherit_env,
                 })
             }
             (_, _, Some(url)) => {
-                let steps = [Step::Key("url")];
+                let steps = [Step::Key(self.url_key)];
                 let url = expand_at("url", "\"url\"", &steps, url)?;
                 let kind = self.declared.unwrap_or_else(|| infer_remote(&url));
                 check_url(kind, &url)
@@ -363,9 +415,9 @@ impl ServerRecord {
             transport,
             timeout: self.timeout,
             disabled: self.disabled,
-            startup_timeout: None,
-            disabled_tools: Vec::new(),
-            result_budget: None,
+            startup_timeout: self.startup_timeout.or(settings.startup_timeout),
+            disabled_tools: self.disabled_tools.clone(),
+            result_budget: self.result_budget.or(settings.result_budget),
         })
     }
 }
@@ -426,10 +478,13 @@ pub(crate) fn kind_of(value: &Value) -> &'static str {
 
 /// Typed access to one record's fields, with located errors. `null` counts
 /// as absent.
-struct Fields<'a> {
-    src: &'a Source<'a>,
-    server: &'a str,
-    obj: &'a Map<String, Value>,
+pub(crate) struct Fields<'a> {
+    /// Where the object is, for errors.
+    pub(crate) src: &'a Source<'a>,
+    /// The server whose record this is; `None` for the `toolbridge` settings.
+    pub(crate) server: Option<&'a str>,
+    /// The object's fields.
+    pub(crate) obj: &'a Map<String, Value>,
 }
 
 impl Fields<'_> {
@@ -438,16 +493,17 @@ impl Fields<'_> {
     }
 
     fn err(&self, field: &str, steps: &[Step<'_>], message: impl Into<String>) -> ConfigError {
-        self.src
-            .invalid(Some(self.server), Some(field), steps, message)
+        self.src.invalid(self.server, Some(field), steps, message)
     }
 
-    /// `type`, or else `transport`: the declared transport, if any.
+    /// `type`, else `transport`, else Cline's `transportType`: the declared
+    /// transport, if any.
     fn transport(&self) -> Result<Option<TransportKind>, ConfigError> {
-        let (field, value) = match (self.get("type"), self.get("transport")) {
-            (Some(value), _) => ("type", value),
-            (None, Some(value)) => ("transport", value),
-            (None, None) => return Ok(None),
+        let Some((field, value)) = ["type", "transport", "transportType"]
+            .into_iter()
+            .find_map(|field| self.get(field).map(|value| (field, value)))
+        else {
+            return Ok(None);
         };
         let steps = [Step::Key(field)];
         let Value::String(name) = value else {
@@ -467,7 +523,105 @@ impl Fields<'_> {
         }
     }
 
-    fn string(&self, field: &str) -> Result<Option<String>, ConfigError> {
+    /// `command`, `args` and `env`; Zed's older form nests them as
+    /// `"command": {"path", "args", "env"}`.
+    #[allow(clippy::type_complexity)]
+    fn command(&self) -> Result<(Option<String>, Vec<String>, Vec<(String, String)>), ConfigError> {
+        let Some(Value::Object(nested)) = self.get("command") else {
+            return Ok((
+                self.string("command")?,
+                self.string_array("args")?,
+                self.string_map("env", check_env_name)?,
+            ));
+        };
+        let inner = Fields {
+            src: self.src,
+            server: self.server,
+            obj: nested,
+        };
+        let path = inner.string("path")?.ok_or_else(|| {
+            self.err(
+                "command",
+                &[Step::Key("command")],
+                "\"command\" must be a string, or an object with \"path\" (Zed)",
+            )
+        })?;
+        Ok((
+            Some(path),
+            inner.string_array("args")?,
+            inner.string_map("env", check_env_name)?,
+        ))
+    }
+
+    /// The key holding the endpoint: `url`, else Windsurf's `serverUrl`.
+    pub(crate) fn url_key(&self) -> &'static str {
+        if self.get("url").is_none() && self.get("serverUrl").is_some() {
+            "serverUrl"
+        } else {
+            "url"
+        }
+    }
+
+    fn url(&self) -> Result<Option<String>, ConfigError> {
+        let key = self.url_key();
+        self.string(key).map_err(|error| match error {
+            ConfigError::Invalid {
+                at,
+                server,
+                message,
+                ..
+            } => ConfigError::Invalid {
+                at,
+                server,
+                field: Some("url".to_string()),
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// A positive whole number (`resultBudget`).
+    pub(crate) fn positive_integer(&self, field: &str) -> Result<Option<usize>, ConfigError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        value
+            .as_u64()
+            .filter(|n| *n > 0)
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                self.err(
+                    field,
+                    &[Step::Key(field)],
+                    format!("\"{field}\" must be a positive whole number, not {value}"),
+                )
+            })
+    }
+
+    /// Variable names, or prefixes ending in `*` (`inheritEnv`).
+    pub(crate) fn inherit_env(&self, field: &str) -> Result<Vec<String>, ConfigError> {
+        let names = self.string_array(field)?;
+        for (i, name) in names.iter().enumerate() {
+            let stem = name.strip_suffix('*').unwrap_or(name);
+            let valid = (!stem.is_empty() || name == "*")
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !stem.starts_with(|c: char| c.is_ascii_digit());
+            if !valid || name == "*" {
+                return Err(self.err(
+                    field,
+                    &[Step::Key(field), Step::Index(i)],
+                    format!(
+                        "\"{field}\" item {i} (\"{name}\") is not a variable name or a \
+                         prefix like \"LC_*\""
+                    ),
+                ));
+            }
+        }
+        Ok(names)
+    }
+
+    pub(crate) fn string(&self, field: &str) -> Result<Option<String>, ConfigError> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -491,7 +645,7 @@ impl Fields<'_> {
         }
     }
 
-    fn string_array(&self, field: &str) -> Result<Vec<String>, ConfigError> {
+    pub(crate) fn string_array(&self, field: &str) -> Result<Vec<String>, ConfigError> {
         let message = format!("\"{field}\" must be an array of strings");
         let items = match self.get(field) {
             None => return Ok(Vec::new()),
@@ -558,8 +712,9 @@ impl Fields<'_> {
             .collect()
     }
 
-    fn timeout(&self) -> Result<Option<Duration>, ConfigError> {
-        let Some(value) = self.get("timeout") else {
+    /// Seconds, checked as `timeout` is ([`timeout_from_secs`](super::spec::timeout_from_secs)).
+    pub(crate) fn timeout(&self, field: &str) -> Result<Option<Duration>, ConfigError> {
+        let Some(value) = self.get(field) else {
             return Ok(None);
         };
         value
@@ -568,10 +723,10 @@ impl Fields<'_> {
             .map(Some)
             .ok_or_else(|| {
                 self.err(
-                    "timeout",
-                    &[Step::Key("timeout")],
+                    field,
+                    &[Step::Key(field)],
                     format!(
-                        "\"timeout\" must be a positive number of seconds, at most {}",
+                        "\"{field}\" must be a positive number of seconds, at most {}",
                         super::spec::MAX_TIMEOUT.as_secs()
                     ),
                 )

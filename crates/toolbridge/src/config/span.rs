@@ -21,6 +21,55 @@ pub(crate) fn find(text: &str, path: &[Step<'_>]) -> Option<(u32, u32)> {
     scanner.find(path).map(|offset| line_col(text, offset))
 }
 
+/// One member of a JSON object, as byte offsets into the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Member {
+    /// The key, decoded.
+    pub(crate) key: String,
+    /// Where the key's opening quote is.
+    pub(crate) start: usize,
+    /// Where the value starts.
+    pub(crate) value_start: usize,
+    /// Just after the value.
+    pub(crate) value_end: usize,
+}
+
+/// The object at `path` in `text`: the offsets of its `{` and `}` and its
+/// members in order; `None` when the path is not there or is no object.
+pub(crate) fn object(text: &str, path: &[Step<'_>]) -> Option<(usize, usize, Vec<Member>)> {
+    let mut scanner = Scanner { text, pos: 0 };
+    let open = scanner.find(path)?;
+    if text.as_bytes().get(open) != Some(&b'{') {
+        return None;
+    }
+    scanner.pos = open + 1;
+    let mut members = Vec::new();
+    loop {
+        scanner.skip_ws();
+        match scanner.peek()? {
+            b'}' => return Some((open, scanner.pos, members)),
+            b',' => {
+                scanner.pos += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let start = scanner.pos;
+        let key = scanner.string()?;
+        scanner.skip_ws();
+        scanner.pos += 1; // ':'
+        scanner.skip_ws();
+        let value_start = scanner.pos;
+        scanner.skip_value()?;
+        members.push(Member {
+            key,
+            start,
+            value_start,
+            value_end: scanner.pos,
+        });
+    }
+}
+
 /// The 1-based line and column (in characters) of byte `offset` in `text`.
 pub(crate) fn line_col(text: &str, offset: usize) -> (u32, u32) {
     let before = text.get(..offset).unwrap_or(text);

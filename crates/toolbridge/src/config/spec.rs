@@ -214,4 +214,10 @@ impl ServerSpec {
     pub fn call_timeout(&self) -> Duration {
         self.timeout.unwrap_or(DEFAULT_CALL_TIMEOUT)
     }
+
+    /// False for a tool in `disabledTools`: the pool neither lists nor
+    /// calls it.
+    pub fn tool_enabled(&self, tool: &str) -> bool {
+        !self.disabled_tools.iter().any(|disabled| disabled == tool)
+    }
 }

@@ -23,6 +23,18 @@ pub enum PoolError {
         /// The server's config name.
         server: String,
     },
+    /// The tool is in the server's `disabledTools`: it is neither listed
+    /// nor callable, as if the server did not have it.
+    #[error(
+        "unknown tool \"{tool}\" on server \"{server}\": it is in the server's \"disabledTools\" \
+         in the config; remove it from there to use it"
+    )]
+    ToolDisabled {
+        /// The server's config name.
+        server: String,
+        /// The tool asked for.
+        tool: String,
+    },
     /// The transport could not be created (missing command, bad URL...).
     #[error(transparent)]
     Transport(#[from] TransportError),
@@ -112,6 +124,7 @@ impl PoolError {
             self,
             PoolError::UnknownServer { .. }
                 | PoolError::Disabled { .. }
+                | PoolError::ToolDisabled { .. }
                 | PoolError::Transport(TransportError::Config { .. })
         )
     }

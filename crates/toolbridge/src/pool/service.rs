@@ -271,6 +271,7 @@ impl Pool {
         let tools: Arc<Vec<McpTool>> = Arc::new(
             listed
                 .iter()
+                .filter(|t| slot.spec.tool_enabled(&t.name))
                 .map(|t| McpTool::from_rmcp(server, server_name, t))
                 .collect(),
         );
@@ -357,6 +358,12 @@ impl Pool {
         timeout: Option<Duration>,
     ) -> Result<CallToolResult, PoolError> {
         let slot = self.slot(server)?;
+        if !slot.spec.tool_enabled(tool) {
+            return Err(PoolError::ToolDisabled {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            });
+        }
         let conn = self.connection(slot).await?;
         let timeout = timeout.unwrap_or_else(|| slot.spec.call_timeout());
         let mut params = CallToolRequestParams::new(tool.to_owned());

@@ -259,12 +259,22 @@ async fn wait_for_exit(child: &mut dyn ChildWrapper) -> std::io::Result<bool> {
     }
 }
 
-/// The environment a stdio server gets: [`INHERITED_ENV`] from ours, then
-/// the config's `env` on top.
+/// The environment a stdio server gets: [`INHERITED_ENV`] from ours, plus
+/// the variables `spec.inherit_env` names (`HTTPS_PROXY`, or a prefix
+/// pattern like `LC_*`), then the config's `env` on top.
 pub fn child_env(spec: &StdioSpec) -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = INHERITED_ENV
-        .iter()
-        .filter_map(|k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
+    let inherited = |name: &str| {
+        INHERITED_ENV.contains(&name)
+            || spec
+                .inherit_env
+                .iter()
+                .any(|pattern| match pattern.strip_suffix('*') {
+                    Some(prefix) => name.starts_with(prefix),
+                    None => pattern == name,
+                })
+    };
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| k.to_str().is_some_and(inherited))
         .filter(|(k, _)| !spec.env.contains_key(k.to_str().unwrap_or_default()))
         .collect();
     env.extend(

@@ -3,15 +3,12 @@
 
 use std::{path::Path, process::ExitCode};
 
-use toolbridge::config::{self, Config, ServerListing};
+use toolbridge::config::{self, ServerListing};
 
-use crate::{
-    context::{Context, example_spec},
-    outcome::{Failure, Outcome},
-};
+use crate::{context::Context, outcome::Outcome};
 
 pub fn run(path: &Path, json: bool, ctx: &Context) -> Outcome {
-    let config = Config::load_or_builtin(path, example_spec()).map_err(Failure::usage)?;
+    let config = ctx.load_config()?;
     if config.is_builtin() {
         ctx.say(format_args!(
             "no config file at {}; using the built-in example server",

@@ -1,0 +1,330 @@
+//! Saving an edit by changing only the text of the servers that changed, so
+//! the rest of the file (comments, blank lines, key order, formatting) stays
+//! as the user or their editor wrote it.
+//!
+//! The edits `servers add/remove/enable/disable/import` make change members
+//! of the servers object only: a removed server's text is cut (with the
+//! comments just above it), a changed one's value is rewritten, an added one
+//! is appended after the last; a servers object the file lacks is appended
+//! to the object that should hold it. The result is parsed back and
+//! compared with the intended document; when they differ the result is
+//! `None`, and the caller rewrites the whole file.
+
+use serde::Serialize;
+use serde_json::{Map, Value, ser::PrettyFormatter};
+
+use super::{
+    jsonc,
+    layout::Layout,
+    span::{self, Member, Step},
+};
+
+/// `original` with the servers changed from `before` to `after`, or `None`
+/// when that cannot be done by changing the servers' text alone.
+pub(crate) fn patch(
+    original: &str,
+    layout: Layout,
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+    indent: &str,
+) -> Option<String> {
+    let stripped = jsonc::strip(original);
+    let steps: Vec<Step<'_>> = layout.keys().iter().map(|key| Step::Key(key)).collect();
+    let Some((open, close, members)) = span::object(&stripped, &steps) else {
+        return add_container(original, &stripped, layout, after, indent);
+    };
+    let empty = Map::new();
+    let old = match layout.lookup(before) {
+        Some(servers) => servers.as_object()?,
+        None => &empty,
+    };
+    let new = layout.lookup(after)?.as_object()?;
+    // Duplicate keys would make "the member named X" ambiguous.
+    let mut keys: Vec<&str> = members.iter().map(|m| m.key.as_str()).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|pair| pair[0] == pair[1]) || members.len() != old.len() {
+        return None;
+    }
+
+    let member_indent = member_indent(original, open, &members, indent);
+    // (start, end, replacement), applied from the end of the text backwards.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for (i, member) in members.iter().enumerate() {
+        match new.get(&member.key) {
+            None => edits.push(removal(original, &stripped, &members, i, open, close)?),
+            Some(value) if old.get(&member.key) != Some(value) => edits.push((
+                member.value_start,
+                member.value_end,
+                render(value, indent, &member_indent)?,
+            )),
+            Some(_) => {}
+        }
+    }
+    let added: Vec<(&String, &Value)> = new
+        .iter()
+        .filter(|(name, _)| !old.contains_key(*name))
+        .collect();
+    if !added.is_empty() {
+        edits.push(additions(original, open, close, &members, &added, indent)?);
+    }
+    apply(original, edits, after)
+}
+
+/// A file without the servers object: it is added to the deepest object of
+/// its path that exists (`"mcp": {"servers": ...}` to the top level, or
+/// `"servers"` to an existing `"mcp"`).
+fn add_container(
+    original: &str,
+    stripped: &str,
+    layout: Layout,
+    after: &Map<String, Value>,
+    indent: &str,
+) -> Option<String> {
+    let keys = layout.keys();
+    let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
+    let (depth, (open, close, members)) = (0..keys.len())
+        .rev()
+        .find_map(|depth| Some((depth, span::object(stripped, &steps[..depth])?)))?;
+    let mut value = after.get(keys[0])?;
+    for key in &keys[1..=depth] {
+        value = value.get(key)?;
+    }
+    let name = keys[depth].to_string();
+    let edit = additions(original, open, close, &members, &[(&name, value)], indent)?;
+    apply(original, vec![edit], after)
+}
+
+/// The indentation of the members of the object opening at `open`.
+fn member_indent(original: &str, open: usize, members: &[Member], indent: &str) -> String {
+    match members.first() {
+        Some(first) => line_prefix(original, first.start).to_string(),
+        None => format!("{}{indent}", line_prefix(original, open)),
+    }
+}
+
+/// The edit appending `entries` to the object at `open`..`close` whose
+/// members are `members`: after the last member, or inside the empty braces.
+fn additions(
+    original: &str,
+    open: usize,
+    close: usize,
+    members: &[Member],
+    entries: &[(&String, &Value)],
+    indent: &str,
+) -> Option<(usize, usize, String)> {
+    let member_indent = member_indent(original, open, members, indent);
+    let mut added = String::new();
+    for (name, value) in entries {
+        let separator = if members.is_empty() && added.is_empty() {
+            ""
+        } else {
+            ","
+        };
+        let name = serde_json::to_string(name).ok()?;
+        added.push_str(&format!(
+            "{separator}\n{member_indent}{name}: {}",
+            render(value, indent, &member_indent)?
+        ));
+    }
+    Some(match members.last() {
+        Some(last) => (last.value_end, last.value_end, added),
+        None => {
+            let closing = line_prefix(original, open).to_string();
+            (open + 1, close, format!("{added}\n{closing}"))
+        }
+    })
+}
+
+/// `original` with `edits` (start, end, replacement) made, when they do not
+/// overlap and the result means exactly `after`.
+fn apply(
+    original: &str,
+    mut edits: Vec<(usize, usize, String)>,
+    after: &Map<String, Value>,
+) -> Option<String> {
+    edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    let mut text = original.to_string();
+    let mut limit = usize::MAX;
+    for (start, end, replacement) in edits {
+        if end > limit {
+            return None;
+        }
+        text.replace_range(start..end, &replacement);
+        limit = start;
+    }
+    // The patched text must mean exactly the intended document.
+    let reread: Value = serde_json::from_str(&jsonc::strip(&text)).ok()?;
+    (reread == Value::Object(after.clone())).then_some(text)
+}
+
+/// The indentation unit of `text`: a tab, or the spaces of the first
+/// indented line; two spaces when nothing is indented.
+pub(crate) fn indent_of(text: &str) -> String {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .find_map(|line| {
+            let trimmed = line.trim_start_matches([' ', '\t']);
+            let prefix = &line[..line.len() - trimmed.len()];
+            match prefix.chars().next() {
+                Some('\t') => Some("\t".to_string()),
+                Some(' ') => Some(" ".repeat(prefix.len().min(8))),
+                _ => None,
+            }
+        })
+        .unwrap_or_else(|| "  ".to_string())
+}
+
+/// `value` as pretty JSON with `indent`, its later lines starting at
+/// `base` (the indentation of the member holding it).
+pub(crate) fn render(value: &Value, indent: &str, base: &str) -> Option<String> {
+    let mut out = Vec::new();
+    let formatter = PrettyFormatter::with_indent(indent.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut serializer).ok()?;
+    let text = String::from_utf8(out).ok()?;
+    Some(text.replace('\n', &format!("\n{base}")))
+}
+
+/// The removal of member `i`: from the end of the previous value (taking
+/// the comma and any comment above the member with it); for the first
+/// member, from the `{` through the comma after it.
+fn removal(
+    text: &str,
+    stripped: &str,
+    members: &[Member],
+    i: usize,
+    open: usize,
+    close: usize,
+) -> Option<(usize, usize, String)> {
+    let member = &members[i];
+    Some(
+        match (i.checked_sub(1).map(|p| &members[p]), members.get(i + 1)) {
+            (Some(previous), _) => (previous.value_end, member.value_end, String::new()),
+            (None, Some(_)) => {
+                let comma = member.value_end + stripped[member.value_end..].find(',')?;
+                (open + 1, comma + 1, String::new())
+            }
+            (None, None) => {
+                let closing = line_prefix(text, close);
+                let inner = if closing.trim().is_empty() && text[..close].ends_with(closing) {
+                    close - closing.len()
+                } else {
+                    close
+                };
+                (open + 1, inner.max(open + 1), String::new())
+            }
+        },
+    )
+}
+
+/// The whitespace from the start of `offset`'s line up to the first
+/// non-blank character of that line.
+fn line_prefix(text: &str, offset: usize) -> &str {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..];
+    let trimmed = line.trim_start_matches([' ', '\t']);
+    &line[..line.len() - trimmed.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str) -> Map<String, Value> {
+        match serde_json::from_str(&jsonc::strip(text)).unwrap() {
+            Value::Object(map) => map,
+            _ => panic!(),
+        }
+    }
+
+    const VS_CODE: &str = "{\n\t// Servers for this project.\n\t\"servers\": {\n\t\t// The clock.\n\t\t\"clock\": {\"type\": \"stdio\", \"command\": \"uvx\"},\n\t\t/* fetch */\n\t\t\"fetch\": {\"type\": \"stdio\", \"command\": \"f\"}, // trailing\n\t},\n\t\"inputs\": []\n}\n";
+
+    fn edited(text: &str, change: impl FnOnce(&mut Map<String, Value>)) -> Option<String> {
+        let before = root(text);
+        let mut after = before.clone();
+        change(
+            after
+                .get_mut("servers")
+                .and_then(Value::as_object_mut)
+                .unwrap(),
+        );
+        patch(text, Layout::VsCode, &before, &after, &indent_of(text))
+    }
+
+    #[test]
+    fn an_added_server_keeps_comments_and_tabs() {
+        let text = edited(VS_CODE, |servers| {
+            servers.insert(
+                "new".into(),
+                serde_json::json!({"type": "stdio", "command": "n"}),
+            );
+        })
+        .unwrap();
+        assert_eq!(
+            text,
+            VS_CODE.replace(
+                "\"command\": \"f\"}",
+                "\"command\": \"f\"},\n\t\t\"new\": {\n\t\t\t\"type\": \"stdio\",\n\t\t\t\"command\": \"n\"\n\t\t}"
+            )
+        );
+    }
+
+    #[test]
+    fn a_removed_server_takes_its_comment_and_the_rest_stays() {
+        let text = edited(VS_CODE, |servers| {
+            servers.shift_remove("fetch");
+        })
+        .unwrap();
+        assert_eq!(
+            text,
+            "{\n\t// Servers for this project.\n\t\"servers\": {\n\t\t// The clock.\n\t\t\"clock\": {\"type\": \"stdio\", \"command\": \"uvx\"}, // trailing\n\t},\n\t\"inputs\": []\n}\n"
+        );
+        let text = edited(VS_CODE, |servers| {
+            servers.shift_remove("clock");
+        })
+        .unwrap();
+        assert_eq!(
+            text,
+            "{\n\t// Servers for this project.\n\t\"servers\": {\n\t\t/* fetch */\n\t\t\"fetch\": {\"type\": \"stdio\", \"command\": \"f\"}, // trailing\n\t},\n\t\"inputs\": []\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_server_is_rewritten_in_place() {
+        let text = edited(VS_CODE, |servers| {
+            servers["clock"]["disabled"] = Value::Bool(true);
+        })
+        .unwrap();
+        assert!(
+            text.contains("// The clock.\n\t\t\"clock\": {\n\t\t\t\"type\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"disabled\": true\n\t\t},\n\t\t/* fetch */"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_missing_servers_object_is_added_where_its_application_reads_it() {
+        let text = "{\n    // editor\n    \"editor.fontSize\": 14\n}\n";
+        let before = root(text);
+        let mut after = before.clone();
+        after.insert(
+            "mcp".into(),
+            serde_json::json!({"servers": {"t": {"type": "stdio", "command": "t"}}}),
+        );
+        let patched = patch(text, Layout::VsCodeSettings, &before, &after, "    ").unwrap();
+        assert_eq!(
+            patched,
+            "{\n    // editor\n    \"editor.fontSize\": 14,\n    \"mcp\": {\n        \"servers\": {\n            \"t\": {\n                \"type\": \"stdio\",\n                \"command\": \"t\"\n            }\n        }\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn indentation_is_detected() {
+        assert_eq!(indent_of("{\n    \"a\": 1\n}"), "    ");
+        assert_eq!(indent_of("{\n\t\"a\": 1\n}"), "\t");
+        assert_eq!(indent_of("{\"a\": 1}"), "  ");
+    }
+}
