@@ -81,6 +81,20 @@ pub enum PoolError {
         /// The JSON-RPC error message.
         message: String,
     },
+    /// A tool listing that does not end: a `nextCursor` seen before (a page
+    /// pointing to itself, or a cycle), or more pages or tools than
+    /// toolbridge takes (see [`MAX_TOOL_PAGES`](super::MAX_TOOL_PAGES) and
+    /// [`MAX_LISTED_TOOLS`](super::MAX_LISTED_TOOLS)).
+    #[error(
+        "server \"{server}\": its tool list does not end ({reason}); toolbridge stopped \
+         listing it. Tell the server's authors"
+    )]
+    EndlessListing {
+        /// The server's config name.
+        server: String,
+        /// What gave it away.
+        reason: String,
+    },
     /// The server broke the protocol (an unexpected response, say).
     #[error("server \"{server}\": protocol error: {message}")]
     Protocol {

@@ -26,10 +26,12 @@
 mod cache;
 mod connection;
 mod error;
+mod pages;
 mod progress;
 mod service;
 mod slot;
 
 pub use connection::ConnectionInfo;
 pub use error::PoolError;
+pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
