@@ -157,6 +157,7 @@ pub(super) async fn connect(
     let transport = create_transport(spec, ctx).await?;
     let kind = transport.kind();
     let stderr = transport.stderr_tail();
+    let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let handler = Handler {
         server: server.clone(),
@@ -171,9 +172,14 @@ pub(super) async fn connect(
                     Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
                     None => None,
                 };
+                // The transport's own reason, when it ended the handshake,
+                // says more than "the server closed the connection".
+                let reason = end_reason
+                    .and_then(|r| r.get())
+                    .unwrap_or_else(|| describe_init_error(&e));
                 return Err(PoolError::Start {
                     server,
-                    reason: describe_init_error(&e),
+                    reason,
                     stderr,
                 });
             }

@@ -28,7 +28,10 @@ use super::{
     slot::Slot,
 };
 use crate::{
-    config::ServerSpec, process::ProcessTracker, tools::McpTool, transport::TransportContext,
+    config::ServerSpec,
+    process::ProcessTracker,
+    tools::McpTool,
+    transport::{TransportContext, unreadable::unreadable_reason},
 };
 
 /// Pool-wide settings.
@@ -432,6 +435,11 @@ impl Pool {
                 server,
                 tool,
                 after: timeout,
+            },
+            ServiceError::McpError(e) if unreadable_reason(&e).is_some() => PoolError::Unreadable {
+                server,
+                tool,
+                reason: unreadable_reason(&e).unwrap_or_default().to_owned(),
             },
             ServiceError::McpError(e) => PoolError::Server {
                 server,

@@ -20,6 +20,8 @@ use rmcp::{
 use serde::{Deserialize, de::IgnoredAny};
 use serde_json::value::RawValue;
 
+use crate::transport::unreadable::{Unreadable, looks_like_message};
+
 /// Most bytes one incoming message may have on any transport (the same cap
 /// as rmcp's): a longer stdio line is dropped, a longer SSE event ends the
 /// connection, a longer WebSocket message is refused.
@@ -38,6 +40,9 @@ pub(crate) enum Decoded<R: ServiceRole = RoleClient> {
     /// Well-formed JSON with an id that is not a valid message; JSON-RPC
     /// asks for an "Invalid Request" error in reply (as rmcp sends).
     Invalid,
+    /// A message that cannot be read (too deep, not UTF-8, a raw NUL...):
+    /// the request it answered should fail at once with the reason.
+    Unreadable(Unreadable),
 }
 
 /// Parses one message a client received (a line without its newline, a
@@ -198,6 +203,13 @@ fn classify_failure<R: ServiceRole>(text: &[u8], error: &serde_json::Error) -> D
     use serde_json::error::Category;
     let shown = String::from_utf8_lossy(&text[..text.len().min(200)]);
     match error.classify() {
+        Category::Syntax | Category::Eof | Category::Io if looks_like_message(text) => {
+            // A JSON-RPC message the parser cannot take: it may answer a
+            // request, which should fail now rather than time out.
+            let unreadable = Unreadable::unparsable(text, error);
+            tracing::debug!(reason = %unreadable.reason, "unreadable message: {shown}");
+            Decoded::Unreadable(unreadable)
+        }
         Category::Syntax | Category::Eof | Category::Io => {
             // Not JSON: nothing to correlate a reply with, and replying to
             // noise can start an error storm. Other SDKs ignore it too.
@@ -290,6 +302,12 @@ mod tests {
     fn noise_and_bad_messages() {
         assert!(matches!(decode(b"this is not JSON"), Decoded::Skip));
         assert!(matches!(decode(b"{not json either"), Decoded::Skip));
+        // A message that looks like JSON-RPC but cannot be parsed is not
+        // noise: the request it answers must fail.
+        assert!(matches!(
+            decode(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":\"\xff\"}"),
+            Decoded::Unreadable(Unreadable { id: Some(_), .. })
+        ));
         // A notification whose params do not fit: ignored, never answered.
         assert!(matches!(
             decode(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":"x"}"#),
