@@ -347,3 +347,59 @@ async fn a_websocket_answer_over_the_cap_fails_the_call_at_once() {
     );
     pool.close_all().await;
 }
+
+/// A stateless streamable HTTP MCP server on 127.0.0.1 answering with JSON
+/// bodies, whose answer to `tools/call` is a 17 MiB body.
+async fn http_server_with_a_huge_answer() -> String {
+    use axum::{body::Body, http::StatusCode, response::Response};
+    let app = axum::Router::new().fallback(|body: axum::body::Bytes| async move {
+        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let (Some(id), Some(method)) = (request.get("id"), request["method"].as_str()) else {
+            return Response::builder()
+                .status(StatusCode::ACCEPTED)
+                .body(Body::empty())
+                .unwrap();
+        };
+        let answer = match method {
+            "initialize" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "http-huge", "version": "1"}}})
+            .to_string(),
+            "tools/call" => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                "x".repeat(17 * 1024 * 1024)
+            ),
+            _ => json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}})
+            .to_string(),
+        };
+        Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(answer))
+            .unwrap()
+    });
+    format!("{}/mcp", common::serve(app).await)
+}
+
+#[tokio::test]
+async fn a_streamable_http_answer_over_the_cap_fails_the_call_at_once() {
+    let url = http_server_with_a_huge_answer().await;
+    let mut spec = ServerSpec::remote("http", TransportKind::Http, url);
+    spec.timeout = Some(TIMEOUT);
+    let pool = pool_with(vec![spec], options());
+    let started = Instant::now();
+    let error = pool
+        .call_tool("http", "echo", object_args(json!({})), Default::default())
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert!(took < FAST, "took {took:?}");
+    // It said "the server closed the connection" before.
+    assert_eq!(
+        error.to_string(),
+        "server \"http\" sent an answer during a call to tool \"echo\" that toolbridge \
+         cannot read: the server sent an answer over the 16 MiB limit on one message"
+    );
+    pool.close_all().await;
+}

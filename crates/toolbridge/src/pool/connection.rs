@@ -20,7 +20,7 @@ use tracing::Instrument as _;
 use super::{PoolError, cache::ToolCache, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
-    transport::{StderrTail, TransportContext, create_transport},
+    transport::{EndReason, StderrTail, TransportContext, create_transport},
 };
 
 /// How many stderr lines an error shows.
@@ -85,6 +85,9 @@ pub(super) struct Connection {
     pub(super) info: ConnectionInfo,
     /// The server's stderr (stdio servers only).
     pub(super) stderr: Option<StderrTail>,
+    /// Why the transport ended the connection by itself, if it did (an
+    /// answer over the size cap), for the errors of the requests it failed.
+    end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
     /// Cancelled when the connection has ended, for whatever reason.
@@ -96,6 +99,11 @@ pub(super) struct Connection {
 }
 
 impl Connection {
+    /// Why the transport ended the connection by itself, once it has.
+    pub(super) fn end_reason(&self) -> Option<String> {
+        self.end_reason.as_ref().and_then(EndReason::get)
+    }
+
     /// The last stderr lines, for error messages.
     pub(super) fn stderr_tail(&self) -> Option<String> {
         self.stderr
@@ -175,7 +183,8 @@ pub(super) async fn connect(
                 // The transport's own reason, when it ended the handshake,
                 // says more than "the server closed the connection".
                 let reason = end_reason
-                    .and_then(|r| r.get())
+                    .as_ref()
+                    .and_then(EndReason::get)
                     .unwrap_or_else(|| describe_init_error(&e));
                 return Err(PoolError::Start {
                     server,
@@ -213,6 +222,7 @@ pub(super) async fn connect(
             peer,
             info,
             stderr,
+            end_reason,
             progress,
             ended,
             close,

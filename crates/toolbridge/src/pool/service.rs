@@ -449,6 +449,15 @@ impl Pool {
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 slot.forget(conn);
+                // Ended by the transport over an answer it cannot read (a
+                // streamable HTTP body over the cap fails the POST itself).
+                if let Some(reason) = conn.end_reason() {
+                    return PoolError::Unreadable {
+                        server,
+                        tool,
+                        reason,
+                    };
+                }
                 PoolError::Closed {
                     server,
                     tool,

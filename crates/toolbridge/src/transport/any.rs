@@ -66,10 +66,12 @@ impl AnyTransport {
     }
 
     /// Why the transport ends the connection by itself, once it does (for
-    /// the transports that can: stdio, WebSocket).
+    /// the transports that can: stdio, streamable HTTP, WebSocket).
     pub fn end_reason(&self) -> Option<EndReason> {
         match self {
             AnyTransport::Stdio(t) => Some(t.end_reason()),
+            #[cfg(feature = "http")]
+            AnyTransport::Http(t) => Some(t.end_reason()),
             #[cfg(feature = "websocket")]
             AnyTransport::WebSocket(t) => Some(t.end_reason()),
             #[cfg(feature = "http")]
