@@ -83,9 +83,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     decoded = self.over.take().and_then(|over| oversize(&over));
                 }
             } else if self.partial.len() + taken > self.max_line {
-                tracing::warn!(
+                // Not a warning: the request it answers fails with the reason.
+                tracing::debug!(
                     max_bytes = self.max_line,
-                    "dropped an incoming message over the size limit"
+                    "dropping an incoming message over the size limit"
                 );
                 let mut over = Oversize::default();
                 over.push(&self.partial);
