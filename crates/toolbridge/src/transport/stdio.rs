@@ -13,7 +13,7 @@
 //!
 //! A message on stdout that cannot be read (over the size cap, nested too
 //! deep, not UTF-8, a raw NUL byte) fails the request it answered at once;
-//! see [`unreadable`](super::unreadable).
+//! see the `unreadable` module.
 
 use std::{
     collections::VecDeque,

@@ -26,8 +26,9 @@ use serde_json::value::RawValue;
 use crate::transport::unreadable::{Unreadable, looks_like_message};
 
 /// Most bytes one incoming message may have on any transport (the same cap
-/// as rmcp's): a longer stdio line is dropped, a longer SSE event ends the
-/// connection, a longer WebSocket message is refused.
+/// as rmcp's): a longer stdio line is dropped as it streams past, a longer
+/// SSE event or WebSocket message ends the connection; either way the
+/// request it answered fails at once saying so (see `unreadable`).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
