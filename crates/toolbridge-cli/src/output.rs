@@ -30,9 +30,21 @@ pub fn line(line: &str) -> Result<(), Failure> {
     text(&format!("{line}\n"))
 }
 
-/// Writes `value` as pretty JSON and a newline to stdout.
+/// Writes `value` as pretty JSON and a newline to stdout, streamed: a large
+/// result (500,000 content items) is not first copied into a string twice
+/// its size.
 pub fn json(value: &impl serde::Serialize) -> Result<(), Failure> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| Failure::new(exit::CONNECTION, e))?;
-    line(&text)
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::new(
+            exit::CONNECTION,
+            anyhow::Error::new(e).context("writing to stdout"),
+        )),
+        Ok(()) => Ok(()),
+    }
 }

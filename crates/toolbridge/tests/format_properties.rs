@@ -543,6 +543,47 @@ proptest! {
         }
     }
 
+    /// Regression (issue 16 item 9): a server listing one name twice sent
+    /// two definitions under one name to every provider. Whatever the list,
+    /// each provider gets every name once: the first of each (server, tool).
+    #[test]
+    fn every_provider_gets_each_name_once_even_from_repeated_tools(
+        picks in prop::collection::vec((0usize..3, 0usize..4), 1..16)
+    ) {
+        let tools: Vec<McpTool> = picks
+            .iter()
+            .map(|&(s, t)| tool(["a", "b", "c"][s], ["x", "y", "z", "x.y"][t], json!({"type": "object"})))
+            .collect();
+        let mut unique: Vec<(&str, &str)> = Vec::new();
+        for t in &tools {
+            if !unique.contains(&(t.server_id.as_str(), t.name.as_str())) {
+                unique.push((t.server_id.as_str(), t.name.as_str()));
+            }
+        }
+        let names = NameTable::for_tools(&tools);
+        let options = FormatOptions::default();
+        for (format, list, key) in [
+            (Format::OpenAi, "", "/function/name"),
+            (Format::OpenAiResponses, "", "/name"),
+            (Format::Anthropic, "", "/name"),
+            (Format::Gemini, "/0/functionDeclarations", "/name"),
+        ] {
+            let converted = convert_tools(format, &tools, &names, &options);
+            let entries = converted.pointer(list).and_then(Value::as_array).cloned().unwrap_or_default();
+            let sent: Vec<&str> = entries.iter().filter_map(|e| e.pointer(key).and_then(Value::as_str)).collect();
+            let distinct: std::collections::HashSet<&str> = sent.iter().copied().collect();
+            prop_assert_eq!(sent.len(), unique.len(), "{:?}", format);
+            prop_assert_eq!(distinct.len(), unique.len(), "{:?}", format);
+        }
+        let report = check(&tools, &names, &options);
+        let reported = report
+            .tools
+            .iter()
+            .filter(|t| t.providers.iter().all(|p| p.changes.iter().any(|c| c.kind == toolbridge::format::ChangeKind::DuplicateTool)))
+            .count();
+        prop_assert_eq!(reported, tools.len() - unique.len());
+    }
+
     #[test]
     fn any_provider_response_parses_without_panic(input in any_json()) {
         let names = NameTable::new(toolbridge::format::NameStyle::Mcp, [("a", "b")]);

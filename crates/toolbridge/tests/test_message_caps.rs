@@ -104,10 +104,21 @@ async fn a_100_mb_legacy_sse_event_ends_the_connection_with_a_clear_error() {
     let mut transport = SseTransport::connect("huge", &spec).await.unwrap();
     transport.send(ping()).await.unwrap();
 
-    // The answer never fits: the stream ends instead of growing.
+    // The answer never fits: the stream ends instead of growing, and the
+    // ping in flight fails at once with the reason (issue 16 item 6).
     let received = tokio::time::timeout(Duration::from_secs(60), transport.receive())
         .await
         .expect("the transport kept reading an endless event");
+    let Some(rmcp::model::JsonRpcMessage::Error(failed)) = received else {
+        panic!("expected the ping to fail, got {received:?}");
+    };
+    assert_eq!(failed.id, Some(rmcp::model::NumberOrString::Number(1)));
+    assert!(
+        failed.error.message.contains("larger than 16 MiB"),
+        "{}",
+        failed.error.message
+    );
+    let received = transport.receive().await;
     assert!(received.is_none(), "{received:?}");
 
     // What a caller sees next says which server and why.

@@ -64,6 +64,9 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     for (_, error) in listing.failures {
         fail(Failure::from(error));
     }
+    for skipped in &listing.skipped {
+        eprintln!("toolbridge: warning: {skipped}");
+    }
     let tools = listing.tools;
     let names = NameTable::for_tools(&tools);
     let options = FormatOptions {

@@ -15,6 +15,9 @@ pub enum ChangeKind {
     NameShortened,
     /// The tool name collided with another and got a hash suffix.
     NameDeduplicated,
+    /// A second tool of one server with the same name: it is left out of
+    /// every provider format, the first one is sent.
+    DuplicateTool,
     /// A keyword the provider does not accept was removed.
     KeywordDropped,
     /// A `$ref` was replaced by the schema it points to.

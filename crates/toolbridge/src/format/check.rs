@@ -7,6 +7,7 @@ use super::names::{MAX_NAME_LEN, NameTable};
 use super::options::{Format, FormatOptions};
 use crate::tools::McpTool;
 use serde::Serialize;
+use std::collections::HashSet;
 
 pub use super::changes::{Change, ChangeKind};
 
@@ -54,8 +55,14 @@ pub fn check(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> C
         would_reject: 0,
         tools: Vec::with_capacity(tools.len()),
     };
+    let mut seen = HashSet::with_capacity(tools.len());
     for tool in tools {
         let exposed = names.name_for(tool).into_owned();
+        if !seen.insert((tool.server_id.as_str(), tool.name.as_str())) {
+            report.would_reject += 1;
+            report.tools.push(duplicate(tool, exposed));
+            continue;
+        }
         let providers: Vec<ProviderCheck> = CHECKED
             .into_iter()
             .filter_map(|format| provider(format).map(|p| (format, p)))
@@ -81,6 +88,35 @@ pub fn check(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> C
         });
     }
     report
+}
+
+/// The finding for a second tool with the same name on one server, which
+/// conversion leaves out: every provider refuses two tools of one name.
+fn duplicate(tool: &McpTool, exposed: String) -> ToolCheck {
+    let change = Change::new(
+        "",
+        ChangeKind::DuplicateTool,
+        true,
+        format!(
+            "server \"{}\" lists a second tool named `{}`; it is left out and the first is sent",
+            tool.server_id, tool.name
+        ),
+    );
+    ToolCheck {
+        server_id: tool.server_id.clone(),
+        tool: tool.name.clone(),
+        exposed_name: exposed,
+        providers: CHECKED
+            .into_iter()
+            .map(|format| ProviderCheck {
+                format,
+                // Not sent at all, so not strict either.
+                strict: (format == Format::OpenAi).then_some(false),
+                would_reject: true,
+                changes: vec![change.clone()],
+            })
+            .collect(),
+    }
 }
 
 /// The name changes of `tool`, flagged with whether the provider, which
@@ -254,5 +290,37 @@ mod tests {
                 .iter()
                 .any(|c| c.kind == ChangeKind::StrictFallback)
         );
+    }
+
+    /// Regression (issue 16 item 9): two tools of one server with the same
+    /// name went to every provider twice, and `--check` said nothing.
+    #[test]
+    fn a_second_tool_with_the_same_name_is_reported_and_left_out() {
+        let schema =
+            json!({"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]});
+        let tools = [
+            tool("srv", "echo", schema.clone()),
+            tool("srv", "echo", schema),
+        ];
+        let names = NameTable::for_tools(&tools);
+        let report = check(&tools, &names, &FormatOptions::default());
+        assert_eq!(report.would_reject, 1);
+        assert!(report.tools[0].providers.iter().all(|p| !p.would_reject));
+        let second = &report.tools[1];
+        assert_eq!(second.providers.len(), 3);
+        for provider in &second.providers {
+            assert!(provider.would_reject);
+            assert_eq!(provider.changes[0].kind, ChangeKind::DuplicateTool);
+        }
+        for format in CHECKED {
+            let converted =
+                crate::format::convert_tools(format, &tools, &names, &FormatOptions::default());
+            let text = converted.to_string();
+            assert_eq!(
+                text.matches("mcp__srv__echo").count(),
+                1,
+                "{format:?}: {text}"
+            );
+        }
     }
 }

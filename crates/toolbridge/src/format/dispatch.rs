@@ -8,7 +8,7 @@
 use super::anthropic;
 use super::calls::{CallsError, ToolCall, ToolOutcome};
 use super::gemini;
-use super::names::NameTable;
+use super::names::{NameTable, unique_tools};
 use super::openai;
 use super::options::{Format, FormatOptions};
 use super::provider::Provider;
@@ -67,6 +67,9 @@ pub fn convert_tools(
     names: &NameTable,
     options: &FormatOptions,
 ) -> Value {
+    // A server listing one name twice: only the first definition goes out.
+    let tools = unique_tools(tools);
+    let tools = tools.as_ref();
     match provider(format) {
         Some(provider) => provider.tools(tools, names, options),
         // Serializing strings and JSON maps cannot fail.

@@ -36,11 +36,19 @@ pub fn flatten_content(result: &CallToolResult) -> String {
 
 /// The content items of a result, flattened and joined with `\n`.
 pub fn flatten_blocks(content: &[ContentBlock]) -> String {
-    content
-        .iter()
-        .map(block_text)
-        .collect::<Vec<_>>()
-        .join("\n")
+    // Written into one string: a result of 500,000 items does not become
+    // 500,000 strings first.
+    let mut out = String::new();
+    for (i, block) in content.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match block {
+            ContentBlock::Text(t) => out.push_str(&t.text),
+            other => out.push_str(&block_text(other)),
+        }
+    }
+    out
 }
 
 /// One content item as text.

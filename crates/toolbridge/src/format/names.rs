@@ -339,6 +339,28 @@ impl NameTable {
     }
 }
 
+/// `tools` with each (server, tool name) pair once: the first definition is
+/// kept, a later one with the same name is left out, so no provider format
+/// ever holds two definitions under one name (providers refuse that).
+/// Borrows when there is nothing to leave out.
+pub fn unique_tools(tools: &[McpTool]) -> Cow<'_, [McpTool]> {
+    let mut seen: HashSet<(&str, &str)> = HashSet::with_capacity(tools.len());
+    if tools
+        .iter()
+        .all(|t| seen.insert((t.server_id.as_str(), t.name.as_str())))
+    {
+        return Cow::Borrowed(tools);
+    }
+    seen.clear();
+    Cow::Owned(
+        tools
+            .iter()
+            .filter(|t| seen.insert((t.server_id.as_str(), t.name.as_str())))
+            .cloned()
+            .collect(),
+    )
+}
+
 /// Whether `name` is acceptable to every provider:
 /// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`.
 pub fn is_valid_name(name: &str) -> bool {

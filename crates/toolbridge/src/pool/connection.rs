@@ -20,7 +20,7 @@ use tracing::Instrument as _;
 use super::{PoolError, cache::ToolCache, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
-    transport::{StderrTail, TransportContext, create_transport},
+    transport::{EndReason, StderrTail, TransportContext, create_transport},
 };
 
 /// How many stderr lines an error shows.
@@ -86,6 +86,9 @@ pub(super) struct Connection {
     pub(super) info: ConnectionInfo,
     /// The server's stderr (stdio servers only).
     pub(super) stderr: Option<StderrTail>,
+    /// Why the transport ended the connection by itself, if it did (an
+    /// answer over the size cap), for the errors of the requests it failed.
+    end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
     /// Cancelled when the connection has ended, for whatever reason.
@@ -97,6 +100,11 @@ pub(super) struct Connection {
 }
 
 impl Connection {
+    /// Why the transport ended the connection by itself, once it has.
+    pub(super) fn end_reason(&self) -> Option<String> {
+        self.end_reason.as_ref().and_then(EndReason::get)
+    }
+
     /// The last stderr lines, for error messages.
     pub(super) fn stderr_tail(&self) -> Option<String> {
         self.stderr
@@ -170,6 +178,7 @@ pub(super) async fn connect(
     };
     let kind = transport.kind();
     let stderr = transport.stderr_tail();
+    let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let handler = Handler {
         server: server.clone(),
@@ -190,9 +199,15 @@ pub(super) async fn connect(
                     Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
                     None => None,
                 };
+                // The transport's own reason, when it ended the handshake,
+                // says more than "the server closed the connection".
+                let reason = end_reason
+                    .as_ref()
+                    .and_then(EndReason::get)
+                    .unwrap_or_else(|| describe_init_error(&e));
                 return Err(PoolError::Start {
                     server,
-                    reason: describe_init_error(&e),
+                    reason,
                     stderr,
                 });
             }
@@ -227,6 +242,7 @@ pub(super) async fn connect(
             peer,
             info,
             stderr,
+            end_reason,
             progress,
             ended,
             close,

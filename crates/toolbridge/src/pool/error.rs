@@ -98,6 +98,35 @@ pub enum PoolError {
         /// The JSON-RPC error message.
         message: String,
     },
+    /// The server's answer could not be read (over the size cap, nested too
+    /// deep, not UTF-8, a raw NUL byte): the request failed at once instead
+    /// of waiting for its timeout.
+    #[error(
+        "server \"{server}\" sent an answer{} that toolbridge cannot read: {reason}",
+        during(.tool)
+    )]
+    Unreadable {
+        /// The server's config name.
+        server: String,
+        /// The tool being called, if any.
+        tool: Option<String>,
+        /// Why (size, depth, encoding).
+        reason: String,
+    },
+    /// A tool listing that does not end: a `nextCursor` seen before (a page
+    /// pointing to itself, or a cycle), or more pages or tools than
+    /// toolbridge takes (see [`MAX_TOOL_PAGES`](super::MAX_TOOL_PAGES) and
+    /// [`MAX_LISTED_TOOLS`](super::MAX_LISTED_TOOLS)).
+    #[error(
+        "server \"{server}\": its tool list does not end ({reason}); toolbridge stopped \
+         listing it. Tell the server's authors"
+    )]
+    EndlessListing {
+        /// The server's config name.
+        server: String,
+        /// What gave it away.
+        reason: String,
+    },
     /// The server broke the protocol (an unexpected response, say).
     #[error("server \"{server}\": protocol error: {message}")]
     Protocol {

@@ -18,6 +18,13 @@
 //! stops first, each server's process group is killed. [`Pool::close_all`]
 //! does the same and waits for it.
 //!
+//! Listing follows `nextCursor` page by page (`pages`), bounded: a cursor
+//! seen before, more than [`MAX_TOOL_PAGES`] pages or more than
+//! [`MAX_LISTED_TOOLS`] tools end it with [`PoolError::EndlessListing`]. A
+//! tool with an invalid definition, or a second tool with a name already
+//! listed, is left out and reported in [`ToolListing::skipped`]; the rest of
+//! the server's tools are kept.
+//!
 //! Tracing: each connection's tasks run in an `mcp_server` span (field
 //! `server`); each call in a `tool_call` span (`server`, `tool`, `call_id`),
 //! each listing in a `list_tools` span (`server`). No argument, header or
@@ -26,10 +33,12 @@
 mod cache;
 mod connection;
 mod error;
+mod pages;
 mod progress;
 mod service;
 mod slot;
 
 pub use connection::ConnectionInfo;
 pub use error::PoolError;
+pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

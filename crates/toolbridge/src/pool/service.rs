@@ -3,7 +3,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
@@ -21,13 +21,17 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{
-    ConnectionInfo, PoolError,
+    ConnectionInfo, PoolError, SkippedTool,
     connection::Connection,
+    pages::{self, PagesError},
     progress::{self, Limits},
     slot::Slot,
 };
 use crate::{
-    config::ServerSpec, process::ProcessTracker, tools::McpTool, transport::TransportContext,
+    config::ServerSpec,
+    process::ProcessTracker,
+    tools::McpTool,
+    transport::{TransportContext, unreadable::unreadable_reason},
 };
 
 /// Pool-wide settings.
@@ -92,6 +96,10 @@ pub struct ToolListing {
     pub tools: Vec<McpTool>,
     /// The servers that could not be listed, and why.
     pub failures: Vec<(String, PoolError)>,
+    /// Tools the servers listed that were left out (an invalid definition,
+    /// a second tool with the same name), from each server's latest
+    /// listing in this pool.
+    pub skipped: Vec<SkippedTool>,
 }
 
 impl ToolListing {
@@ -100,6 +108,9 @@ impl ToolListing {
     pub fn tools_logging_failures(self) -> Vec<McpTool> {
         for (server, error) in &self.failures {
             tracing::warn!(server = %server, error = %error, "skipping the server's tools");
+        }
+        for skipped in &self.skipped {
+            tracing::warn!(server = %skipped.server, tool = %skipped.tool, "{skipped}");
         }
         self.tools
     }
@@ -121,6 +132,8 @@ struct Inner {
     options: PoolOptions,
     /// Numbers the calls, for logs.
     next_call: AtomicU64,
+    /// What each server's latest listing left out, for [`ToolListing::skipped`].
+    skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
 }
 
 impl Pool {
@@ -153,6 +166,7 @@ impl Pool {
                 start_limit: Semaphore::new(options.max_parallel_starts.max(1)),
                 options,
                 next_call: AtomicU64::new(1),
+                skipped: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -253,8 +267,12 @@ impl Pool {
         let conn = self.connection(slot).await?;
         let ticket = slot.cache.ticket();
         let timeout = slot.spec.call_timeout();
-        let listed = match tokio::time::timeout(timeout, conn.peer.list_all_tools()).await {
-            Ok(result) => result.map_err(|e| self.service_error(slot, &conn, None, e))?,
+        let listed = match tokio::time::timeout(timeout, pages::list_all_tools(server, &conn.peer))
+            .await
+        {
+            Ok(Ok(listed)) => listed,
+            Ok(Err(PagesError::Service(e))) => return Err(self.service_error(slot, &conn, None, e)),
+            Ok(Err(PagesError::Pool(e))) => return Err(e),
             Err(_) => {
                 return Err(PoolError::Timeout {
                     server: server.to_owned(),
@@ -263,6 +281,12 @@ impl Pool {
                 });
             }
         };
+        self.inner
+            .skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(server.to_owned(), listed.skipped);
+        let listed = listed.tools;
         let server_name = if conn.info.server_name.is_empty() {
             server
         } else {
@@ -309,6 +333,14 @@ impl Pool {
         }))
         .await;
         let mut listing = ToolListing::default();
+        {
+            let skipped = self.inner.skipped.lock().unwrap_or_else(|e| e.into_inner());
+            for server in servers {
+                if let Some(list) = skipped.get(server) {
+                    listing.skipped.extend(list.iter().cloned());
+                }
+            }
+        }
         for (server, result) in servers.iter().zip(results) {
             match result {
                 Ok(list) => listing.tools.extend(list.iter().cloned()),
@@ -412,6 +444,11 @@ impl Pool {
                 tool,
                 after: timeout,
             },
+            ServiceError::McpError(e) if unreadable_reason(&e).is_some() => PoolError::Unreadable {
+                server,
+                tool,
+                reason: unreadable_reason(&e).unwrap_or_default().to_owned(),
+            },
             ServiceError::McpError(e) => PoolError::Server {
                 server,
                 tool,
@@ -420,6 +457,15 @@ impl Pool {
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 slot.forget(conn);
+                // Ended by the transport over an answer it cannot read (a
+                // streamable HTTP body over the cap fails the POST itself).
+                if let Some(reason) = conn.end_reason() {
+                    return PoolError::Unreadable {
+                        server,
+                        tool,
+                        reason,
+                    };
+                }
                 PoolError::Closed {
                     server,
                     tool,
@@ -505,7 +551,7 @@ impl std::fmt::Display for CallId<'_> {
     }
 }
 
-fn result_kind(result: &ServerResult) -> &'static str {
+pub(super) fn result_kind(result: &ServerResult) -> &'static str {
     match result {
         ServerResult::EmptyResult(_) => "an empty result",
         ServerResult::ListToolsResult(_) => "a tools/list result",

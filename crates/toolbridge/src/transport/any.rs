@@ -13,7 +13,7 @@ use rmcp::{
 
 #[cfg(feature = "websocket")]
 use super::websocket;
-use super::{TransportError, stdio, stdio::StderrTail};
+use super::{EndReason, TransportError, stdio, stdio::StderrTail};
 #[cfg(feature = "http")]
 use super::{http, sse};
 use crate::{
@@ -60,6 +60,20 @@ impl AnyTransport {
     pub fn stderr_tail(&self) -> Option<StderrTail> {
         match self {
             AnyTransport::Stdio(t) => Some(t.stderr_tail()),
+            #[cfg(feature = "http")]
+            _ => None,
+        }
+    }
+
+    /// Why the transport ends the connection by itself, once it does (for
+    /// the transports that can: stdio, streamable HTTP, WebSocket).
+    pub fn end_reason(&self) -> Option<EndReason> {
+        match self {
+            AnyTransport::Stdio(t) => Some(t.end_reason()),
+            #[cfg(feature = "http")]
+            AnyTransport::Http(t) => Some(t.end_reason()),
+            #[cfg(feature = "websocket")]
+            AnyTransport::WebSocket(t) => Some(t.end_reason()),
             #[cfg(feature = "http")]
             _ => None,
         }

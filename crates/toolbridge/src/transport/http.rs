@@ -43,7 +43,7 @@ use rmcp::{
 use sse_stream::Sse;
 
 use super::{
-    AnyTransport, TransportError,
+    AnyTransport, EndReason, TransportError,
     remote::{Remote, describe_reqwest_error, one_line},
     reuse::{ReuseGuard, Route, Timed},
     sse::{SseOpenError, SseTransport},
@@ -65,6 +65,9 @@ pub struct HttpTransport {
     inner: StreamableHttpClientTransport<HttpClient>,
     /// For turning rmcp's errors into [`TransportError::Remote`].
     remote: Arc<Remote>,
+    /// Why the connection ended, when it was an answer over the cap (rmcp
+    /// fails that request's POST; the pool reads the reason from here).
+    end_reason: EndReason,
 }
 
 impl HttpTransport {
@@ -86,16 +89,25 @@ impl HttpTransport {
         // [`resume`] resumes event streams; rmcp never sees one end.
         config.retry_config = Arc::new(NeverRetry::default());
         config.reinit_on_expired_session = true;
+        let end_reason = EndReason::default();
         let client = HttpClient {
             inner: client,
             fresh: Arc::default(),
             reuse: Arc::default(),
             remote: remote.clone(),
+            end_reason: end_reason.clone(),
         };
         HttpTransport {
             inner: StreamableHttpClientTransport::with_client(client, config),
             remote,
+            end_reason,
         }
+    }
+
+    /// Why the connection ended by itself (an answer over the size cap),
+    /// once it has.
+    pub fn end_reason(&self) -> EndReason {
+        self.end_reason.clone()
     }
 }
 
@@ -304,6 +316,8 @@ pub(crate) struct HttpClient {
     reuse: Arc<ReuseGuard>,
     /// For redacting error text.
     remote: Arc<Remote>,
+    /// Set when an answer is over the cap, which ends rmcp's worker.
+    end_reason: EndReason,
 }
 
 /// A failed HTTP request, described without secrets.
@@ -339,6 +353,10 @@ impl HttpClient {
                 StreamableHttpError::UnexpectedEndOfStream
             }
             StreamableHttpError::ResponseBodyTooLarge { max_size } => {
+                self.end_reason.set(Some(format!(
+                    "the server sent an answer over the {} MiB limit on one message",
+                    max_size / (1024 * 1024)
+                )));
                 StreamableHttpError::ResponseBodyTooLarge { max_size }
             }
             StreamableHttpError::UnexpectedContentType(t) => {

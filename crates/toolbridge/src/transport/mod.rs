@@ -18,8 +18,11 @@
 //! - [`sse`]: the legacy HTTP+SSE transport (2024-11-05), with its own
 //!   bounded event parser.
 //! - [`websocket`]: JSON-RPC over a WebSocket, subprotocol `mcp`.
+//! - `unreadable`: a message that cannot be read (over the size cap, too
+//!   deep, not UTF-8) fails the request it answered at once.
 
 mod any;
+mod end_reason;
 // The example server's side of the line protocol shares `codec` and `lines`,
 // and the network transports use part of `codec`: without them some of it is
 // unused.
@@ -42,9 +45,11 @@ mod reuse;
 #[cfg(feature = "http")]
 pub mod sse;
 pub mod stdio;
+pub(crate) mod unreadable;
 #[cfg(feature = "websocket")]
 pub mod websocket;
 
 pub use any::{AnyTransport, TransportContext, create_transport};
+pub use end_reason::EndReason;
 pub use error::TransportError;
 pub use stdio::StderrTail;

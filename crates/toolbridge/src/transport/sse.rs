@@ -16,6 +16,7 @@
 mod events;
 
 use std::{
+    collections::VecDeque,
     sync::{Arc, OnceLock},
     time::Duration,
 };
@@ -37,6 +38,7 @@ use super::{
     codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     redact::shown_url,
     remote::Remote,
+    unreadable::{InFlight, Unreadable},
 };
 use crate::config::RemoteSpec;
 
@@ -59,6 +61,11 @@ pub struct SseTransport {
     /// Stops the reader (on close, and on drop through the guard).
     stop: CancellationToken,
     _stop_on_drop: DropGuard,
+    /// The requests not answered yet, failed at once when the answer
+    /// cannot be read or the stream ends over one.
+    in_flight: InFlight,
+    /// Error answers made for unreadable messages, not yet handed to rmcp.
+    failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
 }
 
 /// Sends messages to the server's endpoint.
@@ -214,6 +221,8 @@ impl SseTransport {
             reader: Some(reader),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
+            in_flight: InFlight::default(),
+            failed: VecDeque::new(),
         })
     }
 }
@@ -334,15 +343,39 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.in_flight.sent(&item);
         let poster = self.poster.clone();
         async move { poster.post(item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            let data = self.messages.recv().await?;
+            if let Some(failed) = self.failed.pop_front() {
+                return Some(failed);
+            }
+            let Some(data) = self.messages.recv().await else {
+                // The stream ended; over an event too large to read, what
+                // was in flight fails with that reason first.
+                if let Some(reason) = self.poster.ended.reason.get() {
+                    let unreadable = Unreadable {
+                        id: None,
+                        reason: reason.clone(),
+                    };
+                    self.failed.extend(self.in_flight.fail(unreadable));
+                    if let Some(failed) = self.failed.pop_front() {
+                        return Some(failed);
+                    }
+                }
+                return None;
+            };
             match decode(data.as_bytes()) {
-                Decoded::Message(message) => return Some(message),
+                Decoded::Message(message) => {
+                    self.in_flight.received(&message);
+                    return Some(message);
+                }
+                Decoded::Unreadable(unreadable) => {
+                    self.failed.extend(self.in_flight.fail(unreadable));
+                }
                 Decoded::Skip | Decoded::Invalid => tracing::debug!(
                     server = %self.poster.remote.server,
                     "non-JSON-RPC message skipped"

@@ -5,7 +5,15 @@
 //! Its stderr is drained continuously into a [`StderrTail`] so it can never
 //! block the server and so errors can show what the server said before it
 //! died. Lines on stdout that are not
-//! JSON-RPC are skipped (logged at debug).
+//! JSON-RPC are skipped (logged at debug), except before the server's first
+//! message: a server that prints only such lines (a banner, a crash report
+//! on stdout) fails its start after [`NOISE_GRACE`], or at once when its
+//! stdout closes, naming the first line, instead of waiting for the whole
+//! start timeout. One banner line and then answers still works.
+//!
+//! A message on stdout that cannot be read (over the size cap, nested too
+//! deep, not UTF-8, a raw NUL byte) fails the request it answered at once;
+//! see the `unreadable` module.
 
 use std::{
     collections::VecDeque,
@@ -32,9 +40,10 @@ use tokio::{
 };
 
 use super::{
-    TransportError,
-    codec::{decode, encode_client_line},
+    EndReason, TransportError,
+    codec::{Decoded, decode, encode_client_line},
     lines::Lines,
+    unreadable::InFlight,
 };
 use crate::{
     config::StdioSpec,
@@ -135,6 +144,77 @@ pub struct StdioTransport {
     group: Option<GroupGuard>,
     stderr: StderrTail,
     lines: Lines<ChildStdout, ChildStdin>,
+    /// What reading needs beyond the lines (boxed: it is rarely used, and
+    /// keeps the transport small).
+    reading: Box<Reading>,
+    /// Why the transport ended the connection itself, for the error.
+    end_reason: EndReason,
+}
+
+/// The read side's state beyond the lines.
+#[derive(Debug, Default)]
+struct Reading {
+    /// The requests not answered yet, for failing them when an answer
+    /// cannot be read.
+    in_flight: InFlight,
+    /// Error answers made for unreadable messages, not yet handed to rmcp.
+    failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
+    /// Whether the server has sent a message yet, and the first line it
+    /// printed that was not one.
+    startup: Startup,
+}
+
+/// How long a stdio server may go on printing only lines that are not MCP
+/// messages on stdout, before its first message, until its start fails.
+pub const NOISE_GRACE: Duration = Duration::from_secs(5);
+
+/// What a server printed on stdout before its first message.
+#[derive(Debug, Default)]
+struct Startup {
+    /// A message arrived: noise is only skipped from now on.
+    answered: bool,
+    /// The first line that was not a message, shortened.
+    first_noise: Option<String>,
+    /// When the start fails if no message arrives.
+    deadline: Option<tokio::time::Instant>,
+}
+
+impl Startup {
+    fn noise(&mut self, line: String) {
+        if self.first_noise.is_none() {
+            self.first_noise = Some(line);
+            self.deadline = Some(tokio::time::Instant::now() + NOISE_GRACE);
+        }
+    }
+
+    fn answered(&mut self) {
+        self.answered = true;
+        self.deadline = None;
+    }
+
+    /// Why the start failed, when noise was all the server printed.
+    fn reason(&self, what: &str) -> Option<String> {
+        let line = self.first_noise.as_ref()?;
+        Some(format!(
+            "it printed \"{line}\" on stdout, which is not an MCP message, and {what}; \
+             a stdio server must write only JSON-RPC messages to stdout (logs belong on stderr)"
+        ))
+    }
+}
+
+/// At most this much of a noise line goes into an error.
+const SHOWN_NOISE_CHARS: usize = 200;
+
+fn shown_noise(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match text.char_indices().nth(SHOWN_NOISE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
 }
 
 impl StdioTransport {
@@ -186,12 +266,20 @@ impl StdioTransport {
             group,
             stderr: tail,
             lines: Lines::new(stdout, stdin),
+            reading: Box::default(),
+            end_reason: EndReason::default(),
         })
     }
 
     /// The server's recent stderr lines.
     pub fn stderr_tail(&self) -> StderrTail {
         self.stderr.clone()
+    }
+
+    /// Why the transport ended the connection itself (a server printing
+    /// only noise on stdout), once it has.
+    pub fn end_reason(&self) -> EndReason {
+        self.end_reason.clone()
     }
 
     /// The server's process id.
@@ -207,11 +295,61 @@ impl Transport<RoleClient> for StdioTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.reading.in_flight.sent(&item);
         self.lines.send(&mut |out| encode_client_line(&item, out))
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        self.lines.receive(decode).await
+        loop {
+            if let Some(failed) = self.reading.failed.pop_front() {
+                return Some(failed);
+            }
+            let watching = !self.reading.startup.answered;
+            let mut noise = None;
+            let next = self.lines.next(|line| {
+                let decoded = decode(line);
+                if watching && matches!(decoded, Decoded::Skip) {
+                    noise = Some(shown_noise(line));
+                }
+                decoded
+            });
+            let decoded = match self.reading.startup.deadline {
+                Some(deadline) => tokio::select! {
+                    decoded = next => decoded,
+                    () = tokio::time::sleep_until(deadline) => {
+                        let what = format!("nothing else within {} s", NOISE_GRACE.as_secs());
+                        self.end_reason.set(self.reading.startup.reason(&what));
+                        return None;
+                    }
+                },
+                None => next.await,
+            };
+            match decoded {
+                None => {
+                    if !self.reading.startup.answered {
+                        self.end_reason
+                            .set(self.reading.startup.reason("then closed its stdout"));
+                    }
+                    return None;
+                }
+                Some(Decoded::Message(message)) => {
+                    self.reading.startup.answered();
+                    self.reading.in_flight.received(&message);
+                    return Some(message);
+                }
+                Some(Decoded::Unreadable(unreadable)) => {
+                    self.reading.startup.answered();
+                    self.reading
+                        .failed
+                        .extend(self.reading.in_flight.fail(unreadable));
+                }
+                Some(Decoded::Skip | Decoded::Invalid) => {
+                    if let Some(line) = noise {
+                        self.reading.startup.noise(line);
+                    }
+                }
+            }
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -8,7 +8,7 @@
 //! sends a close frame and waits briefly for the server's. When the socket
 //! ends, [`Transport::receive`] returns `None` and sends fail.
 
-use std::{sync::Arc, time::Duration};
+use std::{collections::VecDeque, sync::Arc, time::Duration};
 
 use futures::{SinkExt, StreamExt};
 use http::{HeaderValue, header::SEC_WEBSOCKET_PROTOCOL};
@@ -27,16 +27,17 @@ use tokio_tungstenite::{
     tungstenite::{
         self, Message,
         client::IntoClientRequest,
-        error::{ProtocolError, SubProtocolError},
+        error::{CapacityError, ProtocolError, SubProtocolError},
         protocol::WebSocketConfig,
     },
 };
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
-    TransportError,
+    EndReason, TransportError,
     codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
+    unreadable::{InFlight, Unreadable, over_cap},
 };
 use crate::config::RemoteSpec;
 
@@ -67,6 +68,13 @@ pub struct WebSocketTransport {
     /// Asks the socket task to close the connection (on close, and on drop).
     stop: CancellationToken,
     _stop_on_drop: DropGuard,
+    /// The requests not answered yet, failed at once when the answer
+    /// cannot be read or the socket ends for a reason of ours.
+    in_flight: InFlight,
+    /// Error answers made for unreadable messages, not yet handed to rmcp.
+    failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
+    /// Why the socket task ended the connection (a message over the cap).
+    end_reason: EndReason,
 }
 
 impl WebSocketTransport {
@@ -121,12 +129,14 @@ impl WebSocketTransport {
         let (outgoing, outgoing_rx) = mpsc::channel(CHANNEL_CAPACITY);
         let (incoming_tx, incoming) = mpsc::channel(CHANNEL_CAPACITY);
         let stop = CancellationToken::new();
+        let end_reason = EndReason::default();
         let task = tokio::spawn(run_socket(
             remote.clone(),
             socket,
             outgoing_rx,
             incoming_tx,
             stop.clone(),
+            end_reason.clone(),
         ));
         Ok(WebSocketTransport {
             remote,
@@ -135,7 +145,16 @@ impl WebSocketTransport {
             task: Some(task),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
+            in_flight: InFlight::default(),
+            failed: VecDeque::new(),
+            end_reason,
         })
+    }
+
+    /// Why the transport ended the connection itself (a message over the
+    /// size cap), once it has.
+    pub fn end_reason(&self) -> EndReason {
+        self.end_reason.clone()
     }
 }
 
@@ -188,6 +207,7 @@ async fn run_socket(
     mut outgoing: mpsc::Receiver<Outgoing>,
     incoming: mpsc::Sender<tungstenite::Bytes>,
     stop: CancellationToken,
+    end_reason: EndReason,
 ) {
     loop {
         tokio::select! {
@@ -229,6 +249,14 @@ async fn run_socket(
                     return;
                 }
                 Some(Ok(Message::Pong(_) | Message::Frame(_))) => {}
+                Some(Err(tungstenite::Error::Capacity(CapacityError::MessageTooLong { size, .. }))) => {
+                    // tungstenite cannot go on after it: the connection ends,
+                    // and what was in flight fails with the real cause.
+                    let reason = format!("the server sent a message it cannot read: {}", over_cap(size));
+                    tracing::warn!(server = %remote.server, %reason, "websocket closed");
+                    end_reason.set(Some(reason));
+                    return;
+                }
                 Some(Err(e)) => {
                     let reason = remote.redactor.redact(&e.to_string()).into_owned();
                     tracing::debug!(server = %remote.server, %reason, "websocket failed");
@@ -276,6 +304,7 @@ impl Transport<RoleClient> for WebSocketTransport {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let outgoing = self.outgoing.clone();
         let remote = self.remote.clone();
+        self.in_flight.sent(&item);
         let text = encode_client_json(&item);
         async move {
             let closed = || remote.error(None, "the connection is closed");
@@ -292,9 +321,30 @@ impl Transport<RoleClient> for WebSocketTransport {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            let frame = self.incoming.recv().await?;
+            if let Some(failed) = self.failed.pop_front() {
+                return Some(failed);
+            }
+            let Some(frame) = self.incoming.recv().await else {
+                // The socket ended; if for a reason of ours, what was in
+                // flight fails with it first (the handshake reads it from
+                // `end_reason`).
+                if let Some(reason) = self.end_reason.get() {
+                    let unreadable = Unreadable { id: None, reason };
+                    self.failed.extend(self.in_flight.fail(unreadable));
+                    if let Some(failed) = self.failed.pop_front() {
+                        return Some(failed);
+                    }
+                }
+                return None;
+            };
             match decode(&frame) {
-                Decoded::Message(message) => return Some(message),
+                Decoded::Message(message) => {
+                    self.in_flight.received(&message);
+                    return Some(message);
+                }
+                Decoded::Unreadable(unreadable) => {
+                    self.failed.extend(self.in_flight.fail(unreadable));
+                }
                 Decoded::Skip | Decoded::Invalid => {
                     tracing::debug!(server = %self.remote.server, "non-JSON-RPC frame skipped");
                 }

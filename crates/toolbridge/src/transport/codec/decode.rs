@@ -14,15 +14,21 @@
 
 use rmcp::{
     RoleClient,
-    model::{CallToolResult, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, ServerResult},
+    model::{
+        CallToolResult, ContentBlock, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
+        ServerResult,
+    },
     service::{RxJsonRpcMessage, ServiceRole},
 };
 use serde::{Deserialize, de::IgnoredAny};
 use serde_json::value::RawValue;
 
+use crate::transport::unreadable::{Unreadable, looks_like_message};
+
 /// Most bytes one incoming message may have on any transport (the same cap
-/// as rmcp's): a longer stdio line is dropped, a longer SSE event ends the
-/// connection, a longer WebSocket message is refused.
+/// as rmcp's): a longer stdio line is dropped as it streams past, a longer
+/// SSE event or WebSocket message ends the connection; either way the
+/// request it answered fails at once saying so (see `unreadable`).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -38,6 +44,9 @@ pub(crate) enum Decoded<R: ServiceRole = RoleClient> {
     /// Well-formed JSON with an id that is not a valid message; JSON-RPC
     /// asks for an "Invalid Request" error in reply (as rmcp sends).
     Invalid,
+    /// A message that cannot be read (too deep, not UTF-8, a raw NUL...):
+    /// the request it answered should fail at once with the reason.
+    Unreadable(Unreadable),
 }
 
 /// Parses one message a client received (a line without its newline, a
@@ -185,7 +194,7 @@ fn call_result(text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
     let id = envelope.id?;
     let result = envelope.result?.get();
     serde_json::from_str::<CallResultKeys>(result).ok()?;
-    let result: CallToolResult = serde_json::from_str(result).ok()?;
+    let result = call_tool_result(result)?;
     Some(JsonRpcMessage::Response(JsonRpcResponse {
         jsonrpc: JsonRpcVersion2_0,
         id,
@@ -193,11 +202,99 @@ fn call_result(text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
     }))
 }
 
+/// `result` as rmcp's `CallToolResult`, with its content list allocated once
+/// at its final size.
+///
+/// Parsed whole, the content list grows by doubling: for 500,000 items of
+/// 288 bytes (`ContentBlock`) the last growth holds 75 MB and 151 MB at
+/// once. Here the items are first found as borrowed slices (16 bytes each),
+/// the list is allocated for exactly that many, and each item is parsed
+/// into it; the other members go through rmcp's own `CallToolResult` with
+/// an empty list in its place, so every rule of rmcp's (a present
+/// `structuredContent: null`, a `resultType`, at least one known field)
+/// still applies. A repeated key, a key written with escapes or a
+/// `content` that is not a list of content blocks gives `None` (rmcp's
+/// generic path then decides).
+fn call_tool_result(result: &str) -> Option<CallToolResult> {
+    let Members(members) = serde_json::from_str(result).ok()?;
+    let mut rest = String::from("{");
+    let mut content = None;
+    for (key, value) in members {
+        if key == "content" && value.get() != "null" {
+            content = Some(value);
+            continue;
+        }
+        if rest.len() > 1 {
+            rest.push(',');
+        }
+        rest.push('"');
+        rest.push_str(key);
+        rest.push_str("\":");
+        rest.push_str(value.get());
+    }
+    if content.is_some() {
+        if rest.len() > 1 {
+            rest.push(',');
+        }
+        rest.push_str("\"content\":[]");
+    }
+    rest.push('}');
+    let mut parsed: CallToolResult = serde_json::from_str(&rest).ok()?;
+    if let Some(content) = content {
+        let items: Vec<&RawValue> = serde_json::from_str(content.get()).ok()?;
+        let mut blocks = Vec::with_capacity(items.len());
+        for item in items {
+            blocks.push(serde_json::from_str::<ContentBlock>(item.get()).ok()?);
+        }
+        parsed.content = blocks;
+    }
+    Some(parsed)
+}
+
+/// The members of a JSON object, borrowed from its text, in order. Fails on
+/// a key written with escapes (it cannot be borrowed) or a repeated key.
+struct Members<'a>(Vec<(&'a str, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+            type Value = Members<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut members: Vec<(&'de str, &'de RawValue)> = Vec::new();
+                while let Some((key, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
+                    if members.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom("a repeated key"));
+                    }
+                    members.push((key, value));
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
 /// What to do with text that is not a message rmcp accepts.
 fn classify_failure<R: ServiceRole>(text: &[u8], error: &serde_json::Error) -> Decoded<R> {
     use serde_json::error::Category;
     let shown = String::from_utf8_lossy(&text[..text.len().min(200)]);
     match error.classify() {
+        Category::Syntax | Category::Eof | Category::Io if looks_like_message(text) => {
+            // A JSON-RPC message the parser cannot take: it may answer a
+            // request, which should fail now rather than time out.
+            let unreadable = Unreadable::unparsable(text, error);
+            tracing::debug!(reason = %unreadable.reason, "unreadable message: {shown}");
+            Decoded::Unreadable(unreadable)
+        }
         Category::Syntax | Category::Eof | Category::Io => {
             // Not JSON: nothing to correlate a reply with, and replying to
             // noise can start an error storm. Other SDKs ignore it too.
@@ -250,6 +347,26 @@ mod tests {
         assert!(matches!(response.result, ServerResult::CallToolResult(_)));
     }
 
+    /// Regression (issue 16 item 5): 500,000 content items held 24 times
+    /// their size, the list's last doubling among it.
+    #[test]
+    fn a_long_content_list_is_allocated_once_at_its_size() {
+        let items = vec![r#"{"type":"text","text":"x"}"#; 1000].join(",");
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"isError":false,"content":[{items}]}}}}"#
+        );
+        let decoded = message(decode(text.as_bytes()));
+        assert_eq!(format!("{decoded:?}"), generic(&text));
+        let JsonRpcMessage::Response(response) = decoded else {
+            panic!("a response")
+        };
+        let ServerResult::CallToolResult(result) = response.result else {
+            panic!("a call result")
+        };
+        assert_eq!(result.content.len(), 1000);
+        assert_eq!(result.content.capacity(), 1000);
+    }
+
     #[test]
     fn results_rmcp_reads_as_something_else_take_the_generic_path() {
         for text in [
@@ -290,6 +407,12 @@ mod tests {
     fn noise_and_bad_messages() {
         assert!(matches!(decode(b"this is not JSON"), Decoded::Skip));
         assert!(matches!(decode(b"{not json either"), Decoded::Skip));
+        // A message that looks like JSON-RPC but cannot be parsed is not
+        // noise: the request it answers must fail.
+        assert!(matches!(
+            decode(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":\"\xff\"}"),
+            Decoded::Unreadable(Unreadable { id: Some(_), .. })
+        ));
         // A notification whose params do not fit: ignored, never answered.
         assert!(matches!(
             decode(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":"x"}"#),

@@ -10,7 +10,7 @@ use rmcp::{
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::{outbox::Outbox, reader::LineReader};
-use crate::transport::codec::Decoded;
+use crate::transport::{codec::Decoded, unreadable::Unreadable};
 
 /// The reply JSON-RPC asks for to a well-formed message that is not valid.
 fn invalid_request<R: ServiceRole>() -> TxJsonRpcMessage<R> {
@@ -53,31 +53,53 @@ where
     }
 
     /// The next message `decode` makes of a line; a well-formed message
-    /// that is not valid gets "Invalid Request" in reply. `None` at the end
-    /// of the stream, and once a write has failed: the peer stopped reading,
-    /// so nothing sent can arrive, and the connection ends rather than wait
-    /// for answers.
+    /// that is not valid gets "Invalid Request" in reply, and one that
+    /// cannot be read is dropped (logged). `None` at the end of the stream,
+    /// and once a write has failed: the peer stopped reading, so nothing
+    /// sent can arrive, and the connection ends rather than wait for
+    /// answers.
     pub(crate) async fn receive<Role: ServiceRole>(
         &mut self,
         mut decode: impl FnMut(&[u8]) -> Decoded<Role>,
     ) -> Option<RxJsonRpcMessage<Role>> {
+        loop {
+            match self.next(&mut decode).await? {
+                Decoded::Message(message) => return Some(message),
+                Decoded::Unreadable(unreadable) => {
+                    tracing::warn!(reason = %unreadable.reason, "dropped a message that cannot be read");
+                }
+                Decoded::Skip | Decoded::Invalid => {}
+            }
+        }
+    }
+
+    /// Like [`receive`](Self::receive), but a message that cannot be read
+    /// (over the size cap, or refused by the parser) is given to the caller
+    /// as [`Decoded::Unreadable`], so the request it answered can fail now.
+    /// Gives `Message`, `Unreadable` and `Skip` (a line that is no message,
+    /// so a caller can tell a server that prints only noise).
+    pub(crate) async fn next<Role: ServiceRole>(
+        &mut self,
+        mut decode: impl FnMut(&[u8]) -> Decoded<Role>,
+    ) -> Option<Decoded<Role>> {
         loop {
             if self.outbox.failed() {
                 return None;
             }
             let decoded = tokio::select! {
                 biased;
-                line = self.reader.next_line(&mut decode) => line?,
+                line = self.reader.next_or_oversize(&mut decode, |over| {
+                    Some(Decoded::Unreadable(Unreadable::oversize(&over.head, &over.tail, over.bytes)))
+                }) => line?,
                 () = self.outbox.write_failed() => return None,
             };
             match decoded {
-                Decoded::Message(message) => return Some(message),
-                Decoded::Skip => {}
                 Decoded::Invalid => {
                     if self.outbox.queue(&invalid_request::<Role>()).is_ok() {
                         let _ = self.outbox.flush().await;
                     }
                 }
+                other => return Some(other),
             }
         }
     }

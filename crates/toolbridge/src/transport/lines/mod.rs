@@ -12,7 +12,8 @@
 //! - [`reader`]: reads, the one line parser: a line is parsed in place when
 //!   it is whole in the read buffer, and a line over
 //!   [`MAX_MESSAGE_BYTES`](super::codec::MAX_MESSAGE_BYTES) is dropped
-//!   without being held.
+//!   without being held, keeping only its first and last 4 KiB to find the
+//!   id of the request it answered.
 //! - [`framed`]: [`Lines`], the two together, with the JSON-RPC rules for a
 //!   line that is not a valid message.
 
