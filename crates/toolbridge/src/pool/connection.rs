@@ -20,11 +20,11 @@ use tracing::Instrument as _;
 use super::{PoolError, cache::ToolCache, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
-    transport::{StderrTail, TransportContext, create_transport},
+    transport::{StderrTail, TransportContext, TransportError, create_transport},
 };
 
 /// How many stderr lines an error shows.
-const ERROR_STDERR_LINES: usize = 20;
+pub(super) const ERROR_STDERR_LINES: usize = 20;
 
 /// What a server told us when it started, for `servers test`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -166,17 +166,7 @@ pub(super) async fn connect(
     let service: RunningService<RoleClient, Handler> =
         match handshake::start(handler, transport).await {
             Ok(service) => service,
-            Err(e) => {
-                let stderr = match &stderr {
-                    Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
-                    None => None,
-                };
-                return Err(PoolError::Start {
-                    server,
-                    reason: describe_init_error(&e),
-                    stderr,
-                });
-            }
+            Err(e) => return Err(start_error(server, e, stderr.as_ref()).await),
         };
     let peer = service.peer().clone();
     let info = peer_info(&peer, kind, started.elapsed());
@@ -279,14 +269,49 @@ fn peer_info(peer: &Peer<RoleClient>, kind: TransportKind, start_time: Duration)
     }
 }
 
-fn describe_init_error(e: &rmcp::service::ClientInitializeError) -> String {
+/// Why the handshake failed, as one plain sentence: a network server's own
+/// error (it names the URL, and a timeout stays a timeout), else what the
+/// server did, how its process ended when it did, and its last stderr lines.
+async fn start_error(
+    server: String,
+    mut error: rmcp::service::ClientInitializeError,
+    stderr: Option<&StderrTail>,
+) -> PoolError {
     use rmcp::service::ClientInitializeError as E;
-    match e {
-        E::ConnectionClosed(_) => {
-            "the server closed the connection during the handshake".to_owned()
+    if let E::LegacyFallbackFailed { fallback, .. } = error {
+        error = *fallback;
+    }
+    let reason = match error {
+        E::TransportError { error, .. } => match error.error.downcast::<TransportError>() {
+            // A stdio server's pipe closing is said below, with how it ended.
+            Ok(e) if !matches!(*e, TransportError::Io(_)) => return PoolError::Transport(*e),
+            _ => None,
+        },
+        E::ConnectionClosed(_) => None,
+        other => Some(other.to_string()),
+    };
+    let (lines, exit) = match stderr {
+        Some(tail) => {
+            let lines = tail.settled_last(ERROR_STDERR_LINES).await;
+            let exit = match reason {
+                Some(_) => None,
+                None => tail.settled_exit().await,
+            };
+            (lines, exit)
         }
-        E::LegacyFallbackFailed { fallback, .. } => describe_init_error(fallback),
-        E::TransportError { error, context } => format!("{context}: {error}"),
-        other => other.to_string(),
+        None => (None, None),
+    };
+    let reason = match (reason, exit) {
+        (Some(reason), _) => reason,
+        (None, Some(exit)) => format!(
+            "the server {} before the handshake finished",
+            crate::transport::describe_exit(&exit)
+        ),
+        (None, None) => "the server closed the connection during the handshake".to_owned(),
+    };
+    PoolError::Start {
+        server,
+        reason,
+        stderr: lines,
     }
 }

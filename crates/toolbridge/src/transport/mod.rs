@@ -47,4 +47,4 @@ pub mod websocket;
 
 pub use any::{AnyTransport, TransportContext, create_transport};
 pub use error::TransportError;
-pub use stdio::StderrTail;
+pub use stdio::{StderrTail, describe_exit};

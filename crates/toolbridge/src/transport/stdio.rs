@@ -59,6 +59,8 @@ pub struct StderrTail(Arc<TailInner>);
 #[derive(Debug, Default)]
 struct TailInner {
     lines: Mutex<VecDeque<String>>,
+    /// How the server process ended, once toolbridge saw it end by itself.
+    exit: Mutex<Option<std::process::ExitStatus>>,
     /// Set when the server closed its stderr.
     closed: AtomicBool,
     /// Woken when `closed` is set.
@@ -116,10 +118,69 @@ impl StderrTail {
         self.last(n)
     }
 
+    /// How the server process ended ("exited with status 1", "was killed
+    /// by signal 9"), when toolbridge saw it end by itself; `None` while it
+    /// runs, or when toolbridge ended it.
+    pub fn exit(&self) -> Option<std::process::ExitStatus> {
+        let exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+        *exit
+    }
+
+    /// Like [`exit`](Self::exit), after giving a server whose connection
+    /// just closed a moment (at most 500 ms) to be seen ending.
+    pub async fn settled_exit(&self) -> Option<std::process::ExitStatus> {
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(500);
+        loop {
+            if let Some(exit) = self.exit() {
+                return Some(exit);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    fn set_exit(&self, status: std::process::ExitStatus) {
+        let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+        exit.get_or_insert(status);
+    }
+
     fn close(&self) {
         self.0.closed.store(true, Ordering::Release);
         self.0.closed_notify.notify_waiters();
     }
+}
+
+/// How a process ended, after "the server": "exited with status 1", "was
+/// killed by signal 9 (SIGKILL)".
+pub fn describe_exit(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => match signal_name(signal) {
+            Some(name) => format!("was killed by signal {signal} ({name})"),
+            None => format!("was killed by signal {signal}"),
+        },
+        (None, None) => status.to_string(),
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => return None,
+    })
 }
 
 /// A running stdio server.
@@ -217,6 +278,13 @@ impl Transport<RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Close stdin (the MCP way to ask a stdio server to exit), wait, then
         // SIGTERM the group, wait, then SIGKILL it.
+        // Already gone by itself (a crash), before stdin closes: how it
+        // ended is what the error about the closed connection reports.
+        if let Some(child) = self.child.as_mut()
+            && let Ok(Some(status)) = child.try_wait()
+        {
+            self.stderr.set_exit(status);
+        }
         self.lines.close();
         let result = match self.child.as_mut() {
             Some(child) => shut_down(child.as_mut()).await,
@@ -226,6 +294,39 @@ impl Transport<RoleClient> for StdioTransport {
         // The leader is gone; sweep whatever else is left in its group.
         drop(self.group.take());
         result
+    }
+}
+
+/// How long a server dropped without `close` may take to be seen ending by
+/// itself before its group is killed.
+const EXIT_WATCH: Duration = Duration::from_millis(100);
+
+impl Drop for StdioTransport {
+    /// Dropped without `close` (a failed handshake, say). A server that
+    /// closed its stdout may not have finished exiting: it gets
+    /// [`EXIT_WATCH`] to be seen ending, so that how it ended ("exited with
+    /// status 1") can be reported, then the group guard kills whatever is
+    /// left. Without a runtime, the guard kills it at once.
+    fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        if let Ok(Some(status)) = child.try_wait() {
+            self.stderr.set_exit(status);
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let group = self.group.take();
+        let tail = self.stderr.clone();
+        runtime.spawn(async move {
+            if let Ok(Ok(status)) = tokio::time::timeout(EXIT_WATCH, child.wait()).await {
+                tail.set_exit(status);
+            }
+            drop(child);
+            drop(group);
+        });
     }
 }
 
