@@ -232,7 +232,8 @@ async fn supervise(
         reason = &mut waiting => {
             on_end(Ended { connection: me, lived: since.elapsed() });
             ended.cancel();
-            tracing::warn!(reason = ?reason, "server connection ended");
+            // The error of the call it was serving says why, plainly.
+            tracing::info!(reason = ?reason, "server connection ended");
             let tail = match &stderr {
                 Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
                 None => None,

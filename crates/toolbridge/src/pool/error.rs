@@ -120,7 +120,9 @@ impl PoolError {
     pub fn is_timeout(&self) -> bool {
         matches!(
             self,
-            PoolError::Timeout { .. } | PoolError::StartTimeout { .. }
+            PoolError::Timeout { .. }
+                | PoolError::StartTimeout { .. }
+                | PoolError::Transport(TransportError::Timeout { .. })
         )
     }
 
@@ -253,6 +255,19 @@ mod tests {
             }
             .is_usage()
         );
+    }
+
+    #[test]
+    fn a_network_servers_timeout_is_a_timeout() {
+        // Regression: a URL that accepts and never answers failed the
+        // probe with "no answer within 30s", exit 3 instead of 4.
+        let error = PoolError::Transport(TransportError::Timeout {
+            server: "remote".into(),
+            url: "http://127.0.0.1:1/mcp".into(),
+            message: "no answer to the first request within 30s".into(),
+        });
+        assert!(error.is_timeout());
+        assert!(!error.is_usage());
     }
 
     #[test]

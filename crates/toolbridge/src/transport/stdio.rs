@@ -118,9 +118,9 @@ impl StderrTail {
         self.last(n)
     }
 
-    /// How the server process ended ("exited with status 1", "was killed
-    /// by signal 9"), when toolbridge saw it end by itself; `None` while it
-    /// runs, or when toolbridge ended it.
+    /// How the server process ended (see [`describe_exit`]), when it ended
+    /// by itself or on its stdin closing; `None` while it runs, or when
+    /// toolbridge had to signal it.
     pub fn exit(&self) -> Option<std::process::ExitStatus> {
         let exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
         *exit
@@ -278,16 +278,9 @@ impl Transport<RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Close stdin (the MCP way to ask a stdio server to exit), wait, then
         // SIGTERM the group, wait, then SIGKILL it.
-        // Already gone by itself (a crash), before stdin closes: how it
-        // ended is what the error about the closed connection reports.
-        if let Some(child) = self.child.as_mut()
-            && let Ok(Some(status)) = child.try_wait()
-        {
-            self.stderr.set_exit(status);
-        }
         self.lines.close();
         let result = match self.child.as_mut() {
-            Some(child) => shut_down(child.as_mut()).await,
+            Some(child) => shut_down(child.as_mut(), &self.stderr).await,
             None => Ok(()),
         };
         self.child = None;
@@ -333,13 +326,17 @@ impl Drop for StdioTransport {
 /// How long a server gets to exit after stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
-    if wait_for_exit(child).await? {
+/// Closes a server whose stdin is closed. How it ended, if it did before
+/// any signal (by itself, a crash, or on stdin closing), is noted in `tail`
+/// for the error of a call it was serving.
+async fn shut_down(child: &mut dyn ChildWrapper, tail: &StderrTail) -> std::io::Result<()> {
+    if let Some(status) = wait_for_exit(child).await? {
+        tail.set_exit(status);
         return Ok(());
     }
     match child.signal(libc::SIGTERM) {
         Ok(()) => {
-            if wait_for_exit(child).await? {
+            if wait_for_exit(child).await?.is_some() {
                 return Ok(());
             }
         }
@@ -348,15 +345,17 @@ async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
     Box::into_pin(child.kill()).await
 }
 
-/// Whether the child exited within [`EXIT_GRACE`].
-async fn wait_for_exit(child: &mut dyn ChildWrapper) -> std::io::Result<bool> {
+/// How the child ended, if it did within [`EXIT_GRACE`].
+async fn wait_for_exit(
+    child: &mut dyn ChildWrapper,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
     match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
         Ok(Ok(status)) => {
             tracing::debug!(%status, "stdio server exited");
-            Ok(true)
+            Ok(Some(status))
         }
         Ok(Err(e)) => Err(e),
-        Err(_) => Ok(false),
+        Err(_) => Ok(None),
     }
 }
 
