@@ -511,3 +511,28 @@ fn run_measured_reads_the_peak_memory_of_the_process_itself() {
         big.peak_kib
     );
 }
+
+/// Issue 11, item 14: `toolbridge completions SHELL` prints a script for
+/// each shell that knows the commands; an unknown shell is a usage error.
+#[test]
+fn completions_for_every_shell_know_the_commands() {
+    let home = Home::new();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef toolbridge"),
+        ("fish", "complete -c toolbridge"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = home.run(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {script}");
+        for command in ["tools", "call", "exec", "servers", "doctor", "completions"] {
+            assert!(script.contains(command), "{shell}: {command} missing");
+        }
+        // `call`'s flag (fish spells it `-l timeout`).
+        assert!(script.contains("timeout"), "{shell}: --timeout missing");
+    }
+    let out = home.run(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
