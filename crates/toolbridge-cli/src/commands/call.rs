@@ -1,8 +1,21 @@
-//! `toolbridge call SERVER TOOL`: call one tool and print its result.
+//! `toolbridge call SERVER TOOL`: call one tool and print its result: what a
+//! model is given (the library's flattening), the raw MCP result with
+//! `--json`, and with `--save DIR` the images, audio and binary resources as
+//! files.
 
-use std::{process::ExitCode, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
-use toolbridge::{format::flatten_content, pool::CallOptions};
+use anyhow::Context as _;
+use base64::Engine as _;
+use toolbridge::{
+    format::{flatten::block_text, flatten_content},
+    pool::CallOptions,
+    rmcp_model::{CallToolResult, ContentBlock, ResourceContents},
+};
 
 use crate::{
     context::Context,
@@ -18,12 +31,19 @@ pub struct Args {
     /// Arguments: a JSON object, @FILE to read it from a file, or - for stdin.
     #[arg(long, value_name = "JSON|@FILE|-")]
     pub args: Option<String>,
-    /// Seconds the call may take (default: the server's `timeout`, else 120).
+    /// Seconds the whole call may take, the server's start included;
+    /// progress never extends it (default: the server's `timeout`, else 120,
+    /// restarted by progress up to 10 minutes).
     #[arg(long, value_name = "SECS", value_parser = crate::timeout::parse)]
     pub timeout: Option<Duration>,
     /// Print the raw MCP result instead of the flattened text.
     #[arg(long)]
     pub json: bool,
+    /// Write images, audio and binary resources to files in DIR (created if
+    /// needed), named by their item's position and type (`2.png`), and print
+    /// their paths in place of `[Image: image/png]`.
+    #[arg(long, value_name = "DIR", conflicts_with = "json")]
+    pub save: Option<PathBuf>,
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
@@ -43,6 +63,9 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         .await?;
     if args.json {
         crate::output::json(&result)?;
+    } else if let Some(dir) = &args.save {
+        let text = save_binaries(&result, dir).map_err(|e| Failure::new(exit::CONNECTION, e))?;
+        crate::output::line(&text)?;
     } else {
         // The same text `exec` and the adapters give a model.
         crate::output::line(&flatten_content(&result))?;
@@ -52,4 +75,83 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The flattened text of `result`, with each image, audio item and binary
+/// resource written to `dir` and its path standing where its placeholder
+/// would be.
+fn save_binaries(result: &CallToolResult, dir: &Path) -> anyhow::Result<String> {
+    if result.content.is_empty() {
+        return Ok(flatten_content(result));
+    }
+    let mut lines = Vec::with_capacity(result.content.len());
+    for (index, block) in result.content.iter().enumerate() {
+        let binary = match block {
+            ContentBlock::Image(image) => Some((&image.data, image.mime_type.as_str())),
+            ContentBlock::Audio(audio) => Some((&audio.data, audio.mime_type.as_str())),
+            ContentBlock::Resource(resource) => match &resource.resource {
+                ResourceContents::BlobResourceContents {
+                    blob, mime_type, ..
+                } => Some((blob, mime_type.as_deref().unwrap_or(""))),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((data, mime)) = binary else {
+            lines.push(block_text(block));
+            continue;
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .with_context(|| format!("item {} ({mime}) is not valid base64", index + 1))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{}.{}", index + 1, extension(mime)));
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        lines.push(path.display().to_string());
+    }
+    Ok(lines.join("\n"))
+}
+
+/// The usual file extension for a MIME type; `bin` when there is none.
+fn extension(mime: &str) -> &str {
+    let essence = mime.split(';').next().unwrap_or("").trim();
+    match essence {
+        "image/jpeg" => "jpg",
+        "image/svg+xml" => "svg",
+        "audio/mpeg" => "mp3",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "text/plain" => "txt",
+        _ => match essence.split_once('/') {
+            Some((_, sub))
+                if !sub.is_empty()
+                    && sub.len() <= 8
+                    && sub.chars().all(|c| c.is_ascii_alphanumeric()) =>
+            {
+                sub
+            }
+            _ => "bin",
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::extension;
+
+    #[test]
+    fn extensions_follow_the_mime_type() {
+        for (mime, ext) in [
+            ("image/png", "png"),
+            ("image/jpeg", "jpg"),
+            ("audio/wav", "wav"),
+            ("audio/mpeg", "mp3"),
+            ("application/pdf", "pdf"),
+            ("application/octet-stream", "bin"),
+            ("text/plain; charset=utf-8", "txt"),
+            ("", "bin"),
+            ("../../etc", "bin"),
+        ] {
+            assert_eq!(extension(mime), ext, "{mime}");
+        }
+    }
 }
