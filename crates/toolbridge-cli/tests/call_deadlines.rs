@@ -202,3 +202,82 @@ async fn a_call_its_caller_drops_is_cancelled_on_the_server() {
     assert_eq!(cancelled["reason"], "request abandoned by the caller");
     pool.close_all().await;
 }
+
+/// Issue 11, item 12: the server's progress notifications reach whoever
+/// watches the server (the CLI shows them on a terminal).
+#[tokio::test]
+async fn progress_notifications_reach_a_watcher() {
+    let pool = pool(vec![example("example")]);
+    // Before the server is even started.
+    let mut watch = pool.watch_progress("example").expect("a configured server");
+    let result = pool
+        .call_tool(
+            "example",
+            "slow",
+            args(json!({"ms": 300})),
+            CallOptions::default(),
+        )
+        .await
+        .expect("slow 300");
+    assert_eq!(result.is_error, Some(false));
+    let mut seen = Vec::new();
+    while let Ok(update) = watch.try_recv() {
+        seen.push((update.progress, update.total));
+    }
+    assert_eq!(
+        seen,
+        [
+            (100.0, Some(300.0)),
+            (200.0, Some(300.0)),
+            (300.0, Some(300.0))
+        ]
+    );
+    pool.close_all().await;
+}
+
+/// Off a terminal (a pipe, a log file), `call` prints no progress: stderr
+/// stays empty and stdout has the result only.
+#[test]
+fn call_prints_no_progress_when_stderr_is_not_a_terminal() {
+    let home = tempdir();
+    let out = std::process::Command::new(toolbridge())
+        .args(["call", "example", "slow", "--args", r#"{"ms":400}"#])
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env_remove("TOOLBRIDGE_LOG")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "slept 400 ms\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`), `call`
+/// shows each progress notification on one rewritten stderr line, cleared
+/// before the result.
+#[test]
+fn call_shows_progress_on_a_terminal() {
+    let home = tempdir();
+    let command = format!("{} call example slow --args '{{\"ms\":300}}'", toolbridge());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env_remove("TOOLBRIDGE_LOG")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux script");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{screen}");
+    for line in [
+        "\r\x1b[2Kprogress: 100/300 (33%)",
+        "\r\x1b[2Kprogress: 300/300 (100%)",
+        "\r\x1b[2Kslept 300 ms",
+    ] {
+        assert!(screen.contains(line), "{line:?} not in {screen:?}");
+    }
+}

@@ -4,6 +4,7 @@
 //! files.
 
 use std::{
+    io::{IsTerminal, Write},
     path::{Path, PathBuf},
     process::ExitCode,
     time::Duration,
@@ -11,10 +12,11 @@ use std::{
 
 use anyhow::Context as _;
 use base64::Engine as _;
+use tokio::sync::broadcast::{Receiver, error::RecvError};
 use toolbridge::{
     format::{flatten::block_text, flatten_content},
     pool::CallOptions,
-    rmcp_model::{CallToolResult, ContentBlock, ResourceContents},
+    rmcp_model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents},
 };
 
 use crate::{
@@ -57,10 +59,15 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         timeout: args.timeout,
         call_id: None,
     };
-    let result = servers
+    let call = servers
         .pool
-        .call_tool(&args.server, &args.tool, arguments, options)
-        .await?;
+        .call_tool(&args.server, &args.tool, arguments, options);
+    let result = if !ctx.quiet && std::io::stderr().is_terminal() {
+        let watch = servers.pool.watch_progress(&args.server)?;
+        with_progress_line(call, watch).await?
+    } else {
+        call.await?
+    };
     if args.json {
         crate::output::json(&result)?;
     } else if let Some(dir) = &args.save {
@@ -75,6 +82,72 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Awaits `call`, showing the server's progress notifications on one
+/// stderr line (a terminal's), rewritten as they come and cleared at the end.
+async fn with_progress_line<T>(
+    call: impl Future<Output = T>,
+    mut progress: Receiver<ProgressNotificationParam>,
+) -> T {
+    let mut call = std::pin::pin!(call);
+    let mut shown = false;
+    let result = loop {
+        tokio::select! {
+            result = &mut call => break result,
+            update = progress.recv() => match update {
+                Ok(update) => {
+                    let mut err = std::io::stderr().lock();
+                    let _ = write!(err, "\r\x1b[2K{}", progress_text(&update));
+                    let _ = err.flush();
+                    shown = true;
+                }
+                Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break call.await,
+            },
+        }
+    };
+    if shown {
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K");
+        let _ = err.flush();
+    }
+    result
+}
+
+/// One progress notification as a line: its message, then how far
+/// (`40/100 (40%)`, or the count alone without a total). Control characters
+/// from the server are left out: this goes to a terminal.
+fn progress_text(update: &ProgressNotificationParam) -> String {
+    let number = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{n:.0}")
+        } else {
+            format!("{n:.2}")
+        }
+    };
+    let how_far = match update.total {
+        Some(total) if total > 0.0 => format!(
+            "{}/{} ({:.0}%)",
+            number(update.progress),
+            number(total),
+            (update.progress / total * 100.0).clamp(0.0, 100.0)
+        ),
+        _ => number(update.progress),
+    };
+    let message: String = update
+        .message
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let message = message.trim();
+    if message.is_empty() {
+        format!("progress: {how_far}")
+    } else {
+        format!("{message}: {how_far}")
+    }
 }
 
 /// The flattened text of `result`, with each image, audio item and binary
@@ -136,7 +209,31 @@ fn extension(mime: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::extension;
+    use super::{extension, progress_text};
+    use toolbridge::rmcp_model::{NumberOrString, ProgressNotificationParam, ProgressToken};
+
+    fn update(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+        let mut update =
+            ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(1)), progress);
+        update.total = total;
+        update.message = message.map(str::to_owned);
+        progress_text(&update)
+    }
+
+    #[test]
+    fn progress_shows_the_message_and_how_far() {
+        assert_eq!(update(400.0, Some(5000.0), None), "progress: 400/5000 (8%)");
+        assert_eq!(
+            update(3.0, Some(4.0), Some("indexing files")),
+            "indexing files: 3/4 (75%)"
+        );
+        assert_eq!(update(0.25, None, Some("working")), "working: 0.25");
+        // A server cannot move the cursor or recolour the terminal.
+        assert_eq!(
+            update(1.0, Some(2.0), Some("\x1b[2J\x1b[31mred\r\n")),
+            "[2J [31mred: 1/2 (50%)"
+        );
+    }
 
     #[test]
     fn extensions_follow_the_mime_type() {

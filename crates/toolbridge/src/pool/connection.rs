@@ -53,7 +53,13 @@ pub(super) struct Handler {
     cache: Arc<ToolCache>,
     /// Where progress notifications are noted, to restart call timers.
     progress: Arc<ProgressLog>,
+    /// Where they are passed on to whoever watches the server's progress
+    /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
+    feed: ProgressFeed,
 }
+
+/// The progress notifications of one server, for those who watch them.
+pub(super) type ProgressFeed = tokio::sync::broadcast::Sender<ProgressNotificationParam>;
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -66,6 +72,9 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        if self.feed.receiver_count() > 0 {
+            let _ = self.feed.send(params.clone());
+        }
         self.progress.record(params.progress_token);
     }
 
@@ -149,6 +158,7 @@ pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
+    feed: ProgressFeed,
     max_call_time: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
 ) -> Result<Arc<Connection>, PoolError> {
@@ -162,6 +172,7 @@ pub(super) async fn connect(
         server: server.clone(),
         cache,
         progress: progress.clone(),
+        feed,
     };
     let service: RunningService<RoleClient, Handler> =
         match handshake::start(handler, transport).await {

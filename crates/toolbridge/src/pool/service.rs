@@ -13,7 +13,7 @@ use futures::future::join_all;
 use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
-        ServerResult,
+        ProgressNotificationParam, ServerResult,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -576,6 +576,18 @@ impl Pool {
                 message: other.to_string(),
             },
         }
+    }
+
+    /// The progress notifications `server` sends from now on, for every
+    /// call on it (a display of a long call's progress, say; nothing is
+    /// queued while nobody watches). Works before the server is started, and
+    /// across its restarts. A watcher that falls more than 64 notifications
+    /// behind misses the oldest ([`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)).
+    pub fn watch_progress(
+        &self,
+        server: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<ProgressNotificationParam>, PoolError> {
+        Ok(self.slot(server)?.progress.subscribe())
     }
 
     /// What `server` said about itself when it started, if it is running.
