@@ -478,8 +478,9 @@ impl Pool {
     }
 
     /// The error for a connection that closed during a call: how the
-    /// server's process ended, when it was seen ending by itself, and its
-    /// last stderr lines once it finished writing them.
+    /// server's process ended, when it was seen ending by itself (waited for
+    /// briefly: the transport notes it as it closes), and its last stderr
+    /// lines. Not waited for: a descendant may hold stderr open.
     async fn closed_error(
         &self,
         conn: &Connection,
@@ -494,7 +495,7 @@ impl Pool {
             };
         };
         let exit = tail.settled_exit().await;
-        let stderr = tail.settled_last(ERROR_STDERR_LINES).await;
+        let stderr = tail.last(ERROR_STDERR_LINES);
         match exit {
             Some(status) => PoolError::Exited {
                 server,

@@ -61,6 +61,8 @@ struct TailInner {
     lines: Mutex<VecDeque<String>>,
     /// How the server process ended, once toolbridge saw it end by itself.
     exit: Mutex<Option<std::process::ExitStatus>>,
+    /// Woken when `exit` is set.
+    exit_notify: Notify,
     /// Set when the server closed its stderr.
     closed: AtomicBool,
     /// Woken when `closed` is set.
@@ -129,21 +131,20 @@ impl StderrTail {
     /// Like [`exit`](Self::exit), after giving a server whose connection
     /// just closed a moment (at most 500 ms) to be seen ending.
     pub async fn settled_exit(&self) -> Option<std::process::ExitStatus> {
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(500);
-        loop {
-            if let Some(exit) = self.exit() {
-                return Some(exit);
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return None;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        let noted = self.0.exit_notify.notified();
+        if let Some(exit) = self.exit() {
+            return Some(exit);
         }
+        let _ = tokio::time::timeout(Duration::from_millis(500), noted).await;
+        self.exit()
     }
 
     fn set_exit(&self, status: std::process::ExitStatus) {
-        let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
-        exit.get_or_insert(status);
+        {
+            let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+            exit.get_or_insert(status);
+        }
+        self.0.exit_notify.notify_waiters();
     }
 
     fn close(&self) {
