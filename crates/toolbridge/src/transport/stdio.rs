@@ -298,7 +298,7 @@ const EXIT_WATCH: Duration = Duration::from_millis(100);
 impl Drop for StdioTransport {
     /// Dropped without `close` (a failed handshake, say). A server that
     /// closed its stdout may not have finished exiting: it gets
-    /// [`EXIT_WATCH`] to be seen ending, so that how it ended ("exited with
+    /// 100 ms to be seen ending, so that how it ended ("exited with
     /// status 1") can be reported, then the group guard kills whatever is
     /// left. Without a runtime, the guard kills it at once.
     fn drop(&mut self) {
