@@ -42,6 +42,8 @@ pub enum Command {
     Presets(commands::presets::PresetsArgs),
     /// Check that every configured server can start, and install launchers.
     Doctor(commands::doctor::DoctorArgs),
+    /// Print the shell completion script for bash, zsh, fish or powershell.
+    Completions(commands::completions::Args),
 }
 
 impl Command {
@@ -56,6 +58,7 @@ impl Command {
             Command::Servers(command) => commands::servers::run(command, ctx).await,
             Command::Presets(args) => commands::presets::run(args, ctx).await,
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,
+            Command::Completions(args) => commands::completions::run(args, ctx).await,
         }
     }
 }

@@ -79,21 +79,34 @@ fn run(cli: Cli) -> Outcome {
     })
 }
 
+/// Logs on stderr. At the default verbosity rmcp says nothing: what it
+/// would log (`worker quit with fatal ...`) is in toolbridge's own error, in
+/// plain words; `-v` shows it. Colour only on a terminal, and not with
+/// `NO_COLOR`.
 fn init_logging(cli: &Cli) {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let default = if cli.verbose {
-        "toolbridge=debug,toolbridge_cli=debug,rmcp=info"
-    } else if cli.quiet {
-        "off"
-    } else {
-        "warn"
-    };
+    let default = log_filter(cli.verbose, cli.quiet);
     let filter =
         EnvFilter::try_from_env("TOOLBRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_target(cli.verbose)
         .without_time()
         .try_init();
+}
+
+/// The log filter for `-v`, `-q` or neither (`$TOOLBRIDGE_LOG` overrides it).
+fn log_filter(verbose: bool, quiet: bool) -> &'static str {
+    if verbose {
+        "toolbridge=debug,toolbridge_cli=debug,rmcp=info"
+    } else if quiet {
+        "off"
+    } else {
+        "warn,rmcp=off"
+    }
 }

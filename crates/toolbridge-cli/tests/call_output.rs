@@ -44,6 +44,7 @@ impl Setup {
             .arg(&self.config)
             .args(args)
             .env_remove("TOOLBRIDGE_LOG")
+            .env("XDG_CACHE_HOME", self._dir.path().join("cache"))
             .stdin(std::process::Stdio::null());
         command
     }
@@ -161,6 +162,57 @@ fn call_prints_what_exec_gives_the_model() {
     }
 }
 
+/// Issue 11, item 5: `--save DIR` writes images, audio and binary
+/// resources to files and prints their paths where the placeholders were;
+/// the other items print as the model sees them.
+#[test]
+fn call_save_writes_binary_items_to_files_and_prints_their_paths() {
+    let setup = setup();
+    let dir = tempdir();
+    let saved = dir.path().join("out");
+    let saved_str = saved.to_string_lossy().into_owned();
+    let out = setup.run(&["call", "results", "media", "--save", &saved_str]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let expected = [
+        ("2.png", &b"PNG-BYTES"[..]),
+        ("3.wav", b"WAV-BYTES"),
+        ("4.pdf", b"%PDF-1.7"),
+    ];
+    let mut lines = vec!["three files:".to_owned()];
+    lines.extend(
+        expected
+            .iter()
+            .map(|(name, _)| saved.join(name).display().to_string()),
+    );
+    assert_eq!(printed, format!("{}\n", lines.join("\n")));
+    for (name, bytes) in expected {
+        assert_eq!(std::fs::read(saved.join(name)).unwrap(), bytes, "{name}");
+    }
+
+    // The example server's image is a real PNG.
+    let home = tempdir();
+    let out = Command::new(toolbridge())
+        .args(["call", "example", "tiny_image", "--save", &saved_str])
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .output()
+        .unwrap();
+    let path = saved.join("1.png");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", path.display())
+    );
+    assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
+}
+
 #[test]
 fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
     let home = tempdir();
@@ -169,10 +221,9 @@ fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
     for bad in ["0", "-1", "NaN", "inf", "soon", "1e30", "1e19"] {
         let out = Command::new(toolbridge())
             .args(["call", "example", "hello", &format!("--timeout={bad}")])
-            // No config file at the default location: the built-in example server.
             .env_remove("TOOLBRIDGE_CONFIG")
-            .env("XDG_CONFIG_HOME", home.path())
             .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG")
             .output()
@@ -221,10 +272,9 @@ fn arguments_come_inline_from_a_file_or_from_stdin() {
         let mut command = Command::new(toolbridge());
         command
             .args(args)
-            // No config file at the default location: the built-in example server.
             .env_remove("TOOLBRIDGE_CONFIG")
-            .env("XDG_CONFIG_HOME", home.path())
             .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG");
         command

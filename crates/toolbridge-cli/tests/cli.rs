@@ -42,16 +42,23 @@ impl Home {
         self.path().join("xdg/toolbridge/config.json")
     }
 
-    /// `toolbridge ARGS` with this home's config and nothing from the real one.
+    /// `toolbridge ARGS` with this home's config and nothing from the real
+    /// one. Without a config file, none is named: the default location is
+    /// empty, so the built-in example server is the only server.
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(toolbridge());
         cmd.args(args)
-            .env_remove("TOOLBRIDGE_CONFIG")
             .env("HOME", self.path())
             .env("XDG_CONFIG_HOME", self.path().join("xdg"))
             .env("XDG_CACHE_HOME", self.path().join("cache"))
             .env_remove("TOOLBRIDGE_LOG")
+            .env_remove("NO_COLOR")
             .stdin(Stdio::null());
+        if self.config().exists() {
+            cmd.env("TOOLBRIDGE_CONFIG", self.config());
+        } else {
+            cmd.env_remove("TOOLBRIDGE_CONFIG");
+        }
         cmd
     }
 
@@ -110,8 +117,186 @@ fn images_audio_and_unknown_tools_of_the_example_server() {
     let raw: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(raw["content"][0]["mimeType"], "audio/wav");
     let out = home.run(&["call", "example", "no_such_tool"]);
-    assert_eq!(stdout(&out), "Unknown tool: no_such_tool\n");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("server \"example\" has no tool \"no_such_tool\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Issue 11, item 4: an unknown tool was exit 1 on one server (an `isError`
+/// result) and 3 on another (a JSON-RPC error). It is a usage error, exit
+/// 2, on every server and transport, and the message names the server's
+/// tools: a few, then how many more.
+#[test]
+fn an_unknown_tool_exits_2_naming_the_servers_tools_on_every_server() {
+    let http = everything_listening("streamableHttp");
+    let home = Home::with_servers(json!({
+        "example": { "command": toolbridge(), "args": ["example-server"] },
+        "py": { "command": python(), "args": [test_server("py_sdk_server.py")] },
+        "everything": { "command": "node", "args": [everything_js(), "stdio"] },
+        "remote": { "type": "http", "url": http.url("/mcp") },
+    }));
+    for (server, a_tool, more) in [
+        ("example", "hello", false),
+        ("py", "echo", false),
+        ("everything", "echo", true),
+        ("remote", "echo", true),
+    ] {
+        let out = home.run(&["call", server, "no_such_tool"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{server}: {err}");
+        assert!(
+            err.contains(&format!(
+                "server \"{server}\" has no tool \"no_such_tool\"; its tools are"
+            )),
+            "{server}: {err}"
+        );
+        assert!(err.contains(a_tool), "{server}: {err}");
+        assert_eq!(
+            err.contains(" more (`toolbridge tools"),
+            more,
+            "{server}: {err}"
+        );
+        assert_eq!(stdout(&out), "", "{server}");
+    }
+}
+
+/// A socket on 127.0.0.1 that accepts connections and never answers.
+fn silent_listener() -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().map_while(Result::ok) {
+            held.push(stream);
+        }
+    });
+    addr
+}
+
+/// Issue 11, item 4: every timeout is exit 4. A network server that
+/// accepts and never answers gave exit 3 (the transport's own deadline) or
+/// waited for the whole start timeout; `--timeout` bounds the start too.
+#[test]
+fn a_network_server_that_never_answers_exits_4_within_the_timeout() {
+    let addr = silent_listener();
+    let home = Home::with_servers(json!({
+        "http": { "type": "http", "url": format!("http://{addr}/mcp") },
+        "detected": { "url": format!("http://{addr}/mcp") },
+        "sse": { "type": "sse", "url": format!("http://{addr}/sse") },
+        "ws": { "type": "websocket", "url": format!("ws://{addr}/ws") },
+    }));
+    for server in ["http", "detected", "sse", "ws"] {
+        let started = std::time::Instant::now();
+        let out = home.run(&["call", server, "echo", "--timeout", "1"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{server}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{server}: {:?}",
+            started.elapsed()
+        );
+        assert!(
+            err.contains(&format!("server \"{server}\" did not start within 1 s")),
+            "{server}: {err}"
+        );
+    }
+}
+
+/// Issue 11, item 11: a crashed server's error says how its process ended.
+#[test]
+fn a_crashed_servers_error_says_how_it_ended() {
+    let dir = tempdir();
+    let killed = dir.path().join("killed.sh");
+    // Reads the first request, then kills itself.
+    script(&killed, "read line\nkill -9 $$");
+    let home = Home::with_servers(json!({
+        "crashy": misbehave_entry("crash", json!({})),
+        "nokey": misbehave_entry("die-at-start", json!({})),
+        "killed": { "command": killed },
+    }));
+    let out = home.run(&["call", "crashy", "echo", "--args", r#"{"text":"x"}"#]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "toolbridge: server \"crashy\" exited with status 3 during a call to tool \"echo\"\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = home.run(&["call", "nokey", "echo"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "toolbridge: server \"nokey\" failed to start: the server exited with status 1 \
+             before the handshake finished\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("EXAMPLE_API_KEY is not set"));
+    let out = home.run(&["call", "killed", "echo"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("was killed by signal 9 (SIGKILL) before the handshake finished"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A server on 127.0.0.1 that answers every HTTP request with 501.
+fn refusing_listener() -> std::net::SocketAddr {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    addr
+}
+
+/// Issue 11, item 11: one plain sentence on stderr, not rmcp's
+/// `ERROR worker quit with fatal: Transport channel closed, when ...` line
+/// before it, and no colour codes when stderr is not a terminal.
+#[test]
+fn errors_are_one_plain_sentence_without_rmcp_logs_or_colour() {
+    let addr = refusing_listener();
+    let home = Home::with_servers(json!({
+        "refusing": { "type": "http", "url": format!("http://{addr}/mcp") },
+        "nokey": misbehave_entry("die-at-start", json!({})),
+    }));
+    let out = home.run(&["call", "refusing", "echo"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(
+        err,
+        format!("toolbridge: server \"refusing\": http://{addr}/mcp: HTTP 501 Not Implemented\n")
+    );
+    for args in [
+        &["call", "refusing", "echo"][..],
+        &["call", "nokey", "echo"],
+        &["tools"],
+    ] {
+        let err = stderr(&home.run(args));
+        for internal in ["ERROR", "WARN", "worker quit", "Transport [", "\x1b["] {
+            assert!(!err.contains(internal), "{args:?}: {internal:?} in {err}");
+        }
+    }
+    // -v shows what rmcp said.
+    let err = stderr(&home.run(&["-v", "call", "refusing", "echo"]));
+    assert!(err.contains("worker quit"), "{err}");
 }
 
 #[test]
@@ -330,4 +515,29 @@ fn run_measured_reads_the_peak_memory_of_the_process_itself() {
         small.peak_kib,
         big.peak_kib
     );
+}
+
+/// Issue 11, item 14: `toolbridge completions SHELL` prints a script for
+/// each shell that knows the commands; an unknown shell is a usage error.
+#[test]
+fn completions_for_every_shell_know_the_commands() {
+    let home = Home::new();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef toolbridge"),
+        ("fish", "complete -c toolbridge"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = home.run(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {script}");
+        for command in ["tools", "call", "exec", "servers", "doctor", "completions"] {
+            assert!(script.contains(command), "{shell}: {command} missing");
+        }
+        // `call`'s flag (fish spells it `-l timeout`).
+        assert!(script.contains("timeout"), "{shell}: --timeout missing");
+    }
+    let out = home.run(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
 }

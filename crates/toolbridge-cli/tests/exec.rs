@@ -208,3 +208,45 @@ fn gemini_results_are_function_responses_with_inline_images() {
         responses[2]
     );
 }
+
+/// Issue 11, item 11: a provider's error body piped into `exec` (a bad key,
+/// an overload) is reported with the provider's own message, exit 2, not as
+/// "no tool calls" or a parse error.
+#[test]
+fn an_error_body_is_reported_with_the_providers_message() {
+    let setup = setup();
+    for (format, body, said) in [
+        (
+            "openai",
+            json!({"error": {"message": "Incorrect API key provided.",
+                "type": "invalid_request_error", "code": "invalid_api_key"}}),
+            "Incorrect API key provided. (invalid_request_error)",
+        ),
+        (
+            "anthropic",
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            "Overloaded (overloaded_error)",
+        ),
+        (
+            "gemini",
+            json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
+                "status": "INVALID_ARGUMENT"}}),
+            "API key not valid. Please pass a valid API key. (INVALID_ARGUMENT)",
+        ),
+    ] {
+        let out = output_with_stdin(
+            Command::new(toolbridge())
+                .arg("--config")
+                .arg(&setup.config)
+                .args(["exec", "--format", format]),
+            body.to_string().as_bytes(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert_eq!(
+            err,
+            format!("toolbridge: the {format} response is an error, not tool calls: {said}\n")
+        );
+        assert!(out.stdout.is_empty(), "{format}");
+    }
+}

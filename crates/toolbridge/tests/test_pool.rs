@@ -115,9 +115,12 @@ async fn a_server_killed_mid_call_fails_the_call_at_once_with_its_stderr() {
         .await
         .expect("a crash must not wait for the call timeout")
         .expect_err("the call must fail");
-    assert!(matches!(err, PoolError::Closed { .. }), "{err}");
+    assert!(matches!(err, PoolError::Exited { .. }), "{err}");
     let message = err.to_string();
-    assert!(message.contains("server \"crashy\""), "{message}");
+    assert!(
+        message.contains("server \"crashy\" exited with status 3"),
+        "{message}"
+    );
     assert!(message.contains("boom: crashing on purpose"), "{message}");
     // The next use starts the server again.
     let info = pool
@@ -229,14 +232,18 @@ async fn a_hanging_server_does_not_slow_another() {
 
 #[tokio::test]
 async fn progress_restarts_the_call_timer() {
-    let pool = pool(vec![example("example")]);
+    // The config's `timeout` is restarted by progress (a caller's explicit
+    // timeout is a bound instead: see call_deadlines.rs in the CLI).
+    let mut spec = example("example");
+    spec.timeout = Some(Duration::from_millis(300));
+    let pool = pool(vec![spec]);
     // 600 ms of work with a 300 ms timeout: progress every 100 ms keeps it alive.
     let result = pool
         .call_tool(
             "example",
             "slow",
             object_args(json!({"ms": 600})),
-            timeout(Duration::from_millis(300)),
+            CallOptions::default(),
         )
         .await
         .expect("progress must restart the timer");
@@ -420,7 +427,7 @@ async fn a_crash_reported_late_does_not_remove_the_connection_that_replaced_it()
         )
         .await
         .expect_err("the server crashes");
-    assert!(matches!(err, PoolError::Closed { .. }), "{err}");
+    assert!(matches!(err, PoolError::Exited { .. }), "{err}");
     let orphan = KillOnDrop(read_pids(&orphan_pid)[0]);
     // The crash is not fully reported yet; a use now starts the server again.
     let replacement = pool.connect("flaky").await.expect("restart");

@@ -45,8 +45,10 @@ pub struct Args {
     pub json: bool,
 }
 
-/// What one run measured. Latencies are in milliseconds.
+/// What one run measured, with the MCP key style (camelCase) and the unit
+/// in each name.
 #[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Report {
     server: String,
     tool: String,
@@ -63,7 +65,7 @@ struct Report {
     /// Time to start the server and finish its handshake.
     start_ms: f64,
     /// Wall time of the calls.
-    seconds: f64,
+    elapsed_ms: f64,
     calls_per_sec: f64,
     /// CPU time (user + system) this process spent per call: the cost of
     /// the client side, the server's excluded.
@@ -97,6 +99,9 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let tool_errors = Cell::new(0u64);
     let pool_errors = Cell::new(0u64);
     let first_error: Cell<Option<String>> = Cell::new(None);
+    // A call that is wrong whoever makes it (an unknown tool) makes the
+    // whole run a usage error (exit 2), not a count of failures.
+    let usage_error = Cell::new(false);
     let note_error = |message: String| {
         let first = first_error.take();
         first_error.set(first.or(Some(message)));
@@ -133,6 +138,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
                 Ok(_) => {}
                 Err(e) => {
                     pool_errors.set(pool_errors.get() + 1);
+                    usage_error.set(usage_error.get() || e.is_usage());
                     note_error(e.to_string());
                 }
             }
@@ -165,7 +171,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         tool_errors: tool_errors.get(),
         first_error: first_error.take(),
         start_ms,
-        seconds: elapsed.as_secs_f64(),
+        elapsed_ms: millis(elapsed),
         calls_per_sec: calls as f64 / elapsed.as_secs_f64().max(1e-9),
         client_cpu_us_per_call: cpu.as_secs_f64() * 1e6 / calls as f64,
         latency_ms: latency(&latencies),
@@ -176,8 +182,13 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         crate::output::line(&render(&report))?;
     }
     if errors > 0 {
+        let code = if usage_error.get() {
+            exit::USAGE
+        } else {
+            exit::TOOL_ERROR
+        };
         return Err(Failure::new(
-            exit::TOOL_ERROR,
+            code,
             anyhow::anyhow!(
                 "{errors} of {calls} calls failed; the first: {}",
                 report.first_error.as_deref().unwrap_or("unknown")
@@ -252,7 +263,7 @@ fn render(r: &Report) -> String {
         errors = r.errors,
         start = r.start_ms,
         rate = r.calls_per_sec,
-        secs = r.seconds,
+        secs = r.elapsed_ms / 1000.0,
         cpu = r.client_cpu_us_per_call,
         p50 = l.p50,
         p90 = l.p90,

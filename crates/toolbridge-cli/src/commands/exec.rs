@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use serde_json::Value;
 use toolbridge::{
     adapter::{ToolRegistry, load_mcp_tools},
     format::{Format, NameTable, parse_calls, render_results},
@@ -32,6 +33,13 @@ pub struct Args {
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let input = crate::input::response(&args.input).map_err(Failure::usage)?;
+    // Before any server starts: an error body has no calls to run.
+    if let Some(message) = provider_error(&input) {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "the {} response is an error, not tool calls: {message}",
+            args.format
+        )));
+    }
     let pool = &ctx.servers()?.pool;
     let servers = if args.servers.is_empty() {
         pool.active_server_names()
@@ -55,4 +63,71 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let messages = render_results(args.format, &results).map_err(Failure::usage)?;
     crate::output::json(&messages)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The provider's own message when `response` is an API error body instead
+/// of a response: OpenAI's and Gemini's `{"error": {"message": ...}}`
+/// (Gemini's also as the one element of an array), Anthropic's
+/// `{"type": "error", "error": {"type": ..., "message": ...}}`. The error's
+/// type, status or code follows the message in parentheses.
+fn provider_error(response: &Value) -> Option<String> {
+    let response = match response {
+        Value::Array(items) if items.len() == 1 => &items[0],
+        other => other,
+    };
+    let error = response.get("error")?.as_object()?;
+    // A response object that also has the fields of a reply is not an
+    // error body (OpenAI's Responses objects carry `"error": null`).
+    let message = error.get("message")?.as_str()?.trim();
+    let kind = ["type", "status", "code"]
+        .iter()
+        .filter_map(|key| match error.get(*key)? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .next();
+    Some(match kind {
+        Some(kind) => format!("{message} ({kind})"),
+        None => message.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::provider_error;
+    use serde_json::json;
+
+    #[test]
+    fn openai_anthropic_and_gemini_error_bodies_give_their_message() {
+        let openai = json!({"error": {"message": "Incorrect API key provided: sk-...abc.",
+            "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}});
+        assert_eq!(
+            provider_error(&openai).as_deref(),
+            Some("Incorrect API key provided: sk-...abc. (invalid_request_error)")
+        );
+        let anthropic = json!({"type": "error", "error": {"type": "overloaded_error",
+            "message": "Overloaded"}, "request_id": "req_1"});
+        assert_eq!(
+            provider_error(&anthropic).as_deref(),
+            Some("Overloaded (overloaded_error)")
+        );
+        let gemini = json!([{"error": {"code": 400, "message": "API key not valid.",
+            "status": "INVALID_ARGUMENT"}}]);
+        assert_eq!(
+            provider_error(&gemini).as_deref(),
+            Some("API key not valid. (INVALID_ARGUMENT)")
+        );
+    }
+
+    #[test]
+    fn responses_are_not_errors() {
+        for response in [
+            json!({"id": "resp_1", "object": "response", "error": null, "output": []}),
+            json!({"role": "assistant", "tool_calls": []}),
+            json!({"candidates": [{"content": {"parts": []}}]}),
+        ] {
+            assert_eq!(provider_error(&response), None, "{response}");
+        }
+    }
 }

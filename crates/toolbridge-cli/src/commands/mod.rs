@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod call;
+pub mod completions;
 pub mod doctor;
 pub mod example_server;
 pub mod exec;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use toolbridge::format::{Format, FormatOptions, NameTable, check, convert_tools};
+use toolbridge::format::{Format, FormatOptions, NameTable, check_formats, convert_tools};
 
 use crate::{
     context::Context,
@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long)]
     pub gemini_json_schema: bool,
     /// Instead of the tools, report per tool and provider what had to change
-    /// and what a provider would reject.
+    /// and what a provider would reject (only about `--format`'s provider
+    /// when one is given), with a summary line per server on stderr.
     #[arg(long)]
     pub check: bool,
 }
@@ -74,7 +75,11 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         gemini_json_schema: args.gemini_json_schema,
     };
     if args.check {
-        crate::output::json(&check(&tools, &names, &options))?;
+        let report = check_formats(&[args.format], &tools, &names, &options);
+        for summary in &report.servers {
+            ctx.say(summary);
+        }
+        crate::output::json(&report)?;
     } else {
         crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
     }

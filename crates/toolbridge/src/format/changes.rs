@@ -7,7 +7,7 @@ use std::fmt;
 
 /// What kind of change conversion made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "camelCase")]
 pub enum ChangeKind {
     /// Characters of the tool name were replaced.
     NameSanitized,
@@ -63,6 +63,7 @@ pub enum ChangeKind {
 
 /// One change conversion made to one tool for one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Change {
     /// JSON pointer into the tool's input schema (`""` for the tool itself).
     pub path: String,

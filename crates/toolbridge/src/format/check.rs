@@ -13,6 +13,7 @@ pub use super::changes::{Change, ChangeKind};
 
 /// The outcome of converting one tool for one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderCheck {
     /// The provider format.
     pub format: Format,
@@ -27,6 +28,7 @@ pub struct ProviderCheck {
 
 /// The outcome of converting one tool for every provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolCheck {
     /// The config name of the server.
     pub server_id: String,
@@ -38,11 +40,41 @@ pub struct ToolCheck {
     pub providers: Vec<ProviderCheck>,
 }
 
+/// Per server, how many of its tools conversion changed and how many a
+/// provider would have refused unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSummary {
+    /// The config name of the server.
+    pub server_id: String,
+    /// How many tools it has.
+    pub tools: usize,
+    /// How many of them conversion changed for at least one provider.
+    pub changed: usize,
+    /// How many of them at least one provider would have refused unchanged.
+    pub would_reject: usize,
+}
+
+impl std::fmt::Display for ServerSummary {
+    /// One line for a person: `files: 14 tools, 3 changed, 1 would be rejected`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = if self.tools == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{}: {} tool{plural}, {} changed, {} would be rejected",
+            self.server_id, self.tools, self.changed, self.would_reject
+        )
+    }
+}
+
 /// The report of [`check`], one entry per tool in input order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CheckReport {
     /// How many tools at least one provider would have refused unchanged.
     pub would_reject: usize,
+    /// One summary per server, in the order its first tool came.
+    pub servers: Vec<ServerSummary>,
     /// The tools.
     pub tools: Vec<ToolCheck>,
 }
@@ -51,35 +83,85 @@ pub struct CheckReport {
 /// the same schema), Anthropic and Gemini with `options`, and reports what
 /// changed and what would have been rejected.
 pub fn check(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> CheckReport {
+    check_formats(&CHECKED, tools, names, options)
+}
+
+/// Like [`check`], only about `formats` (`Format::Mcp` stands for every
+/// provider; `OpenAiResponses` is checked as such). Each format is reported
+/// once, in the order given.
+pub fn check_formats(
+    formats: &[Format],
+    tools: &[McpTool],
+    names: &NameTable,
+    options: &FormatOptions,
+) -> CheckReport {
+    let mut wanted: Vec<Format> = Vec::new();
+    for format in formats {
+        let expanded: &[Format] = if *format == Format::Mcp {
+            &CHECKED
+        } else {
+            std::slice::from_ref(format)
+        };
+        for format in expanded {
+            if !wanted.contains(format) {
+                wanted.push(*format);
+            }
+        }
+    }
     let mut report = CheckReport {
         would_reject: 0,
+        servers: Vec::new(),
         tools: Vec::with_capacity(tools.len()),
     };
     let mut seen = HashSet::with_capacity(tools.len());
     for tool in tools {
         let exposed = names.name_for(tool).into_owned();
-        if !seen.insert((tool.server_id.as_str(), tool.name.as_str())) {
+        let providers: Vec<ProviderCheck> = if !seen
+            .insert((tool.server_id.as_str(), tool.name.as_str()))
+        {
+            duplicate(tool, &wanted)
+        } else {
+            wanted
+                .iter()
+                .copied()
+                .filter_map(|format| provider(format).map(|p| (format, p)))
+                .map(|(format, provider)| {
+                    let mut changes = name_changes(names, tool, |name| provider.accepts_name(name));
+                    let strict = provider.check_schema(&tool.input_schema, options, &mut changes);
+                    ProviderCheck {
+                        format,
+                        strict,
+                        would_reject: changes.iter().any(|c| c.would_reject),
+                        changes,
+                    }
+                })
+                .collect()
+        };
+        let would_reject = providers.iter().any(|p| p.would_reject);
+        let changed = providers.iter().any(|p| !p.changes.is_empty());
+        if would_reject {
             report.would_reject += 1;
-            report.tools.push(duplicate(tool, exposed));
-            continue;
         }
-        let providers: Vec<ProviderCheck> = CHECKED
-            .into_iter()
-            .filter_map(|format| provider(format).map(|p| (format, p)))
-            .map(|(format, provider)| {
-                let mut changes = name_changes(names, tool, |name| provider.accepts_name(name));
-                let strict = provider.check_schema(&tool.input_schema, options, &mut changes);
-                ProviderCheck {
-                    format,
-                    strict,
-                    would_reject: changes.iter().any(|c| c.would_reject),
-                    changes,
-                }
-            })
-            .collect();
-        if providers.iter().any(|p| p.would_reject) {
-            report.would_reject += 1;
-        }
+        let summary = match report
+            .servers
+            .iter_mut()
+            .find(|s| s.server_id == tool.server_id)
+        {
+            Some(summary) => summary,
+            None => {
+                report.servers.push(ServerSummary {
+                    server_id: tool.server_id.clone(),
+                    tools: 0,
+                    changed: 0,
+                    would_reject: 0,
+                });
+                let last = report.servers.len() - 1;
+                &mut report.servers[last]
+            }
+        };
+        summary.tools += 1;
+        summary.changed += usize::from(changed);
+        summary.would_reject += usize::from(would_reject);
         report.tools.push(ToolCheck {
             server_id: tool.server_id.clone(),
             tool: tool.name.clone(),
@@ -90,9 +172,10 @@ pub fn check(tools: &[McpTool], names: &NameTable, options: &FormatOptions) -> C
     report
 }
 
-/// The finding for a second tool with the same name on one server, which
-/// conversion leaves out: every provider refuses two tools of one name.
-fn duplicate(tool: &McpTool, exposed: String) -> ToolCheck {
+/// The finding, for each of `formats`, about a second tool with the same
+/// name on one server, which conversion leaves out: every provider refuses
+/// two tools of one name.
+fn duplicate(tool: &McpTool, formats: &[Format]) -> Vec<ProviderCheck> {
     let change = Change::new(
         "",
         ChangeKind::DuplicateTool,
@@ -102,21 +185,16 @@ fn duplicate(tool: &McpTool, exposed: String) -> ToolCheck {
             tool.server_id, tool.name
         ),
     );
-    ToolCheck {
-        server_id: tool.server_id.clone(),
-        tool: tool.name.clone(),
-        exposed_name: exposed,
-        providers: CHECKED
-            .into_iter()
-            .map(|format| ProviderCheck {
-                format,
-                // Not sent at all, so not strict either.
-                strict: (format == Format::OpenAi).then_some(false),
-                would_reject: true,
-                changes: vec![change.clone()],
-            })
-            .collect(),
-    }
+    formats
+        .iter()
+        .map(|&format| ProviderCheck {
+            format,
+            // Not sent at all, so not strict either.
+            strict: (format == Format::OpenAi).then_some(false),
+            would_reject: true,
+            changes: vec![change.clone()],
+        })
+        .collect()
 }
 
 /// The name changes of `tool`, flagged with whether the provider, which
@@ -239,6 +317,64 @@ mod tests {
         }
         let json = serde_json::to_value(&report).unwrap_or_default();
         assert_eq!(json["tools"][0]["providers"][2]["format"], "gemini");
+    }
+
+    #[test]
+    fn a_check_for_one_format_reports_only_that_format_and_sums_up_each_server() {
+        let tools = [
+            tool(
+                "a",
+                "t",
+                json!({"type": "object", "properties": {"u": {"type": "string", "format": "uri"}}}),
+            ),
+            tool(
+                "a",
+                "plain",
+                json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            ),
+            tool(
+                "b",
+                "t",
+                json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            ),
+        ];
+        let names = NameTable::for_tools(&tools);
+        let report = check_formats(&[Format::Gemini], &tools, &names, &FormatOptions::default());
+        for t in &report.tools {
+            let formats: Vec<Format> = t.providers.iter().map(|p| p.format).collect();
+            assert_eq!(formats, [Format::Gemini]);
+        }
+        assert_eq!(
+            report
+                .servers
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            [
+                "a: 2 tools, 1 changed, 1 would be rejected",
+                "b: 1 tool, 0 changed, 0 would be rejected"
+            ]
+        );
+        // `mcp` (the default format) means every provider.
+        let all = check_formats(&[Format::Mcp], &tools, &names, &FormatOptions::default());
+        assert_eq!(all, check(&tools, &names, &FormatOptions::default()));
+        assert_eq!(all.tools[0].providers.len(), 3);
+    }
+
+    #[test]
+    fn the_report_uses_camel_case_keys() {
+        let tools = [tool("a.b", "t", json!({}))];
+        let names = NameTable::for_tools(&tools);
+        let json = serde_json::to_value(check(&tools, &names, &FormatOptions::default()))
+            .unwrap_or_default();
+        assert!(json.get("wouldReject").is_some(), "{json}");
+        assert_eq!(json["servers"][0]["serverId"], "a.b");
+        let tool = &json["tools"][0];
+        assert_eq!(tool["serverId"], "a.b");
+        assert!(tool.get("exposedName").is_some(), "{json}");
+        let change = &tool["providers"][0]["changes"][0];
+        assert_eq!(change["wouldReject"], true, "{json}");
+        assert_eq!(change["kind"], "nameSanitized", "{json}");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub mod schema;
 
 pub use calls::{CallsError, ToolCall, ToolOutcome};
 pub use changes::{Change, ChangeKind};
-pub use check::{CheckReport, check};
+pub use check::{CheckReport, ServerSummary, check, check_formats};
 pub use dispatch::{convert_tools, parse_calls, render_results};
 pub use flatten::flatten_content;
 pub use names::{NameStyle, NameTable, ToolRef};

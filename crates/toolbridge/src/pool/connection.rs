@@ -20,11 +20,11 @@ use tracing::Instrument as _;
 use super::{PoolError, cache::ToolCache, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
-    transport::{EndReason, StderrTail, TransportContext, create_transport},
+    transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
 };
 
 /// How many stderr lines an error shows.
-const ERROR_STDERR_LINES: usize = 20;
+pub(super) const ERROR_STDERR_LINES: usize = 20;
 
 /// What a server told us when it started, for `servers test`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -54,7 +54,13 @@ pub(super) struct Handler {
     cache: Arc<ToolCache>,
     /// Where progress notifications are noted, to restart call timers.
     progress: Arc<ProgressLog>,
+    /// Where they are passed on to whoever watches the server's progress
+    /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
+    feed: ProgressFeed,
 }
+
+/// The progress notifications of one server, for those who watch them.
+pub(super) type ProgressFeed = tokio::sync::broadcast::Sender<ProgressNotificationParam>;
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -67,6 +73,9 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
+        if self.feed.receiver_count() > 0 {
+            let _ = self.feed.send(params.clone());
+        }
         self.progress.record(params.progress_token);
     }
 
@@ -159,6 +168,7 @@ pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
+    feed: ProgressFeed,
     max_call_time: Duration,
     start_timeout: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
@@ -184,6 +194,7 @@ pub(super) async fn connect(
         server: server.clone(),
         cache,
         progress: progress.clone(),
+        feed,
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {
@@ -195,21 +206,10 @@ pub(super) async fn connect(
         Ok(result) => match result {
             Ok(service) => service,
             Err(e) => {
-                let stderr = match &stderr {
-                    Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
-                    None => None,
-                };
                 // The transport's own reason, when it ended the handshake,
                 // says more than "the server closed the connection".
-                let reason = end_reason
-                    .as_ref()
-                    .and_then(EndReason::get)
-                    .unwrap_or_else(|| describe_init_error(&e));
-                return Err(PoolError::Start {
-                    server,
-                    reason,
-                    stderr,
-                });
+                let ended = end_reason.as_ref().and_then(EndReason::get);
+                return Err(start_error(server, e, ended, stderr.as_ref()).await);
             }
         },
     };
@@ -278,7 +278,8 @@ async fn supervise(
         reason = &mut waiting => {
             on_end(Ended { connection: me, lived: since.elapsed() });
             ended.cancel();
-            tracing::warn!(reason = ?reason, "server connection ended");
+            // The error of the call it was serving says why, plainly.
+            tracing::info!(reason = ?reason, "server connection ended");
             let tail = match &stderr {
                 Some(tail) => tail.settled_last(ERROR_STDERR_LINES).await,
                 None => None,
@@ -315,14 +316,51 @@ fn peer_info(peer: &Peer<RoleClient>, kind: TransportKind, start_time: Duration)
     }
 }
 
-fn describe_init_error(e: &rmcp::service::ClientInitializeError) -> String {
+/// Why the handshake failed, as one plain sentence: a network server's own
+/// error (it names the URL, and a timeout stays a timeout), else what the
+/// server did, how its process ended when it did, and its last stderr lines.
+async fn start_error(
+    server: String,
+    mut error: rmcp::service::ClientInitializeError,
+    ended: Option<String>,
+    stderr: Option<&StderrTail>,
+) -> PoolError {
     use rmcp::service::ClientInitializeError as E;
-    match e {
-        E::ConnectionClosed(_) => {
-            "the server closed the connection during the handshake".to_owned()
+    if let E::LegacyFallbackFailed { fallback, .. } = error {
+        error = *fallback;
+    }
+    let reason = match error {
+        _ if ended.is_some() => ended,
+        E::TransportError { error, .. } => match error.error.downcast::<TransportError>() {
+            // A stdio server's pipe closing is said below, with how it ended.
+            Ok(e) if !matches!(*e, TransportError::Io(_)) => return PoolError::Transport(*e),
+            _ => None,
+        },
+        E::ConnectionClosed(_) => None,
+        other => Some(other.to_string()),
+    };
+    let (lines, exit) = match stderr {
+        Some(tail) => {
+            let lines = tail.settled_last(ERROR_STDERR_LINES).await;
+            let exit = match reason {
+                Some(_) => None,
+                None => tail.settled_exit().await,
+            };
+            (lines, exit)
         }
-        E::LegacyFallbackFailed { fallback, .. } => describe_init_error(fallback),
-        E::TransportError { error, context } => format!("{context}: {error}"),
-        other => other.to_string(),
+        None => (None, None),
+    };
+    let reason = match (reason, exit) {
+        (Some(reason), _) => reason,
+        (None, Some(exit)) => format!(
+            "the server {} before the handshake finished",
+            crate::transport::describe_exit(&exit)
+        ),
+        (None, None) => "the server closed the connection during the handshake".to_owned(),
+    };
+    PoolError::Start {
+        server,
+        reason,
+        stderr: lines,
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::transport::TransportError;
+use crate::transport::{TransportError, describe_exit};
 
 /// An error from the pool. Every variant names the server; messages never
 /// contain secrets.
@@ -15,6 +15,16 @@ pub enum PoolError {
         /// The name asked for.
         server: String,
         /// The configured names.
+        known: Vec<String>,
+    },
+    /// The server does not have the tool that was called.
+    #[error("server \"{server}\" has no tool \"{tool}\"; {}", tool_list(.server, .known))]
+    UnknownTool {
+        /// The server's config name.
+        server: String,
+        /// The tool asked for.
+        tool: String,
+        /// The tools the server lists.
         known: Vec<String>,
     },
     /// The server is configured with `disabled: true`.
@@ -71,6 +81,20 @@ pub enum PoolError {
         server: String,
         /// The tool being called, if any.
         tool: Option<String>,
+        /// The last lines the server wrote to stderr.
+        stderr: Option<String>,
+    },
+    /// The server's process ended by itself (a crash) while a request was
+    /// in flight.
+    #[error("server \"{server}\" {}{}{}", describe_exit(.status), during(.tool), stderr_suffix(.stderr))]
+    Exited {
+        /// The server's config name.
+        server: String,
+        /// The tool being called, if any.
+        tool: Option<String>,
+        /// How it ended, shown as "exited with status 1" or "was killed by
+        /// signal 9 (SIGKILL)".
+        status: std::process::ExitStatus,
         /// The last lines the server wrote to stderr.
         stderr: Option<String>,
     },
@@ -142,16 +166,19 @@ impl PoolError {
     pub fn is_timeout(&self) -> bool {
         matches!(
             self,
-            PoolError::Timeout { .. } | PoolError::StartTimeout { .. }
+            PoolError::Timeout { .. }
+                | PoolError::StartTimeout { .. }
+                | PoolError::Transport(TransportError::Timeout { .. })
         )
     }
 
     /// True for errors in what the user asked for (an unknown or disabled
-    /// server, a bad config): exit code 2 in the CLI.
+    /// server, an unknown tool, a bad config): exit code 2 in the CLI.
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
             PoolError::UnknownServer { .. }
+                | PoolError::UnknownTool { .. }
                 | PoolError::Disabled { .. }
                 | PoolError::ToolDisabled { .. }
                 | PoolError::Transport(TransportError::Config { .. })
@@ -164,6 +191,22 @@ fn known_list(known: &[String]) -> String {
         "none".to_owned()
     } else {
         known.join(", ")
+    }
+}
+
+/// How many tool names an unknown-tool message shows before "and N more".
+const TOOLS_SHOWN: usize = 8;
+
+fn tool_list(server: &str, known: &[String]) -> String {
+    let shown = known.len().min(TOOLS_SHOWN);
+    let mut names = known[..shown].join(", ");
+    if known.len() > shown {
+        names.push_str(&format!(" and {} more", known.len() - shown));
+    }
+    match known.len() {
+        0 => "it lists no tools".to_owned(),
+        1 => format!("its only tool is {names}"),
+        _ => format!("its tools are {names} (`toolbridge tools --server {server}` lists them)"),
     }
 }
 
@@ -223,6 +266,55 @@ mod tests {
             "call to tool \"search\" on server \"slow\" timed out after 1.5 s; \
              the server was told to cancel it"
         );
+    }
+
+    #[test]
+    fn an_unknown_tool_names_a_few_of_the_servers_tools_then_counts_the_rest() {
+        let error = |known: &[&str]| {
+            PoolError::UnknownTool {
+                server: "files".into(),
+                tool: "raed".into(),
+                known: known.iter().map(|s| (*s).to_owned()).collect(),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            error(&["read", "write"]),
+            "server \"files\" has no tool \"raed\"; its tools are read, write \
+             (`toolbridge tools --server files` lists them)"
+        );
+        let many: Vec<String> = (1..=11).map(|i| format!("t{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            error(&many),
+            "server \"files\" has no tool \"raed\"; its tools are t1, t2, t3, t4, t5, t6, \
+             t7, t8 and 3 more (`toolbridge tools --server files` lists them)"
+        );
+        assert_eq!(
+            error(&[]),
+            "server \"files\" has no tool \"raed\"; it lists no tools"
+        );
+        assert!(
+            PoolError::UnknownTool {
+                server: "s".into(),
+                tool: "t".into(),
+                known: vec![]
+            }
+            .is_usage()
+        );
+    }
+
+    #[test]
+    fn a_network_servers_timeout_is_a_timeout() {
+        // Regression: a URL that accepts and never answers failed the
+        // probe with "no answer within 30s", exit 3 instead of 4.
+        let error = PoolError::Transport(TransportError::Timeout {
+            server: "remote".into(),
+            url: "http://127.0.0.1:1/mcp".into(),
+            message: "no answer to the first request within 30s".into(),
+        });
+        assert!(error.is_timeout());
+        assert!(!error.is_usage());
     }
 
     #[test]

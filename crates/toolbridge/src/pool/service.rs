@@ -13,7 +13,7 @@ use futures::future::join_all;
 use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
-        ServerResult,
+        ProgressNotificationParam, ServerResult,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -22,7 +22,7 @@ use tracing::Instrument as _;
 
 use super::{
     ConnectionInfo, PoolError, SkippedTool,
-    connection::Connection,
+    connection::{Connection, ERROR_STDERR_LINES},
     pages::{self, PagesError},
     progress::{self, Limits},
     slot::Slot,
@@ -72,7 +72,15 @@ impl Default for PoolOptions {
 /// Per-call settings.
 #[derive(Debug, Clone, Default)]
 pub struct CallOptions {
-    /// Overrides the server's `timeout` for this call.
+    /// A bound on the whole call, the server's start included (the CLI's
+    /// `--timeout`). Progress notifications never extend it. When it passes
+    /// the call fails with [`PoolError::Timeout`] (or
+    /// [`PoolError::StartTimeout`] while the server is still starting) and a
+    /// request in flight is cancelled on the server.
+    ///
+    /// Without it, the server's `timeout` (default 120 s) applies to the
+    /// request as a limit on silence: each progress notification restarts
+    /// it, and [`PoolOptions::max_total_call_time`] bounds the whole.
     pub timeout: Option<Duration>,
     /// An id for logs (the provider's tool call id, say); without it, the
     /// pool numbers the call.
@@ -352,13 +360,18 @@ impl Pool {
 
     /// Calls `tool` on `server` with `arguments`.
     ///
-    /// The call times out after the per-call override, else the server's
-    /// `timeout`, else 120 s; progress from the server restarts the timer, up
-    /// to `max_total_call_time`. On timeout the server is sent
+    /// With [`CallOptions::timeout`] the whole call, start included, ends
+    /// when it passes. Otherwise the request times out after the server's
+    /// `timeout` (else 120 s) without an answer; progress from the server
+    /// restarts that timer, up to `max_total_call_time`. On timeout the server is sent
     /// `notifications/cancelled` and the connection stays usable; so is it
     /// when the caller drops the returned future before the result arrives.
     /// If the server dies mid-call, the call fails at once with its stderr
     /// tail, and the next call restarts it.
+    ///
+    /// A call the server refuses (a JSON-RPC error or an `isError` result)
+    /// for a tool the server does not list is [`PoolError::UnknownTool`],
+    /// whatever way the server said it.
     pub async fn call_tool(
         &self,
         server: &str,
@@ -396,35 +409,176 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
-        let conn = self.connection(slot).await?;
-        let timeout = timeout.unwrap_or_else(|| slot.spec.call_timeout());
+        let (conn, limits) = match timeout {
+            None => {
+                let timeout = slot.spec.call_timeout();
+                let limits = Limits {
+                    idle: timeout,
+                    total: self.inner.options.max_total_call_time.max(timeout),
+                };
+                (self.connection(slot).await?, limits)
+            }
+            // Boxed, as the start itself: its timer would otherwise sit in
+            // every call's future.
+            Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
+        };
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let limits = Limits {
-            idle: timeout,
-            total: self.inner.options.max_total_call_time.max(timeout),
+        // `response` lives in this block only: held across the await below,
+        // it would take room in every call's future.
+        let failed = {
+            // No rmcp options: the timeout is ours (see `progress`), cheaper
+            // per call than rmcp's progress-reset watcher.
+            let response = match conn
+                .peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await
+            {
+                Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
+                Err(e) => Err(e),
+            };
+            match response {
+                Ok(ServerResult::CallToolResult(result)) if result.is_error != Some(true) => {
+                    return Ok(result);
+                }
+                // The rare way, boxed.
+                other => Box::pin(self.call_failed(slot, &conn, tool, timeout, other)),
+            }
         };
-        // No rmcp options: the timeout is ours (see `progress`), cheaper
-        // per call than rmcp's progress-reset watcher.
-        let response = match conn
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
-            Err(e) => Err(e),
+        failed.await
+    }
+
+    /// The connection to `slot`'s server within `limit`, and what is left of
+    /// `limit` for the request: the caller's bound, progress or not.
+    async fn start_within(
+        &self,
+        slot: &Arc<Slot>,
+        limit: Duration,
+    ) -> Result<(Arc<Connection>, Limits), PoolError> {
+        let started = tokio::time::Instant::now();
+        let conn = match tokio::time::timeout(limit, self.connection(slot)).await {
+            Ok(conn) => conn?,
+            Err(_) => {
+                return Err(PoolError::StartTimeout {
+                    server: slot.spec.name.clone(),
+                    after: limit,
+                    stderr: None,
+                });
+            }
         };
+        let left = limit.saturating_sub(started.elapsed());
+        Ok((
+            conn,
+            Limits {
+                idle: left,
+                total: left,
+            },
+        ))
+    }
+
+    /// A call that did not return a plain result: an `isError` result (kept,
+    /// unless the tool is unknown), or an error, as a [`PoolError`].
+    async fn call_failed(
+        &self,
+        slot: &Arc<Slot>,
+        conn: &Arc<Connection>,
+        tool: &str,
+        timeout: Option<Duration>,
+        response: Result<ServerResult, ServiceError>,
+    ) -> Result<CallToolResult, PoolError> {
         match response {
-            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(ServerResult::CallToolResult(result)) => {
+                self.refuse_unknown_tool(slot, tool).await?;
+                Ok(result)
+            }
             Ok(other) => Err(PoolError::Protocol {
-                server: server.to_owned(),
+                server: slot.spec.name.clone(),
                 message: format!("expected a tools/call result, got {}", result_kind(&other)),
             }),
-            Err(e) => Err(self.service_error(slot, &conn, Some(tool), e)),
+            Err(ServiceError::McpError(e)) => {
+                self.refuse_unknown_tool(slot, tool).await?;
+                Err(self.service_error(slot, conn, Some(tool), ServiceError::McpError(e)))
+            }
+            Err(e) => match (self.service_error(slot, conn, Some(tool), e), timeout) {
+                // The caller's bound, not what was left of it after the start.
+                (PoolError::Timeout { server, tool, .. }, Some(limit)) => Err(PoolError::Timeout {
+                    server,
+                    tool,
+                    after: limit,
+                }),
+                (PoolError::Closed { server, tool, .. }, _) => {
+                    Err(self.closed_error(conn, server, tool).await)
+                }
+                (other, _) => Err(other),
+            },
         }
+    }
+
+    /// The error for a connection that closed during a call: how the
+    /// server's process ended, when it was seen ending by itself (waited for
+    /// briefly: the transport notes it as it closes), and its last stderr
+    /// lines. Not waited for: a descendant may hold stderr open.
+    async fn closed_error(
+        &self,
+        conn: &Connection,
+        server: String,
+        tool: Option<String>,
+    ) -> PoolError {
+        let Some(tail) = &conn.stderr else {
+            return PoolError::Closed {
+                server,
+                tool,
+                stderr: None,
+            };
+        };
+        let exit = tail.settled_exit().await;
+        let stderr = tail.last(ERROR_STDERR_LINES);
+        match exit {
+            Some(status) => PoolError::Exited {
+                server,
+                tool,
+                status,
+                stderr,
+            },
+            None => PoolError::Closed {
+                server,
+                tool,
+                stderr,
+            },
+        }
+    }
+
+    /// After the server refused a call to `tool`: [`PoolError::UnknownTool`]
+    /// if the server does not list it (servers say "unknown tool" in
+    /// different ways: an `isError` result, a JSON-RPC error of one code or
+    /// another), else `Ok` and the refusal stands as the server gave it.
+    ///
+    /// The cached list answers when there is one (refused calls to listed
+    /// tools, the usual case in an agent loop, cost no request); otherwise
+    /// the server is asked once, and its list cached. When the list cannot
+    /// be had, the refusal stands too.
+    async fn refuse_unknown_tool(&self, slot: &Arc<Slot>, tool: &str) -> Result<(), PoolError> {
+        let tools = match slot.cache.get() {
+            Some(tools) => tools,
+            None => match self.list_uncached(slot).await {
+                Ok(tools) => tools,
+                Err(e) => {
+                    tracing::debug!(error = %e, "cannot list tools to check the refused call");
+                    return Ok(());
+                }
+            },
+        };
+        if tools.iter().any(|t| t.name == tool) {
+            return Ok(());
+        }
+        Err(PoolError::UnknownTool {
+            server: slot.spec.name.clone(),
+            tool: tool.to_owned(),
+            known: tools.iter().map(|t| t.name.clone()).collect(),
+        })
     }
 
     /// Turns an rmcp error into a [`PoolError`], forgetting the connection
@@ -493,6 +647,18 @@ impl Pool {
             })
             .cloned()
             .collect()
+    }
+
+    /// The progress notifications `server` sends from now on, for every
+    /// call on it (a display of a long call's progress, say; nothing is
+    /// queued while nobody watches). Works before the server is started, and
+    /// across its restarts. A watcher that falls more than 64 notifications
+    /// behind misses the oldest ([`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)).
+    pub fn watch_progress(
+        &self,
+        server: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<ProgressNotificationParam>, PoolError> {
+        Ok(self.slot(server)?.progress.subscribe())
     }
 
     /// What `server` said about itself when it started, if it is running.

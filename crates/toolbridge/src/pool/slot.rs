@@ -11,7 +11,7 @@ use tracing::Instrument as _;
 use super::{
     PoolError,
     cache::ToolCache,
-    connection::{self, Connection, Ended},
+    connection::{self, Connection, Ended, ProgressFeed},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -35,7 +35,14 @@ pub(super) struct Slot {
     pub(super) cache: Arc<ToolCache>,
     /// Consecutive short-lived connections, and the stderr of the last crash.
     crashes: Arc<Mutex<CrashHistory>>,
+    /// The server's progress notifications, for watchers; kept across
+    /// reconnects.
+    pub(super) progress: ProgressFeed,
 }
+
+/// How many progress notifications a slow watcher may fall behind by
+/// before it misses some.
+const PROGRESS_BACKLOG: usize = 64;
 
 #[derive(Debug, Default)]
 struct CrashHistory {
@@ -51,6 +58,7 @@ impl Slot {
             starting: tokio::sync::Mutex::new(()),
             cache: Arc::new(ToolCache::default()),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
+            progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
         }
     }
 
@@ -109,6 +117,7 @@ impl Slot {
             &self.spec,
             ctx,
             self.cache.clone(),
+            self.progress.clone(),
             max_call_time,
             start_timeout,
             on_end,

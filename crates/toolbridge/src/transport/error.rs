@@ -51,6 +51,17 @@ pub enum TransportError {
         /// are masked).
         message: String,
     },
+    /// A network server did not answer in time (exit code 4 in the CLI, as
+    /// every timeout).
+    #[error("server \"{server}\": {url}: {message}")]
+    Timeout {
+        /// The server's config name.
+        server: String,
+        /// The URL with user info and query values masked.
+        url: String,
+        /// What did not happen in time.
+        message: String,
+    },
     /// An I/O error on an open connection.
     #[error(transparent)]
     Io(#[from] std::io::Error),

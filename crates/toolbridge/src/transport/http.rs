@@ -235,13 +235,10 @@ async fn probe(
     tokio::time::timeout(PROBE_TIMEOUT, attempt)
         .await
         .unwrap_or_else(|_| {
-            Err(remote.error(
-                None,
-                format!(
-                    "no answer to the first request within {}s",
-                    PROBE_TIMEOUT.as_secs()
-                ),
-            ))
+            Err(remote.timeout(format!(
+                "no answer to the first request within {}s",
+                PROBE_TIMEOUT.as_secs()
+            )))
         })
 }
 

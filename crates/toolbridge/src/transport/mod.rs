@@ -52,4 +52,4 @@ pub mod websocket;
 pub use any::{AnyTransport, TransportContext, create_transport};
 pub use end_reason::EndReason;
 pub use error::TransportError;
-pub use stdio::StderrTail;
+pub use stdio::{StderrTail, describe_exit};

@@ -127,6 +127,16 @@ impl Remote {
         }
     }
 
+    /// A timeout of this server; `message` (what did not happen in time)
+    /// is redacted.
+    pub fn timeout(&self, message: impl AsRef<str>) -> TransportError {
+        TransportError::Timeout {
+            server: self.server.clone(),
+            url: self.shown.clone(),
+            message: self.redactor.redact(message.as_ref()).into_owned(),
+        }
+    }
+
     /// An error for an HTTP answer with a failure `status`.
     pub fn status_error(&self, status: StatusCode, detail: Option<&str>) -> TransportError {
         let mut message = status_text(status);
@@ -143,6 +153,9 @@ impl Remote {
 
     /// An error for a failed HTTP request.
     pub fn request_error(&self, error: &reqwest::Error) -> TransportError {
+        if error.is_timeout() {
+            return self.timeout(describe_reqwest_error(error));
+        }
         self.error(
             error.status().map(|s| s.as_u16()),
             describe_reqwest_error(error),

@@ -128,13 +128,10 @@ impl SseTransport {
     ) -> Result<Self, SseOpenError> {
         let deadline = tokio::time::Instant::now() + endpoint_timeout;
         let no_endpoint = || {
-            SseOpenError::Failed(remote.error(
-                None,
-                format!(
-                    "no `endpoint` event within {:.1}s; is this a legacy SSE (2024-11-05) endpoint?",
-                    endpoint_timeout.as_secs_f64()
-                ),
-            ))
+            SseOpenError::Failed(remote.timeout(format!(
+                "no `endpoint` event within {:.1}s; is this a legacy SSE (2024-11-05) endpoint?",
+                endpoint_timeout.as_secs_f64()
+            )))
         };
         let request = client
             .get(remote.url.clone())

@@ -68,6 +68,10 @@ pub struct StderrTail(Arc<TailInner>);
 #[derive(Debug, Default)]
 struct TailInner {
     lines: Mutex<VecDeque<String>>,
+    /// How the server process ended, once toolbridge saw it end by itself.
+    exit: Mutex<Option<std::process::ExitStatus>>,
+    /// Woken when `exit` is set.
+    exit_notify: Notify,
     /// Set when the server closed its stderr.
     closed: AtomicBool,
     /// Woken when `closed` is set.
@@ -125,10 +129,68 @@ impl StderrTail {
         self.last(n)
     }
 
+    /// How the server process ended (see [`describe_exit`]), when it ended
+    /// by itself or on its stdin closing; `None` while it runs, or when
+    /// toolbridge had to signal it.
+    pub fn exit(&self) -> Option<std::process::ExitStatus> {
+        let exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+        *exit
+    }
+
+    /// Like [`exit`](Self::exit), after giving a server whose connection
+    /// just closed a moment (at most 500 ms) to be seen ending.
+    pub async fn settled_exit(&self) -> Option<std::process::ExitStatus> {
+        let noted = self.0.exit_notify.notified();
+        if let Some(exit) = self.exit() {
+            return Some(exit);
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(500), noted).await;
+        self.exit()
+    }
+
+    fn set_exit(&self, status: std::process::ExitStatus) {
+        {
+            let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+            exit.get_or_insert(status);
+        }
+        self.0.exit_notify.notify_waiters();
+    }
+
     fn close(&self) {
         self.0.closed.store(true, Ordering::Release);
         self.0.closed_notify.notify_waiters();
     }
+}
+
+/// How a process ended, after "the server": "exited with status 1", "was
+/// killed by signal 9 (SIGKILL)".
+pub fn describe_exit(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => match signal_name(signal) {
+            Some(name) => format!("was killed by signal {signal} ({name})"),
+            None => format!("was killed by signal {signal}"),
+        },
+        (None, None) => status.to_string(),
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => return None,
+    })
 }
 
 /// A running stdio server.
@@ -357,7 +419,7 @@ impl Transport<RoleClient> for StdioTransport {
         // SIGTERM the group, wait, then SIGKILL it.
         self.lines.close();
         let result = match self.child.as_mut() {
-            Some(child) => shut_down(child.as_mut()).await,
+            Some(child) => shut_down(child.as_mut(), &self.stderr).await,
             None => Ok(()),
         };
         self.child = None;
@@ -367,16 +429,53 @@ impl Transport<RoleClient> for StdioTransport {
     }
 }
 
+/// How long a server dropped without `close` may take to be seen ending by
+/// itself before its group is killed.
+const EXIT_WATCH: Duration = Duration::from_millis(100);
+
+impl Drop for StdioTransport {
+    /// Dropped without `close` (a failed handshake, say). A server that
+    /// closed its stdout may not have finished exiting: it gets
+    /// 100 ms to be seen ending, so that how it ended ("exited with
+    /// status 1") can be reported, then the group guard kills whatever is
+    /// left. Without a runtime, the guard kills it at once.
+    fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        if let Ok(Some(status)) = child.try_wait() {
+            self.stderr.set_exit(status);
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let group = self.group.take();
+        let tail = self.stderr.clone();
+        runtime.spawn(async move {
+            if let Ok(Ok(status)) = tokio::time::timeout(EXIT_WATCH, child.wait()).await {
+                tail.set_exit(status);
+            }
+            drop(child);
+            drop(group);
+        });
+    }
+}
+
 /// How long a server gets to exit after stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
-    if wait_for_exit(child).await? {
+/// Closes a server whose stdin is closed. How it ended, if it did before
+/// any signal (by itself, a crash, or on stdin closing), is noted in `tail`
+/// for the error of a call it was serving.
+async fn shut_down(child: &mut dyn ChildWrapper, tail: &StderrTail) -> std::io::Result<()> {
+    if let Some(status) = wait_for_exit(child).await? {
+        tail.set_exit(status);
         return Ok(());
     }
     match child.signal(libc::SIGTERM) {
         Ok(()) => {
-            if wait_for_exit(child).await? {
+            if wait_for_exit(child).await?.is_some() {
                 return Ok(());
             }
         }
@@ -385,15 +484,17 @@ async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
     Box::into_pin(child.kill()).await
 }
 
-/// Whether the child exited within [`EXIT_GRACE`].
-async fn wait_for_exit(child: &mut dyn ChildWrapper) -> std::io::Result<bool> {
+/// How the child ended, if it did within [`EXIT_GRACE`].
+async fn wait_for_exit(
+    child: &mut dyn ChildWrapper,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
     match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
         Ok(Ok(status)) => {
             tracing::debug!(%status, "stdio server exited");
-            Ok(true)
+            Ok(Some(status))
         }
         Ok(Err(e)) => Err(e),
-        Err(_) => Ok(false),
+        Err(_) => Ok(None),
     }
 }
 

@@ -115,13 +115,10 @@ impl WebSocketTransport {
         let (socket, _response) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
             .await
             .map_err(|_| {
-                remote.error(
-                    None,
-                    format!(
-                        "the WebSocket handshake did not finish within {}s",
-                        CONNECT_TIMEOUT.as_secs()
-                    ),
-                )
+                remote.timeout(format!(
+                    "the WebSocket handshake did not finish within {}s",
+                    CONNECT_TIMEOUT.as_secs()
+                ))
             })?
             .map_err(|e| handshake_error(&remote, e))?;
         tracing::debug!(server = %remote.server, url = %remote.shown, "websocket open");

@@ -1,6 +1,6 @@
 // An MCP server (the official TypeScript SDK, stdio) whose tools return the
 // result shapes a client must flatten: only `structuredContent`, an embedded
-// text resource, a resource link. Node starts in a fraction of a second, so
+// text resource, a resource link, binary items (`media`). Node starts in a fraction of a second, so
 // tests that run it many times stay quick on a loaded machine.
 //
 // Run: NODE_PATH=.deps/node/node_modules node results_server.cjs
@@ -44,6 +44,24 @@ const tools = {
           uri: "file:///reports/q3.pdf",
           name: "q3",
           mimeType: "application/pdf",
+        },
+      ],
+    },
+  },
+  media: {
+    description: "A text item, an image, an audio clip and a binary resource.",
+    result: {
+      content: [
+        { type: "text", text: "three files:" },
+        { type: "image", data: Buffer.from("PNG-BYTES").toString("base64"), mimeType: "image/png" },
+        { type: "audio", data: Buffer.from("WAV-BYTES").toString("base64"), mimeType: "audio/wav" },
+        {
+          type: "resource",
+          resource: {
+            uri: "file:///reports/q3.pdf",
+            mimeType: "application/pdf",
+            blob: Buffer.from("%PDF-1.7").toString("base64"),
+          },
         },
       ],
     },
