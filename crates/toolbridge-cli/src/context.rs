@@ -10,7 +10,7 @@ use std::{
 use tokio::sync::Notify;
 use toolbridge::{
     config::{Config, ConfigError, ServerSpec, StdioSpec},
-    pool::{Pool, PoolOptions},
+    pool::{Pool, PoolOptions, ToolCacheOptions},
 };
 
 use crate::{
@@ -106,7 +106,13 @@ impl Context {
             Err(e) => tracing::warn!("cannot catch SIGINT, SIGTERM and SIGHUP: {e}"),
         }
         Ok(self.servers.get_or_init(|| Servers {
-            pool: Pool::new(specs, PoolOptions::default()),
+            pool: Pool::new(
+                specs,
+                PoolOptions {
+                    tool_cache: ToolCacheOptions::user_default(),
+                    ..PoolOptions::default()
+                },
+            ),
             unresolved,
         }))
     }

@@ -29,6 +29,10 @@ pub struct Args {
     /// and what a provider would reject.
     #[arg(long)]
     pub check: bool,
+    /// Ask every server for its tools again instead of using the tool-list
+    /// cache (`$XDG_CACHE_HOME/toolbridge/tools`).
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
@@ -55,6 +59,11 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         }
         chosen
     };
+    if args.refresh {
+        for server in &chosen {
+            servers.pool.forget_tools(server);
+        }
+    }
     let progress = Progress::servers(chosen.len(), "listing tools of", ctx.quiet);
     let listing = servers
         .pool
@@ -73,6 +82,15 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     if args.check {
         crate::output::json(&check(&tools, &names, &options))?;
     } else {
+        if args.format != Format::Mcp {
+            for tool in tools.iter().filter(|t| t.requires_task()) {
+                ctx.say(format!(
+                    "note: tool \"{}\" of server \"{}\" is left out: it can only be called \
+                     as a task, which toolbridge does not support yet",
+                    tool.name, tool.server_id
+                ));
+            }
+        }
         crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
     }
     match worst {

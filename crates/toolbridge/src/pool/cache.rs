@@ -6,9 +6,14 @@
 //! takes a [`Ticket`] before it asks the server, and [`ToolCache::put`]
 //! stores its result only if nothing invalidated the cache since: a stale
 //! list is returned to its caller but never cached.
+//!
+//! With a [`DiskEntry`] (the pool's `tool_cache` option), a stored list is
+//! also written to disk and read back by the next run, and a list the
+//! server says changed is deleted there too.
 
 use std::sync::{Arc, Mutex};
 
+use super::disk_cache::DiskEntry;
 use crate::tools::McpTool;
 
 /// The shared tool-list cache of one server.
@@ -17,6 +22,8 @@ pub(super) struct ToolCache {
     /// The list and the generation it belongs to, behind one lock so that a
     /// `put` and an `invalidate` can never interleave.
     state: Mutex<State>,
+    /// The server's entry in the on-disk cache, when the pool has one.
+    disk: Option<DiskEntry>,
 }
 
 #[derive(Debug, Default)]
@@ -32,9 +39,32 @@ struct State {
 pub(super) struct Ticket(u64);
 
 impl ToolCache {
+    /// A cache that also keeps its lists in `disk`.
+    pub(super) fn with_disk(disk: Option<DiskEntry>) -> Self {
+        ToolCache {
+            state: Mutex::default(),
+            disk,
+        }
+    }
+
     /// The cached list, if it is fresh.
     pub(super) fn get(&self) -> Option<Arc<Vec<McpTool>>> {
         self.lock().tools.clone()
+    }
+
+    /// The list in memory, else the one on disk if it is fresh (then kept
+    /// in memory too). Never starts anything.
+    pub(super) fn get_or_load(&self) -> Option<Arc<Vec<McpTool>>> {
+        if let Some(tools) = self.get() {
+            return Some(tools);
+        }
+        let ticket = self.ticket();
+        let tools = Arc::new(self.disk.as_ref()?.load()?);
+        let mut state = self.lock();
+        if state.generation == ticket.0 {
+            state.tools = Some(tools.clone());
+        }
+        Some(tools)
     }
 
     /// Takes a ticket before asking the server for its tools.
@@ -49,15 +79,32 @@ impl ToolCache {
         if state.generation != ticket.0 {
             return false;
         }
+        if let Some(disk) = &self.disk {
+            // Under the lock, so that an invalidation cannot slip between
+            // the check and the write and leave an old list on disk.
+            disk.store(&tools);
+        }
         state.tools = Some(tools);
         true
     }
 
-    /// Drops the list; listings in flight will not be cached.
+    /// Drops the list in memory (a new connection); the disk entry stays,
+    /// listings in flight will not be cached.
     pub(super) fn invalidate(&self) {
         let mut state = self.lock();
         state.generation = state.generation.wrapping_add(1);
         state.tools = None;
+    }
+
+    /// The server's list changed (or is doubted): drops it in memory and on
+    /// disk, and listings in flight will not be cached.
+    pub(super) fn list_changed(&self) {
+        let mut state = self.lock();
+        state.generation = state.generation.wrapping_add(1);
+        state.tools = None;
+        if let Some(disk) = &self.disk {
+            disk.remove();
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

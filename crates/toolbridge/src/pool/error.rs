@@ -81,6 +81,19 @@ pub enum PoolError {
         /// The JSON-RPC error message.
         message: String,
     },
+    /// The tool can only be called as a task (`execution.taskSupport` is
+    /// `"required"`), which toolbridge does not do yet.
+    #[error(
+        "tool \"{tool}\" of server \"{server}\" can only be called as a task \
+         (its execution.taskSupport is \"required\"), which toolbridge does not support yet; \
+         use an MCP client with task support for it"
+    )]
+    TaskRequired {
+        /// The server's config name.
+        server: String,
+        /// The tool's name.
+        tool: String,
+    },
     /// The server broke the protocol (an unexpected response, say).
     #[error("server \"{server}\": protocol error: {message}")]
     Protocol {
@@ -107,6 +120,7 @@ impl PoolError {
             self,
             PoolError::UnknownServer { .. }
                 | PoolError::Disabled { .. }
+                | PoolError::TaskRequired { .. }
                 | PoolError::Transport(TransportError::Config { .. })
         )
     }

@@ -21,8 +21,10 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{
-    ConnectionInfo, PoolError,
+    ConnectionInfo, PoolError, ToolCacheOptions,
+    cache::ToolCache,
     connection::Connection,
+    disk_cache::DiskEntry,
     progress::{self, Limits},
     slot::Slot,
 };
@@ -51,6 +53,15 @@ pub struct PoolOptions {
     /// The bound on [`Pool::close_all`] (default 10 s); after it, whatever is
     /// left is killed.
     pub close_timeout: Duration,
+    /// Keep tool lists on disk between runs (default `None`: off).
+    ///
+    /// With a cache, [`Pool::list_server_tools`] answers from a fresh entry
+    /// without starting the server, and a listing is written back. Off by
+    /// default because a library pool usually lives long enough for its
+    /// in-memory cache, and writing into the user's cache folder is the
+    /// program's decision; the `toolbridge` CLI turns it on with
+    /// [`ToolCacheOptions::user_default`].
+    pub tool_cache: Option<ToolCacheOptions>,
 }
 
 impl Default for PoolOptions {
@@ -60,6 +71,7 @@ impl Default for PoolOptions {
             start_timeout: Duration::from_secs(60),
             max_total_call_time: Duration::from_secs(600),
             close_timeout: Duration::from_secs(10),
+            tool_cache: None,
         }
     }
 }
@@ -142,7 +154,12 @@ impl Pool {
                 continue;
             }
             order.push(spec.name.clone());
-            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec)));
+            let disk = options
+                .tool_cache
+                .as_ref()
+                .map(|cache| DiskEntry::for_spec(cache, &spec));
+            let cache = ToolCache::with_disk(disk);
+            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache)));
         }
         Pool {
             inner: Arc::new(Inner {
@@ -233,14 +250,16 @@ impl Pool {
         join_all(starts).await
     }
 
-    /// The tools of `server` (all pages), from the cache when it is fresh.
+    /// The tools of `server` (all pages), from the cache when it is fresh:
+    /// in memory, else on disk ([`PoolOptions::tool_cache`]), in which case
+    /// the server is not started.
     ///
     /// The listing is bounded by the server's `timeout`. On timeout the
     /// listing is abandoned (rmcp has no way to cancel a paginated listing)
     /// and the connection stays up.
     pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
         let slot = self.slot(server)?;
-        if let Some(tools) = slot.cache.get() {
+        if let Some(tools) = slot.cache.get_or_load() {
             return Ok(tools);
         }
         let span = tracing::debug_span!("list_tools", server);
@@ -276,6 +295,22 @@ impl Pool {
         tracing::debug!(count = tools.len(), "listed tools");
         slot.cache.put(ticket, tools.clone());
         Ok(tools)
+    }
+
+    /// Forgets the cached tool list of `server`, in memory and on disk, so
+    /// that the next listing asks the server (`tools --refresh`).
+    pub fn forget_tools(&self, server: &str) {
+        if let Some(slot) = self.inner.slots.get(server) {
+            slot.cache.list_changed();
+        }
+    }
+
+    /// The cached model of `tool` of `server`, if its list is cached (in
+    /// memory or on disk); never starts the server.
+    pub fn cached_tool(&self, server: &str, tool: &str) -> Option<McpTool> {
+        let slot = self.inner.slots.get(server)?;
+        let tools = slot.cache.get_or_load()?;
+        tools.iter().find(|t| t.name == tool).cloned()
     }
 
     /// The tools of every active server, listed in parallel. Servers that
@@ -356,6 +391,14 @@ impl Pool {
         timeout: Option<Duration>,
     ) -> Result<CallToolResult, PoolError> {
         let slot = self.slot(server)?;
+        if let Some(tools) = slot.cache.get_or_load()
+            && tools.iter().any(|t| t.name == tool && t.requires_task())
+        {
+            return Err(PoolError::TaskRequired {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            });
+        }
         let conn = self.connection(slot).await?;
         let timeout = timeout.unwrap_or_else(|| slot.spec.call_timeout());
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -378,7 +421,22 @@ impl Pool {
             Err(e) => Err(e),
         };
         match response {
-            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(ServerResult::CallToolResult(result)) => {
+                if result.is_error == Some(true)
+                    && result
+                        .content
+                        .iter()
+                        .filter_map(|c| c.as_text())
+                        .any(|t| says_unknown_tool(&t.text, tool))
+                {
+                    unknown_tool(slot, tool);
+                }
+                Ok(result)
+            }
+            Err(ServiceError::McpError(e)) if says_unknown_tool(&e.message, tool) => {
+                unknown_tool(slot, tool);
+                Err(self.service_error(slot, &conn, Some(tool), ServiceError::McpError(e)))
+            }
             Ok(other) => Err(PoolError::Protocol {
                 server: server.to_owned(),
                 message: format!("expected a tools/call result, got {}", result_kind(&other)),
@@ -479,6 +537,23 @@ impl std::fmt::Display for CallId<'_> {
             None => write!(f, "#{}", self.number),
         }
     }
+}
+
+/// Whether a server's error `message` for a call of `tool` says it has no
+/// such tool: "Unknown tool: x" (Python SDK), "Tool x not found"
+/// (TypeScript SDK), "tool not found" and the like.
+fn says_unknown_tool(message: &str, tool: &str) -> bool {
+    let message = message.to_lowercase();
+    message.contains("unknown tool")
+        || message.contains("tool not found")
+        || (message.contains(&tool.to_lowercase())
+            && (message.contains("not found") || message.contains("unknown")))
+}
+
+/// The server says it has no `tool`: its cached list is out of date.
+fn unknown_tool(slot: &Slot, tool: &str) {
+    tracing::debug!(server = %slot.spec.name, tool, "the server does not know the tool; dropping its cached tool list");
+    slot.cache.list_changed();
 }
 
 fn result_kind(result: &ServerResult) -> &'static str {
