@@ -32,6 +32,10 @@ use crate::{
     config::ServerSpec, process::ProcessTracker, tools::McpTool, transport::TransportContext,
 };
 
+/// How many times a listing is tried while the server keeps saying its list
+/// changed during it.
+const LIST_ATTEMPTS: usize = 3;
+
 /// Pool-wide settings.
 #[derive(Debug, Clone)]
 pub struct PoolOptions {
@@ -263,10 +267,28 @@ impl Pool {
             return Ok(tools);
         }
         let span = tracing::debug_span!("list_tools", server);
-        self.list_uncached(slot).instrument(span).await
+        // A `tools/list_changed` during the listing (server-everything
+        // sends one as it starts) means the answer may be the old list,
+        // which is then not cached: list again, a few times at most.
+        for _ in 1..LIST_ATTEMPTS {
+            let (tools, cached) = self.list_uncached(slot).instrument(span.clone()).await?;
+            if cached {
+                return Ok(tools);
+            }
+            tracing::debug!(
+                server,
+                "the tool list changed while it was listed; listing again"
+            );
+        }
+        Ok(self.list_uncached(slot).instrument(span).await?.0)
     }
 
-    async fn list_uncached(&self, slot: &Arc<Slot>) -> Result<Arc<Vec<McpTool>>, PoolError> {
+    /// Lists `slot`'s tools from the server; the list, and whether it was
+    /// cached (it is not when the list changed meanwhile).
+    async fn list_uncached(
+        &self,
+        slot: &Arc<Slot>,
+    ) -> Result<(Arc<Vec<McpTool>>, bool), PoolError> {
         let server = slot.spec.name.as_str();
         let conn = self.connection(slot).await?;
         let ticket = slot.cache.ticket();
@@ -293,8 +315,8 @@ impl Pool {
                 .collect(),
         );
         tracing::debug!(count = tools.len(), "listed tools");
-        slot.cache.put(ticket, tools.clone());
-        Ok(tools)
+        let cached = slot.cache.put(ticket, tools.clone());
+        Ok((tools, cached))
     }
 
     /// Forgets the cached tool list of `server`, in memory and on disk, so
@@ -391,6 +413,8 @@ impl Pool {
         timeout: Option<Duration>,
     ) -> Result<CallToolResult, PoolError> {
         let slot = self.slot(server)?;
+        // The tool's `execution` is in its cached list. Without one, the
+        // call is not delayed by a listing: the server answers for itself.
         if let Some(tools) = slot.cache.get_or_load()
             && tools.iter().any(|t| t.name == tool && t.requires_task())
         {
