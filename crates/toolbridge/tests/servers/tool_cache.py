@@ -10,6 +10,9 @@ how many times the server was started. It lists the tools named in $TOOLS
 
 A call of any other name is answered as the Python SDK does: an isError
 result "Unknown tool: NAME".
+
+When the file $FAIL_FILE exists, the server fails to start: it writes
+"broken on purpose" to stderr and exits with status 1.
 """
 
 import json
@@ -18,6 +21,10 @@ import sys
 
 with open(os.environ["STARTS_FILE"], "a") as f:
     f.write(f"{os.getpid()}\n")
+
+if os.path.exists(os.environ.get("FAIL_FILE", "/nonexistent/fail")):
+    print("broken on purpose", file=sys.stderr, flush=True)
+    sys.exit(1)
 
 names = [n for n in os.environ.get("TOOLS", "ping").split(",") if n]
 added = []
