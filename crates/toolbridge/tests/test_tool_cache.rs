@@ -263,6 +263,16 @@ async fn a_tool_that_requires_a_task_keeps_its_execution_and_cannot_be_called() 
             "{message}"
         );
     }
+    // Nor is it offered to a model by the adapters.
+    let adapters = toolbridge::load_mcp_tools(&pool, &["a".to_owned()]).await;
+    let offered: Vec<&str> = adapters
+        .iter()
+        .map(|a| a.mcp_tool().name.as_str())
+        .collect();
+    assert!(
+        offered.contains(&"ping") && !offered.contains(&"research"),
+        "{offered:?}"
+    );
     pool.close_all().await;
     // The execution travelled through the disk cache too.
     let cached = cached_pool(dir.path(), vec![server(dir.path(), "a", "ping")]);

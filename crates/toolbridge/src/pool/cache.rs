@@ -32,6 +32,16 @@ struct State {
     generation: u64,
     /// The cached list, if one was stored since the last invalidation.
     tools: Option<Arc<Vec<McpTool>>>,
+    /// Whether some tool of `tools` can only be called as a task, so that
+    /// a call only searches the list when there is something to find.
+    any_task_only: bool,
+}
+
+impl State {
+    fn set(&mut self, tools: Arc<Vec<McpTool>>) {
+        self.any_task_only = tools.iter().any(McpTool::requires_task);
+        self.tools = Some(tools);
+    }
 }
 
 /// The cache generation a listing started at; see [`ToolCache::put`].
@@ -62,9 +72,23 @@ impl ToolCache {
         let tools = Arc::new(self.disk.as_ref()?.load()?);
         let mut state = self.lock();
         if state.generation == ticket.0 {
-            state.tools = Some(tools.clone());
+            state.set(tools.clone());
         }
         Some(tools)
+    }
+
+    /// Whether the cached list (in memory, else on disk) says `tool` can
+    /// only be called as a task. Unknown without a cached list: `false`.
+    pub(super) fn requires_task(&self, tool: &str) -> bool {
+        {
+            let state = self.lock();
+            if let Some(tools) = &state.tools {
+                return state.any_task_only
+                    && tools.iter().any(|t| t.name == tool && t.requires_task());
+            }
+        }
+        self.get_or_load()
+            .is_some_and(|tools| tools.iter().any(|t| t.name == tool && t.requires_task()))
     }
 
     /// Takes a ticket before asking the server for its tools.
@@ -84,7 +108,7 @@ impl ToolCache {
             // the check and the write and leave an old list on disk.
             disk.store(&tools);
         }
-        state.tools = Some(tools);
+        state.set(tools);
         true
     }
 

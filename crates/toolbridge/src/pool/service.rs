@@ -415,9 +415,7 @@ impl Pool {
         let slot = self.slot(server)?;
         // The tool's `execution` is in its cached list. Without one, the
         // call is not delayed by a listing: the server answers for itself.
-        if let Some(tools) = slot.cache.get_or_load()
-            && tools.iter().any(|t| t.name == tool && t.requires_task())
-        {
+        if slot.cache.requires_task(tool) {
             return Err(PoolError::TaskRequired {
                 server: server.to_owned(),
                 tool: tool.to_owned(),
