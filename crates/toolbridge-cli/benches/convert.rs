@@ -52,6 +52,7 @@ fn tools() -> Vec<McpTool> {
                 input_schema: Arc::new(raw["inputSchema"].as_object().cloned().unwrap_or_default()),
                 server_id: server.clone(),
                 server_name: server,
+                ..Default::default()
             }
         })
         .collect()

@@ -8,9 +8,12 @@
 //!   with 20 Python servers (CPU-bound starts) to show what a higher cap
 //!   costs when starting is not just waiting;
 //! - `cli`: `toolbridge call example hello` from start to exit, next to
-//!   `toolbridge --version` (the process-start floor), runs interleaved.
+//!   `toolbridge --version` (the process-start floor), runs interleaved;
+//! - `lazy`: `toolbridge tools` with 20 configured servers that each take
+//!   300 ms to start, first with an empty tool-list cache, then again
+//!   (answered from the cache, no server started); medians and their ratio.
 //!
-//! `cargo bench -p toolbridge-cli --bench pool [-- memory start cli] [--rounds N]`
+//! `cargo bench -p toolbridge-cli --bench pool [-- memory start cli lazy] [--rounds N]`
 
 mod common;
 
@@ -44,6 +47,73 @@ fn main() {
     if opts.wants("cli") {
         cli_start_to_exit(&opts);
     }
+    if opts.wants("lazy") {
+        lazy_tools(&opts);
+    }
+}
+
+fn lazy_tools(opts: &Options) {
+    const SERVERS: usize = 20;
+    let dir = std::env::temp_dir().join(format!("toolbridge-bench-lazy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("bench dir");
+    let config = dir.join("config.json");
+    let servers: serde_json::Map<String, serde_json::Value> = (0..SERVERS)
+        .map(|i| {
+            (
+                format!("slow{i}"),
+                serde_json::json!({
+                    "command": toolbridge_exe(),
+                    "args": ["example-server", "--start-delay-ms", "300"],
+                }),
+            )
+        })
+        .collect();
+    std::fs::write(
+        &config,
+        serde_json::json!({ "mcpServers": servers }).to_string(),
+    )
+    .expect("write config");
+    let tools = |cache: &Path| -> (Duration, usize) {
+        let started = Instant::now();
+        let output = Command::new(toolbridge_exe())
+            .args(["--config"])
+            .arg(&config)
+            .args(["-q", "tools"])
+            .env("XDG_CACHE_HOME", cache)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .expect("run toolbridge tools");
+        let elapsed = started.elapsed();
+        assert!(output.status.success(), "toolbridge tools failed");
+        let listed: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("tools prints JSON");
+        (elapsed, listed.as_array().map_or(0, Vec::len))
+    };
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    for round in 0..opts.rounds.max(5) {
+        let cache = dir.join(format!("cache{round}"));
+        let (cold, cold_tools) = tools(&cache);
+        let (warm, warm_tools) = tools(&cache);
+        assert_eq!(cold_tools, warm_tools, "the cached listing differs");
+        assert!(cold_tools >= SERVERS, "too few tools: {cold_tools}");
+        first.push(cold.as_secs_f64() * 1000.0);
+        second.push(warm.as_secs_f64() * 1000.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let (first, second) = (median(&first), median(&second));
+    println!();
+    println!(
+        "lazy start: `toolbridge tools` with {SERVERS} servers that take 300 ms to start, \
+         {} rounds (each with a new cache folder)",
+        opts.rounds.max(5)
+    );
+    println!("| run | median ms |");
+    println!("|---|--:|");
+    println!("| first (empty cache: every server started) | {first:.1} |");
+    println!("| second (from the cache: none started) | {second:.1} |");
+    println!("| ratio first / second | {:.1}x |", first / second);
 }
 
 fn example(name: &str, extra: &[&str]) -> ServerSpec {

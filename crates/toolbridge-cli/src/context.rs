@@ -7,7 +7,7 @@ use std::{cell::OnceCell, path::Path};
 use tokio::sync::{Mutex, Notify};
 use toolbridge::{
     config::{Config, ConfigError, ConfigLocation, ServerSpec, StdioSpec},
-    pool::{Pool, PoolOptions},
+    pool::{Pool, PoolOptions, ToolCacheOptions},
 };
 
 use crate::{
@@ -101,6 +101,12 @@ impl Context {
             return Ok(servers);
         }
         let config = self.load_config()?;
+        let tool_cache = ToolCacheOptions::user_default().map(|mut cache| {
+            if let Some(ttl) = config.settings().tool_cache_ttl {
+                cache.ttl = ttl;
+            }
+            cache
+        });
         let mut specs: Vec<ServerSpec> = Vec::new();
         let mut unresolved = Vec::new();
         for name in config.server_names() {
@@ -121,7 +127,13 @@ impl Context {
             Err(e) => tracing::warn!("cannot catch SIGINT, SIGTERM and SIGHUP: {e}"),
         }
         Ok(self.servers.get_or_init(|| Servers {
-            pool: Pool::new(specs, PoolOptions::default()),
+            pool: Pool::new(
+                specs,
+                PoolOptions {
+                    tool_cache,
+                    ..PoolOptions::default()
+                },
+            ),
             unresolved,
         }))
     }

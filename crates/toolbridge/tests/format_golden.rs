@@ -25,7 +25,10 @@ fn load(fixture: &str, server_id: &str) -> Vec<McpTool> {
             path.display()
         )
     });
-    let captured: Value = serde_json::from_str(&text).expect("fixture is JSON");
+    let mut captured: Value = serde_json::from_str(&text).expect("fixture is JSON");
+    // As the transport does for a live listing: rmcp's `Tool` has no
+    // `execution`, so it travels in `_meta`.
+    toolbridge::tools::keep_execution(&mut captured);
     let server_name = captured["serverInfo"]["name"].as_str().unwrap_or(server_id);
     let tools: Vec<rmcp::model::Tool> =
         serde_json::from_value(captured["tools"].clone()).expect("fixture tools are MCP tools");
@@ -107,6 +110,58 @@ fn server_filesystem() {
     all_formats("server-filesystem", "filesystem");
 }
 
+/// Issue 11 item 6: the MCP output keeps what the server said about each
+/// tool (title, annotations, outputSchema, execution), and the tool that
+/// can only run as a task (server-everything's `simulate-research-query`)
+/// is left out of every provider format, with a note in `--check`.
+#[test]
+fn the_tool_model_keeps_every_field_and_task_only_tools_stay_out_of_providers() {
+    let tools = load("server-everything", "everything");
+    let names = NameTable::for_tools(&tools);
+    let options = FormatOptions::default();
+    let mcp = convert_tools(Format::Mcp, &tools, &names, &options);
+    let by_name = |name: &str| {
+        mcp.as_array()
+            .expect("array")
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} missing from the MCP output"))
+    };
+    let echo = by_name("echo");
+    assert_eq!(echo["title"], "Echo Tool");
+    assert_eq!(echo["annotations"]["readOnlyHint"], true);
+    assert_eq!(echo["annotations"]["destructiveHint"], false);
+    assert_eq!(echo["execution"]["taskSupport"], "forbidden");
+    let structured = by_name("get-structured-content");
+    assert_eq!(structured["outputSchema"]["type"], "object");
+    let research = by_name("simulate-research-query");
+    assert_eq!(research["execution"]["taskSupport"], "required");
+    for format in [
+        Format::OpenAi,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+    ] {
+        let text = convert_tools(format, &tools, &names, &options).to_string();
+        assert!(text.contains("get-structured-content"), "{format}");
+        assert!(
+            !text.contains("simulate-research-query"),
+            "{format}: {text}"
+        );
+    }
+    let report = serde_json::to_value(check(&tools, &names, &options)).expect("serializable");
+    let research = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["tool"] == "simulate-research-query")
+        .expect("checked");
+    for provider in research["providers"].as_array().expect("providers") {
+        assert_eq!(provider["changes"][0]["kind"], "left_out", "{provider}");
+    }
+}
+
 /// What the golden files must show, stated directly so a careless
 /// `UPDATE_GOLDEN=1` cannot bless a regression.
 #[test]
@@ -122,7 +177,8 @@ fn real_schemas_meet_each_providers_rules() {
     // Every real tool of both servers can be sent strict to OpenAI.
     let chat = convert_tools(Format::OpenAi, &tools, &names, &strict);
     let chat = chat.as_array().expect("array");
-    assert_eq!(chat.len(), tools.len());
+    // All but the one that can only be called as a task.
+    assert_eq!(chat.len(), tools.len() - 1);
     for t in chat {
         assert_eq!(t["function"]["strict"], true, "{}", t["function"]["name"]);
     }

@@ -202,6 +202,7 @@ fn tool(server: &str, name: &str, schema: Value) -> McpTool {
         input_schema: Arc::new(input_schema),
         server_id: server.to_owned(),
         server_name: server.to_owned(),
+        ..Default::default()
     }
 }
 

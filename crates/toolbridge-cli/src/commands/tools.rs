@@ -30,6 +30,10 @@ pub struct Args {
     /// when one is given), with a summary line per server on stderr.
     #[arg(long)]
     pub check: bool,
+    /// Ask every server for its tools again instead of using the tool-list
+    /// cache (`$XDG_CACHE_HOME/toolbridge/tools`).
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
@@ -56,6 +60,11 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         }
         chosen
     };
+    if args.refresh {
+        for server in &chosen {
+            servers.pool.forget_tools(server);
+        }
+    }
     let progress = Progress::servers(chosen.len(), "listing tools of", ctx.quiet);
     let listing = servers
         .pool
@@ -81,6 +90,15 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         }
         crate::output::json(&report)?;
     } else {
+        if args.format != Format::Mcp {
+            for tool in tools.iter().filter(|t| t.requires_task()) {
+                ctx.say(format!(
+                    "note: tool \"{}\" of server \"{}\" is left out: it can only be called \
+                     as a task, which toolbridge does not support yet",
+                    tool.name, tool.server_id
+                ));
+            }
+        }
         crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
     }
     match worst {

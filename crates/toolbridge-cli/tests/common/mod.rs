@@ -201,7 +201,14 @@ impl Sandbox {
         serde_json::from_str(&std::fs::read_to_string(self.config()).unwrap()).unwrap()
     }
 
-    /// `toolbridge --config CONFIG args...`, stdin closed (not a terminal).
+    /// The sandbox's cache folder (`$XDG_CACHE_HOME` of its commands): the
+    /// tool-list cache lands in `toolbridge/tools` under it.
+    pub fn cache_home(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// `toolbridge --config CONFIG args...`, stdin closed (not a terminal),
+    /// with the sandbox's own cache folder.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
         cmd.arg("--config")
@@ -209,6 +216,7 @@ impl Sandbox {
             .args(args)
             .current_dir(self.dir.path())
             .env_remove("TOOLBRIDGE_CONFIG")
+            .env("XDG_CACHE_HOME", self.cache_home())
             .stdin(Stdio::null());
         cmd
     }

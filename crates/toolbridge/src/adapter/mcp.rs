@@ -103,8 +103,20 @@ impl Tool for McpToolAdapter {
 /// The spec's `loadMcpTools`: the tools of `servers`, listed in parallel,
 /// each wrapped as an [`McpToolAdapter`] named `mcp__{server}__{tool}`. A
 /// server that fails is logged and skipped; the others' tools are still
-/// returned. Names are unique across all the returned tools.
+/// returned. Names are unique across all the returned tools, and the same
+/// as `toolbridge tools --format` gives. A tool that can only be called as
+/// a task ([`McpTool::requires_task`]) is left out, as from the provider
+/// formats: a model could not use it.
 pub async fn load_mcp_tools(pool: &Pool, servers: &[String]) -> Vec<Arc<McpToolAdapter>> {
     let tools = pool.list_tools_of(servers).await.tools_logging_failures();
     McpToolAdapter::wrap_all(pool, tools, NameStyle::Mcp)
+        .into_iter()
+        .filter(|adapter| {
+            let tool = adapter.mcp_tool();
+            if tool.requires_task() {
+                tracing::info!(server = %tool.server_id, tool = %tool.name, "leaving out a tool that can only be called as a task");
+            }
+            !tool.requires_task()
+        })
+        .collect()
 }

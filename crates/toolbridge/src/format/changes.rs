@@ -59,6 +59,9 @@ pub enum ChangeKind {
     /// Strict mode was asked for but the schema cannot be made strict; the
     /// tool is sent non-strict.
     StrictFallback,
+    /// The tool is not sent to the provider at all (it can only be called
+    /// as a task, which toolbridge does not do yet).
+    LeftOut,
 }
 
 /// One change conversion made to one tool for one provider.

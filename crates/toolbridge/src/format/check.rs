@@ -126,7 +126,13 @@ pub fn check_formats(
                 .copied()
                 .filter_map(|format| provider(format).map(|p| (format, p)))
                 .map(|(format, provider)| {
-                    let mut changes = name_changes(names, tool, |name| provider.accepts_name(name));
+                    let mut changes = Vec::new();
+                    if tool.requires_task() {
+                        changes.push(left_out_task_required());
+                    }
+                    changes.extend(name_changes(names, tool, |name| {
+                        provider.accepts_name(name)
+                    }));
                     let strict = provider.check_schema(&tool.input_schema, options, &mut changes);
                     ProviderCheck {
                         format,
@@ -197,6 +203,18 @@ fn duplicate(tool: &McpTool, formats: &[Format]) -> Vec<ProviderCheck> {
         .collect()
 }
 
+/// Why a tool whose `execution.taskSupport` is `"required"` is not in the
+/// provider formats.
+fn left_out_task_required() -> Change {
+    Change::new(
+        "",
+        ChangeKind::LeftOut,
+        false,
+        "left out: the tool can only be called as a task (execution.taskSupport is \"required\"), \
+         which toolbridge does not do yet",
+    )
+}
+
 /// The name changes of `tool`, flagged with whether the provider, which
 /// `accepts` the names it takes, would refuse the raw name.
 fn name_changes(names: &NameTable, tool: &McpTool, accepts: impl Fn(&str) -> bool) -> Vec<Change> {
@@ -254,6 +272,7 @@ mod tests {
                 input_schema: Arc::default(),
                 server_id: server.into(),
                 server_name: server.into(),
+                ..Default::default()
             };
         };
         McpTool {
@@ -263,6 +282,7 @@ mod tests {
             input_schema: Arc::new(schema),
             server_id: server.into(),
             server_name: server.into(),
+            ..Default::default()
         }
     }
 
@@ -458,5 +478,37 @@ mod tests {
                 "{format:?}: {text}"
             );
         }
+    }
+
+    #[test]
+    fn a_tool_that_requires_a_task_is_left_out_of_provider_formats_with_a_note() {
+        let mut research = tool("s", "research", json!({"type": "object"}));
+        research.execution = Some(crate::tools::ToolExecution {
+            task_support: Some(crate::tools::TaskSupport::Required),
+        });
+        let tools = [tool("s", "echo", json!({"type": "object"})), research];
+        let names = NameTable::for_tools(&tools);
+        let options = FormatOptions::default();
+        for format in CHECKED {
+            let converted = super::super::convert_tools(format, &tools, &names, &options);
+            let text = converted.to_string();
+            assert!(text.contains("mcp__s__echo"), "{format}: {text}");
+            assert!(!text.contains("research"), "{format}: {text}");
+        }
+        // The MCP model keeps it, with its execution.
+        let mcp = super::super::convert_tools(Format::Mcp, &tools, &names, &options);
+        assert_eq!(mcp[1]["execution"], json!({"taskSupport": "required"}));
+        let report = check(&tools, &names, &options);
+        for provider in &report.tools[1].providers {
+            let note = &provider.changes[0];
+            assert_eq!(note.kind, ChangeKind::LeftOut);
+            assert!(note.detail.contains("as a task"), "{}", note.detail);
+        }
+        assert!(
+            report.tools[0]
+                .providers
+                .iter()
+                .all(|p| p.changes.iter().all(|c| c.kind != ChangeKind::LeftOut))
+        );
     }
 }

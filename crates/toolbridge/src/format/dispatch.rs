@@ -71,6 +71,16 @@ pub fn convert_tools(
     let tools = unique_tools(tools);
     let tools = tools.as_ref();
     match provider(format) {
+        // A tool that can only run as a task would fail when the model
+        // calls it: it is not offered (`check` says why).
+        Some(provider) if tools.iter().any(McpTool::requires_task) => {
+            let callable: Vec<McpTool> = tools
+                .iter()
+                .filter(|t| !t.requires_task())
+                .cloned()
+                .collect();
+            provider.tools(&callable, names, options)
+        }
         Some(provider) => provider.tools(tools, names, options),
         // Serializing strings and JSON maps cannot fail.
         None => serde_json::to_value(tools).unwrap_or_else(|_| Value::Array(Vec::new())),

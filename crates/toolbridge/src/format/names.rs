@@ -632,6 +632,7 @@ mod tests {
             input_schema: Default::default(),
             server_id: "my server".into(),
             server_name: "my server".into(),
+            ..Default::default()
         };
         assert_eq!(table.name_for(&tool), "mcp__my_server__t");
     }

@@ -6,9 +6,14 @@
 //! takes a [`Ticket`] before it asks the server, and [`ToolCache::put`]
 //! stores its result only if nothing invalidated the cache since: a stale
 //! list is returned to its caller but never cached.
+//!
+//! With a [`DiskEntry`] (the pool's `tool_cache` option), a stored list is
+//! also written to disk and read back by the next run, and a list the
+//! server says changed is deleted there too.
 
 use std::sync::{Arc, Mutex};
 
+use super::disk_cache::DiskEntry;
 use crate::tools::McpTool;
 
 /// The shared tool-list cache of one server.
@@ -17,6 +22,8 @@ pub(super) struct ToolCache {
     /// The list and the generation it belongs to, behind one lock so that a
     /// `put` and an `invalidate` can never interleave.
     state: Mutex<State>,
+    /// The server's entry in the on-disk cache, when the pool has one.
+    disk: Option<DiskEntry>,
 }
 
 #[derive(Debug, Default)]
@@ -25,6 +32,16 @@ struct State {
     generation: u64,
     /// The cached list, if one was stored since the last invalidation.
     tools: Option<Arc<Vec<McpTool>>>,
+    /// Whether some tool of `tools` can only be called as a task, so that
+    /// a call only searches the list when there is something to find.
+    any_task_only: bool,
+}
+
+impl State {
+    fn set(&mut self, tools: Arc<Vec<McpTool>>) {
+        self.any_task_only = tools.iter().any(McpTool::requires_task);
+        self.tools = Some(tools);
+    }
 }
 
 /// The cache generation a listing started at; see [`ToolCache::put`].
@@ -32,9 +49,46 @@ struct State {
 pub(super) struct Ticket(u64);
 
 impl ToolCache {
+    /// A cache that also keeps its lists in `disk`.
+    pub(super) fn with_disk(disk: Option<DiskEntry>) -> Self {
+        ToolCache {
+            state: Mutex::default(),
+            disk,
+        }
+    }
+
     /// The cached list, if it is fresh.
     pub(super) fn get(&self) -> Option<Arc<Vec<McpTool>>> {
         self.lock().tools.clone()
+    }
+
+    /// The list in memory, else the one on disk if it is fresh (then kept
+    /// in memory too). Never starts anything.
+    pub(super) fn get_or_load(&self) -> Option<Arc<Vec<McpTool>>> {
+        if let Some(tools) = self.get() {
+            return Some(tools);
+        }
+        let ticket = self.ticket();
+        let tools = Arc::new(self.disk.as_ref()?.load()?);
+        let mut state = self.lock();
+        if state.generation == ticket.0 {
+            state.set(tools.clone());
+        }
+        Some(tools)
+    }
+
+    /// Whether the cached list (in memory, else on disk) says `tool` can
+    /// only be called as a task. Unknown without a cached list: `false`.
+    pub(super) fn requires_task(&self, tool: &str) -> bool {
+        {
+            let state = self.lock();
+            if let Some(tools) = &state.tools {
+                return state.any_task_only
+                    && tools.iter().any(|t| t.name == tool && t.requires_task());
+            }
+        }
+        self.get_or_load()
+            .is_some_and(|tools| tools.iter().any(|t| t.name == tool && t.requires_task()))
     }
 
     /// Takes a ticket before asking the server for its tools.
@@ -49,15 +103,32 @@ impl ToolCache {
         if state.generation != ticket.0 {
             return false;
         }
-        state.tools = Some(tools);
+        if let Some(disk) = &self.disk {
+            // Under the lock, so that an invalidation cannot slip between
+            // the check and the write and leave an old list on disk.
+            disk.store(&tools);
+        }
+        state.set(tools);
         true
     }
 
-    /// Drops the list; listings in flight will not be cached.
+    /// Drops the list in memory (a new connection); the disk entry stays,
+    /// listings in flight will not be cached.
     pub(super) fn invalidate(&self) {
         let mut state = self.lock();
         state.generation = state.generation.wrapping_add(1);
         state.tools = None;
+    }
+
+    /// The server's list changed (or is doubted): drops it in memory and on
+    /// disk, and listings in flight will not be cached.
+    pub(super) fn list_changed(&self) {
+        let mut state = self.lock();
+        state.generation = state.generation.wrapping_add(1);
+        state.tools = None;
+        if let Some(disk) = &self.disk {
+            disk.remove();
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -65,7 +65,7 @@ pub(super) type ProgressFeed = tokio::sync::broadcast::Sender<ProgressNotificati
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::debug!(server = %self.server, "tool list changed; dropping the cache");
-        self.cache.invalidate();
+        self.cache.list_changed();
     }
 
     async fn on_progress(

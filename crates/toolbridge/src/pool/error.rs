@@ -151,6 +151,19 @@ pub enum PoolError {
         /// What gave it away.
         reason: String,
     },
+    /// The tool can only be called as a task (`execution.taskSupport` is
+    /// `"required"`), which toolbridge does not do yet.
+    #[error(
+        "tool \"{tool}\" of server \"{server}\" can only be called as a task \
+         (its execution.taskSupport is \"required\"), which toolbridge does not support yet; \
+         use an MCP client with task support for it"
+    )]
+    TaskRequired {
+        /// The server's config name.
+        server: String,
+        /// The tool's name.
+        tool: String,
+    },
     /// The server broke the protocol (an unexpected response, say).
     #[error("server \"{server}\": protocol error: {message}")]
     Protocol {
@@ -181,6 +194,7 @@ impl PoolError {
                 | PoolError::UnknownTool { .. }
                 | PoolError::Disabled { .. }
                 | PoolError::ToolDisabled { .. }
+                | PoolError::TaskRequired { .. }
                 | PoolError::Transport(TransportError::Config { .. })
         )
     }

@@ -2,7 +2,8 @@
 //!
 //! One [`Pool`] holds every configured server. Each server has a slot that
 //! connects lazily on first use (or all at once with [`Pool::connect_all`]),
-//! caches the server's tool list until the server says it changed, and
+//! caches the server's tool list until the server says it changed (on disk
+//! too, between runs, with [`PoolOptions::tool_cache`]), and
 //! restarts the server on the next use after it crashed, with backoff when it
 //! keeps crashing.
 //!
@@ -32,6 +33,7 @@
 
 mod cache;
 mod connection;
+mod disk_cache;
 mod error;
 mod pages;
 mod progress;
@@ -39,6 +41,7 @@ mod service;
 mod slot;
 
 pub use connection::ConnectionInfo;
+pub use disk_cache::ToolCacheOptions;
 pub use error::PoolError;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

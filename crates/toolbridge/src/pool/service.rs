@@ -21,8 +21,10 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{
-    ConnectionInfo, PoolError, SkippedTool,
+    ConnectionInfo, PoolError, SkippedTool, ToolCacheOptions,
+    cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
+    disk_cache::DiskEntry,
     pages::{self, PagesError},
     progress::{self, Limits},
     slot::Slot,
@@ -33,6 +35,10 @@ use crate::{
     tools::McpTool,
     transport::{TransportContext, unreadable::unreadable_reason},
 };
+
+/// How many times a listing is tried while the server keeps saying its list
+/// changed during it.
+const LIST_ATTEMPTS: usize = 3;
 
 /// Pool-wide settings.
 #[derive(Debug, Clone)]
@@ -56,6 +62,15 @@ pub struct PoolOptions {
     /// The bound on [`Pool::close_all`] (default 10 s); after it, whatever is
     /// left is killed.
     pub close_timeout: Duration,
+    /// Keep tool lists on disk between runs (default `None`: off).
+    ///
+    /// With a cache, [`Pool::list_server_tools`] answers from a fresh entry
+    /// without starting the server, and a listing is written back. Off by
+    /// default because a library pool usually lives long enough for its
+    /// in-memory cache, and writing into the user's cache folder is the
+    /// program's decision; the `toolbridge` CLI turns it on with
+    /// [`ToolCacheOptions::user_default`].
+    pub tool_cache: Option<ToolCacheOptions>,
 }
 
 impl Default for PoolOptions {
@@ -65,6 +80,7 @@ impl Default for PoolOptions {
             start_timeout: Duration::from_secs(60),
             max_total_call_time: Duration::from_secs(600),
             close_timeout: Duration::from_secs(10),
+            tool_cache: None,
         }
     }
 }
@@ -164,7 +180,12 @@ impl Pool {
                 continue;
             }
             order.push(spec.name.clone());
-            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec)));
+            let disk = options
+                .tool_cache
+                .as_ref()
+                .map(|cache| DiskEntry::for_spec(cache, &spec));
+            let cache = ToolCache::with_disk(disk);
+            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache)));
         }
         Pool {
             inner: Arc::new(Inner {
@@ -256,21 +277,41 @@ impl Pool {
         join_all(starts).await
     }
 
-    /// The tools of `server` (all pages), from the cache when it is fresh.
+    /// The tools of `server` (all pages), from the cache when it is fresh:
+    /// in memory, else on disk ([`PoolOptions::tool_cache`]), in which case
+    /// the server is not started.
     ///
     /// The listing is bounded by the server's `timeout`. On timeout the
     /// listing is abandoned (rmcp has no way to cancel a paginated listing)
     /// and the connection stays up.
     pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
         let slot = self.slot(server)?;
-        if let Some(tools) = slot.cache.get() {
+        if let Some(tools) = slot.cache.get_or_load() {
             return Ok(tools);
         }
         let span = tracing::debug_span!("list_tools", server);
-        self.list_uncached(slot).instrument(span).await
+        // A `tools/list_changed` during the listing (server-everything
+        // sends one as it starts) means the answer may be the old list,
+        // which is then not cached: list again, a few times at most.
+        for _ in 1..LIST_ATTEMPTS {
+            let (tools, cached) = self.list_uncached(slot).instrument(span.clone()).await?;
+            if cached {
+                return Ok(tools);
+            }
+            tracing::debug!(
+                server,
+                "the tool list changed while it was listed; listing again"
+            );
+        }
+        Ok(self.list_uncached(slot).instrument(span).await?.0)
     }
 
-    async fn list_uncached(&self, slot: &Arc<Slot>) -> Result<Arc<Vec<McpTool>>, PoolError> {
+    /// Lists `slot`'s tools from the server; the list, and whether it was
+    /// cached (it is not when the list changed meanwhile).
+    async fn list_uncached(
+        &self,
+        slot: &Arc<Slot>,
+    ) -> Result<(Arc<Vec<McpTool>>, bool), PoolError> {
         let server = slot.spec.name.as_str();
         let conn = self.connection(slot).await?;
         let ticket = slot.cache.ticket();
@@ -308,8 +349,24 @@ impl Pool {
                 .collect(),
         );
         tracing::debug!(count = tools.len(), "listed tools");
-        slot.cache.put(ticket, tools.clone());
-        Ok(tools)
+        let cached = slot.cache.put(ticket, tools.clone());
+        Ok((tools, cached))
+    }
+
+    /// Forgets the cached tool list of `server`, in memory and on disk, so
+    /// that the next listing asks the server (`tools --refresh`).
+    pub fn forget_tools(&self, server: &str) {
+        if let Some(slot) = self.inner.slots.get(server) {
+            slot.cache.list_changed();
+        }
+    }
+
+    /// The cached model of `tool` of `server`, if its list is cached (in
+    /// memory or on disk); never starts the server.
+    pub fn cached_tool(&self, server: &str, tool: &str) -> Option<McpTool> {
+        let slot = self.inner.slots.get(server)?;
+        let tools = slot.cache.get_or_load()?;
+        tools.iter().find(|t| t.name == tool).cloned()
     }
 
     /// The tools of every active server, listed in parallel. Servers that
@@ -409,6 +466,14 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
+        // The tool's `execution` is in its cached list. Without one, the
+        // call is not delayed by a listing: the server answers for itself.
+        if slot.cache.requires_task(tool) {
+            return Err(PoolError::TaskRequired {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            });
+        }
         let (conn, limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -491,6 +556,16 @@ impl Pool {
     ) -> Result<CallToolResult, PoolError> {
         match response {
             Ok(ServerResult::CallToolResult(result)) => {
+                // A server that says it has no such tool may have changed
+                // since its list was cached: list it again to be sure.
+                if result
+                    .content
+                    .iter()
+                    .filter_map(|c| c.as_text())
+                    .any(|t| says_unknown_tool(&t.text, tool))
+                {
+                    unknown_tool(slot, tool);
+                }
                 self.refuse_unknown_tool(slot, tool).await?;
                 Ok(result)
             }
@@ -499,6 +574,9 @@ impl Pool {
                 message: format!("expected a tools/call result, got {}", result_kind(&other)),
             }),
             Err(ServiceError::McpError(e)) => {
+                if says_unknown_tool(&e.message, tool) {
+                    unknown_tool(slot, tool);
+                }
                 self.refuse_unknown_tool(slot, tool).await?;
                 Err(self.service_error(slot, conn, Some(tool), ServiceError::McpError(e)))
             }
@@ -561,15 +639,14 @@ impl Pool {
     /// the server is asked once, and its list cached. When the list cannot
     /// be had, the refusal stands too.
     async fn refuse_unknown_tool(&self, slot: &Arc<Slot>, tool: &str) -> Result<(), PoolError> {
-        let tools = match slot.cache.get() {
-            Some(tools) => tools,
-            None => match self.list_uncached(slot).await {
-                Ok(tools) => tools,
-                Err(e) => {
-                    tracing::debug!(error = %e, "cannot list tools to check the refused call");
-                    return Ok(());
-                }
-            },
+        // From the cache when it is fresh; dropped above when the server
+        // said it has no such tool, so a stale list is not believed.
+        let tools = match self.list_server_tools(&slot.spec.name).await {
+            Ok(tools) => tools,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot list tools to check the refused call");
+                return Ok(());
+            }
         };
         if tools.iter().any(|t| t.name == tool) {
             return Ok(());
@@ -715,6 +792,23 @@ impl std::fmt::Display for CallId<'_> {
             None => write!(f, "#{}", self.number),
         }
     }
+}
+
+/// Whether a server's error `message` for a call of `tool` says it has no
+/// such tool: "Unknown tool: x" (Python SDK), "Tool x not found"
+/// (TypeScript SDK), "tool not found" and the like.
+fn says_unknown_tool(message: &str, tool: &str) -> bool {
+    let message = message.to_lowercase();
+    message.contains("unknown tool")
+        || message.contains("tool not found")
+        || (message.contains(&tool.to_lowercase())
+            && (message.contains("not found") || message.contains("unknown")))
+}
+
+/// The server says it has no `tool`: its cached list is out of date.
+fn unknown_tool(slot: &Slot, tool: &str) {
+    tracing::debug!(server = %slot.spec.name, tool, "the server does not know the tool; dropping its cached tool list");
+    slot.cache.list_changed();
 }
 
 pub(super) fn result_kind(result: &ServerResult) -> &'static str {

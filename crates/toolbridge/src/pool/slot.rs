@@ -51,12 +51,12 @@ struct CrashHistory {
 }
 
 impl Slot {
-    pub(super) fn new(spec: ServerSpec) -> Self {
+    pub(super) fn new(spec: ServerSpec, cache: ToolCache) -> Self {
         Slot {
             spec,
             current: Mutex::new(None),
             starting: tokio::sync::Mutex::new(()),
-            cache: Arc::new(ToolCache::default()),
+            cache: Arc::new(cache),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
         }

@@ -52,6 +52,7 @@ mod tests {
             input_schema: Arc::new(schema.as_object().cloned().unwrap_or_default()),
             server_id: "s".into(),
             server_name: "s".into(),
+            ..Default::default()
         }];
         let names = NameTable::for_tools(&tools);
         assert_eq!(

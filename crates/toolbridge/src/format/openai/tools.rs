@@ -75,6 +75,7 @@ mod tests {
             )),
             server_id: "s".into(),
             server_name: "S".into(),
+            ..Default::default()
         }];
         let names = NameTable::for_tools(&tools);
         let params =

@@ -52,7 +52,24 @@ pub(crate) enum Decoded<R: ServiceRole = RoleClient> {
 /// Parses one message a client received (a line without its newline, a
 /// frame, an event's data).
 pub(crate) fn decode(text: &[u8]) -> Decoded {
-    decode_as(text, call_result)
+    decode_as(text, |text| {
+        call_result(text).or_else(|| tool_list_keeping_execution(text))
+    })
+}
+
+/// A `tools/list` response whose tools carry `execution`, which rmcp's
+/// `Tool` would drop: parsed with each tool's `execution` moved into its
+/// `_meta` (see [`crate::tools::keep_execution`]). `None` for anything else.
+fn tool_list_keeping_execution(text: &[u8]) -> Option<RxJsonRpcMessage<RoleClient>> {
+    const NEEDLE: &[u8] = b"\"execution\"";
+    if !text.windows(NEEDLE.len()).any(|w| w == NEEDLE) {
+        return None;
+    }
+    let mut message: serde_json::Value = serde_json::from_slice(text).ok()?;
+    if !crate::tools::keep_execution(message.get_mut("result")?) {
+        return None;
+    }
+    serde_json::from_value(message).ok()
 }
 
 /// Parses one message for role `R`: `short_way` first, which must give

@@ -1,0 +1,94 @@
+"""A stdio MCP server for the tool-list cache tests (Python 3 stdlib only).
+
+Each start appends this process's pid to $STARTS_FILE, so a test counts
+how many times the server was started. It lists the tools named in $TOOLS
+(comma-separated, default "ping"), each answering "pong from NAME", plus:
+
+  change   adds the tool "added" to the list and sends
+           notifications/tools/list_changed before answering;
+  research can only be called as a task (execution.taskSupport "required").
+
+A call of any other name is answered as the Python SDK does: an isError
+result "Unknown tool: NAME".
+
+When the file $FAIL_FILE exists, the server fails to start: it writes
+"broken on purpose" to stderr and exits with status 1.
+"""
+
+import json
+import os
+import sys
+
+with open(os.environ["STARTS_FILE"], "a") as f:
+    f.write(f"{os.getpid()}\n")
+
+if os.path.exists(os.environ.get("FAIL_FILE", "/nonexistent/fail")):
+    print("broken on purpose", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+names = [n for n in os.environ.get("TOOLS", "ping").split(",") if n]
+added = []
+
+
+def tools():
+    listed = [
+        {"name": n, "description": f"answers pong from {n}", "inputSchema": {"type": "object"}}
+        for n in names + added
+    ]
+    listed.append({"name": "change", "description": "adds a tool", "inputSchema": {"type": "object"}})
+    listed.append(
+        {
+            "name": "research",
+            "title": "Research",
+            "description": "only as a task",
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": True},
+            "execution": {"taskSupport": "required"},
+        }
+    )
+    return listed
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def text(id, body, is_error=False):
+    send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": body}], "isError": is_error}})
+
+
+for line in sys.stdin:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    method, id = msg.get("method"), msg.get("id")
+    if id is None:
+        continue
+    if method == "initialize":
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": id,
+                "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"],
+                    "capabilities": {"tools": {"listChanged": True}},
+                    "serverInfo": {"name": "tool-cache", "version": "1"},
+                },
+            }
+        )
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools()}})
+    elif method == "tools/call":
+        name = msg["params"]["name"]
+        if name == "change":
+            added.append("added")
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            text(id, "changed")
+        elif name in names + added:
+            text(id, f"pong from {name}")
+        else:
+            text(id, f"Unknown tool: {name}", True)
+    else:
+        send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": f"no method {method}"}})
