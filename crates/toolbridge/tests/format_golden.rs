@@ -158,7 +158,7 @@ fn the_tool_model_keeps_every_field_and_task_only_tools_stay_out_of_providers() 
         .find(|t| t["tool"] == "simulate-research-query")
         .expect("checked");
     for provider in research["providers"].as_array().expect("providers") {
-        assert_eq!(provider["changes"][0]["kind"], "left_out", "{provider}");
+        assert_eq!(provider["changes"][0]["kind"], "leftOut", "{provider}");
     }
 }
 
