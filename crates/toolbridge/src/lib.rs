@@ -22,6 +22,7 @@
 //!     input_schema: Arc::new(schema.as_object().unwrap().clone()),
 //!     server_id: "weather".into(),
 //!     server_name: "weather".into(),
+//!     ..McpTool::default()
 //! };
 //! let tools = [tool];
 //! let names = NameTable::for_tools(&tools);

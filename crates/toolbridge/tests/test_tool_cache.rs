@@ -159,29 +159,60 @@ async fn list_changed_drops_the_servers_entry() {
     assert_eq!(starts(dir.path(), "a"), 1);
 }
 
+/// A server upgraded under the same config loses a tool: the cached list
+/// still has it, the server answers "Unknown tool", and the pool does not
+/// believe the stale list: it lists again and names the tools there are now.
 #[tokio::test]
 async fn an_unknown_tool_answer_drops_the_servers_entry() {
     let dir = tempdir();
-    let spec = || vec![server(dir.path(), "a", "ping")];
+    let tools_file = dir.path().join("tools.txt");
+    std::fs::write(&tools_file, "ping,gone").unwrap();
+    let spec = || {
+        let mut spec = server(dir.path(), "a", "ping");
+        if let TransportSpec::Stdio(StdioSpec { env, .. }) = &mut spec.transport {
+            env.insert(
+                "TOOLS_FILE".into(),
+                tools_file.to_string_lossy().into_owned(),
+            );
+        }
+        vec![spec]
+    };
     let first = cached_pool(dir.path(), spec());
     first.list_all_active_server_tools().await;
     first.close_all().await;
+    std::fs::write(&tools_file, "ping").unwrap();
+
     let second = cached_pool(dir.path(), spec());
-    let result = second
+    let cached = second.list_all_active_server_tools().await;
+    assert!(
+        names(&cached).contains(&"a/gone".to_owned()),
+        "the cached list is the old one"
+    );
+    let error = second
         .call_tool("a", "gone", None, CallOptions::default())
         .await
-        .expect("an isError result");
-    assert_eq!(result.is_error, Some(true));
-    assert_eq!(entries(dir.path()), 0, "the entry survived an unknown tool");
+        .expect_err("an unknown tool is an error");
+    match &error {
+        PoolError::UnknownTool { tool, known, .. } => {
+            assert_eq!(tool, "gone");
+            assert!(known.contains(&"ping".to_owned()), "{known:?}");
+            assert!(
+                !known.contains(&"gone".to_owned()),
+                "the stale list was believed: {known:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     second.close_all().await;
+    assert_eq!(starts(dir.path(), "a"), 2);
+
+    // The entry now holds the server's new list: a third pool uses it
+    // without starting the server.
     let third = cached_pool(dir.path(), spec());
-    third.list_all_active_server_tools().await;
+    let listed = third.list_all_active_server_tools().await;
     third.close_all().await;
-    assert_eq!(
-        starts(dir.path(), "a"),
-        3,
-        "the third listing asked the server"
-    );
+    assert!(!names(&listed).contains(&"a/gone".to_owned()));
+    assert_eq!(starts(dir.path(), "a"), 2, "the fresh entry was not used");
 }
 
 #[tokio::test]

@@ -50,6 +50,7 @@ pub(crate) const CHECKED: [Format; 3] = [Format::OpenAi, Format::Anthropic, Form
 ///     input_schema: Arc::new(schema.as_object().unwrap().clone()),
 ///     server_id: "search".into(),
 ///     server_name: "search".into(),
+///     ..McpTool::default()
 /// }];
 /// let names = NameTable::for_tools(&tools);
 ///

@@ -2,7 +2,7 @@
 
 Each start appends this process's pid to $STARTS_FILE, so a test counts
 how many times the server was started. It lists the tools named in $TOOLS
-(comma-separated, default "ping"), each answering "pong from NAME", plus:
+(comma-separated, default "ping"; or in the file $TOOLS_FILE), each answering "pong from NAME", plus:
 
   change   adds the tool "added" to the list and sends
            notifications/tools/list_changed before answering;
@@ -26,7 +26,11 @@ if os.path.exists(os.environ.get("FAIL_FILE", "/nonexistent/fail")):
     print("broken on purpose", file=sys.stderr, flush=True)
     sys.exit(1)
 
-names = [n for n in os.environ.get("TOOLS", "ping").split(",") if n]
+# $TOOLS_FILE, when set, holds the list instead of $TOOLS: a test edits it
+# to change the server's tools without changing its config.
+tools_file = os.environ.get("TOOLS_FILE")
+spelled = open(tools_file).read().strip() if tools_file else os.environ.get("TOOLS", "ping")
+names = [n for n in spelled.split(",") if n]
 added = []
 
 
