@@ -158,6 +158,13 @@ impl StdioTransport {
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
+        // The server adopts its orphaned descendants, so those that leave its
+        // process group stay findable (see `crate::process`).
+        // SAFETY: the closure only makes one prctl call, which is
+        // async-signal-safe, between fork and exec.
+        unsafe {
+            command.pre_exec(crate::process::descendants::become_subreaper);
+        }
         let mut wrapped = CommandWrap::from(command);
         wrapped.wrap(ProcessGroup::leader());
         let mut child = wrapped.spawn().map_err(|e| TransportError::Connect {
@@ -217,12 +224,19 @@ impl Transport<RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Close stdin (the MCP way to ask a stdio server to exit), wait, then
         // SIGTERM the group, wait, then SIGKILL it.
+        if let Some(group) = &self.group {
+            // Before the server can exit and orphan them.
+            group.track_descendants();
+        }
         self.lines.close();
         let result = match self.child.as_mut() {
-            Some(child) => shut_down(child.as_mut()).await,
+            Some(child) => shut_down(child.as_mut(), self.group.as_ref()).await,
             None => Ok(()),
         };
         self.child = None;
+        if let Some(group) = &self.group {
+            terminate_escaped(group).await;
+        }
         // The leader is gone; sweep whatever else is left in its group.
         drop(self.group.take());
         result
@@ -232,13 +246,16 @@ impl Transport<RoleClient> for StdioTransport {
 /// How long a server gets to exit after stdin closes, and again after SIGTERM.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
-    if wait_for_exit(child).await? {
+async fn shut_down(
+    child: &mut dyn ChildWrapper,
+    group: Option<&GroupGuard>,
+) -> std::io::Result<()> {
+    if wait_for_exit(child, group).await? {
         return Ok(());
     }
     match child.signal(libc::SIGTERM) {
         Ok(()) => {
-            if wait_for_exit(child).await? {
+            if wait_for_exit(child, group).await? {
                 return Ok(());
             }
         }
@@ -247,15 +264,45 @@ async fn shut_down(child: &mut dyn ChildWrapper) -> std::io::Result<()> {
     Box::into_pin(child.kill()).await
 }
 
-/// Whether the child exited within [`EXIT_GRACE`].
-async fn wait_for_exit(child: &mut dyn ChildWrapper) -> std::io::Result<bool> {
-    match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
-        Ok(Ok(status)) => {
-            tracing::debug!(%status, "stdio server exited");
-            Ok(true)
+/// Whether the child exited within [`EXIT_GRACE`]. Meanwhile its process
+/// tree is walked every [`TRACK_WHILE_CLOSING`], so that what it starts while
+/// shutting down and leaves behind is known too.
+async fn wait_for_exit(
+    child: &mut dyn ChildWrapper,
+    group: Option<&GroupGuard>,
+) -> std::io::Result<bool> {
+    let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+    loop {
+        let step = (tokio::time::Instant::now() + TRACK_WHILE_CLOSING).min(deadline);
+        match tokio::time::timeout_at(step, child.wait()).await {
+            Ok(Ok(status)) => {
+                tracing::debug!(%status, "stdio server exited");
+                return Ok(true);
+            }
+            Ok(Err(e)) => return Err(e),
+            Err(_) if step >= deadline => return Ok(false),
+            Err(_) => {
+                if let Some(group) = group {
+                    group.track_descendants();
+                }
+            }
         }
-        Ok(Err(e)) => Err(e),
-        Err(_) => Ok(false),
+    }
+}
+
+/// How often a closing server's tree is walked for processes leaving it.
+const TRACK_WHILE_CLOSING: Duration = Duration::from_millis(100);
+
+/// After the server exited: SIGTERM to the processes that left its group
+/// and are still alive, and up to [`EXIT_GRACE`] for them to go; the
+/// [`GroupGuard`]'s drop then kills what is left.
+async fn terminate_escaped(group: &GroupGuard) {
+    if group.signal_escaped(libc::SIGTERM) == 0 {
+        return;
+    }
+    let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+    while tokio::time::Instant::now() < deadline && !group.escaped().is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
