@@ -8,7 +8,8 @@
 //!   `async fn run(args, &Context) -> Outcome`;
 //! - `outcome`: exit codes, and the one place an error is printed;
 //! - `output` (stdout, where a closed pipe is not an error), `input` (the
-//!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`.
+//!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`,
+//!   `terminal` (a server's control characters never reach a terminal raw).
 
 mod cli;
 mod commands;
@@ -18,6 +19,7 @@ mod outcome;
 mod output;
 mod progress;
 mod signals;
+mod terminal;
 mod timeout;
 
 use std::process::ExitCode;
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         }
     };
     init_logging(&cli);
+    raise_open_file_limit();
     outcome::report(run(cli))
 }
 
@@ -74,6 +77,22 @@ fn run(cli: Cli) -> Outcome {
         ctx.close().await;
         outcome
     })
+}
+
+/// Each stdio server holds three pipes here: hundreds of servers need more
+/// descriptors than the usual soft limit of 1024.
+fn raise_open_file_limit() {
+    match toolbridge::process::raise_open_file_limit() {
+        Ok(limit) if limit.after != limit.before => {
+            tracing::debug!(
+                from = limit.before,
+                to = limit.after,
+                "raised the open-file limit"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::debug!("cannot raise the open-file limit: {e}"),
+    }
 }
 
 fn init_logging(cli: &Cli) {

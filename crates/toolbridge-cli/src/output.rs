@@ -15,8 +15,14 @@ pub fn write(text: &str) -> std::io::Result<()> {
     }
 }
 
-/// Writes `text` to stdout as is.
+/// Writes `text` to stdout; on a terminal its control characters are
+/// neutralised ([`crate::terminal`]).
 pub fn text(text: &str) -> Result<(), Failure> {
+    raw(&crate::terminal::for_stdout(text))
+}
+
+/// Writes `text` to stdout as is (JSON, whose strings escape controls).
+fn raw(text: &str) -> Result<(), Failure> {
     write(text).map_err(|e| {
         Failure::new(
             exit::CONNECTION,
@@ -30,9 +36,11 @@ pub fn line(line: &str) -> Result<(), Failure> {
     text(&format!("{line}\n"))
 }
 
-/// Writes `value` as pretty JSON and a newline to stdout.
+/// Writes `value` as pretty JSON and a newline to stdout, as is: `--json`
+/// keeps a server's characters.
 pub fn json(value: &impl serde::Serialize) -> Result<(), Failure> {
-    let text =
+    let mut text =
         serde_json::to_string_pretty(value).map_err(|e| Failure::new(exit::CONNECTION, e))?;
-    line(&text)
+    text.push('\n');
+    raw(&text)
 }

@@ -97,6 +97,7 @@ impl ProcessTracker {
         }
         let table = process_table();
         let mut state = self.state();
+        let mut found = Vec::new();
         for leader in leaders {
             let escaped: Vec<ProcessInfo> = descendants_of(*leader, &table)
                 .into_iter()
@@ -125,17 +126,20 @@ impl ProcessTracker {
                 {
                     continue;
                 }
-                tracing::debug!(
-                    pid = process.pid,
-                    server_pid = leader,
-                    "process {} left the process group of server process {leader}; tracking it",
-                    process.pid
-                );
                 lines.push_str(&format!("p+{}:{}\n", process.pid, process.start));
                 known.push(process);
+                found.push(process.pid);
             }
             if !lines.is_empty() {
                 state.tell(&lines);
+            }
+            // Logged once the reaper knows (a test waits for this line).
+            for pid in found.drain(..) {
+                tracing::debug!(
+                    pid,
+                    server_pid = leader,
+                    "process {pid} left the process group of server process {leader}; tracking it",
+                );
             }
             state.groups.insert(*leader, known);
         }
