@@ -297,3 +297,96 @@ fn escape_sequences_from_a_server_are_neutralised_on_a_terminal_only() {
     );
     assert!(text.contains("\\x1b[2Jgone"), "{text:?}");
 }
+
+/// Regression (item 4 and "Results a model can hold"): `exec` with 100
+/// calls each returning 15 MB held 5.4 GB and printed 1.57 GB. Each result
+/// is now cut to its budget (100,000 characters) as it arrives, with at most
+/// 8 calls in flight, and saved whole under the cache folder. 40 calls (five
+/// times the calls in flight, 600 MB of results) keep the debug-build test
+/// short; 100 calls measured 128 MiB peak and 9.5 MiB printed.
+#[test]
+fn exec_of_40_results_of_15_mb_holds_and_prints_a_bounded_amount() {
+    const CALLS: usize = 40;
+    let home = Home::with_servers(json!({ "huge": {
+        "command": python(), "args": [test_server("huge_results.py")]
+    } }));
+    let calls: Vec<Value> = (0..CALLS)
+        .map(|i| {
+            json!({ "id": format!("c{i}"), "type": "function",
+            "function": { "name": "mcp__huge__big", "arguments": "{}" } })
+        })
+        .collect();
+    let response =
+        json!({ "choices": [{ "message": { "role": "assistant", "tool_calls": calls } }] });
+    let input = home.path().join("response.json");
+    std::fs::write(&input, response.to_string()).unwrap();
+    let measured = common::run_measured(&mut home.command(&[
+        "exec",
+        "--format",
+        "openai",
+        "--input",
+        &input.to_string_lossy(),
+    ]));
+    let run = &measured.run;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    eprintln!(
+        "exec {CALLS} x 15 MB: peak {} MiB, printed {} KiB, {:?}",
+        measured.peak_kib / 1024,
+        run.stdout.len() / 1024,
+        measured.elapsed
+    );
+    assert!(
+        measured.peak_kib < 300 * 1024,
+        "peak memory {} MiB",
+        measured.peak_kib / 1024
+    );
+    assert!(
+        run.stdout.len() < CALLS * 110_000,
+        "printed {} bytes",
+        run.stdout.len()
+    );
+    let messages: Vec<Value> = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(messages.len(), CALLS);
+    let results = home.path().join("cache/toolbridge/results");
+    for message in &messages {
+        let content = message["content"].as_str().expect("text content");
+        assert!(content.starts_with("HEADxxx") && content.ends_with("xxxTAIL"));
+        assert!(content.contains("characters cut here to fit the result budget of 100,000"));
+        let saved = content
+            .split("the whole result is saved in ")
+            .nth(1)
+            .and_then(|rest| rest.split(" …]").next())
+            .expect("the note names the saved file");
+        assert!(Path::new(saved).starts_with(&results), "{saved}");
+    }
+    let first = messages[0]["content"].as_str().unwrap();
+    let saved = first
+        .split("saved in ")
+        .nth(1)
+        .unwrap()
+        .split(" …]")
+        .next()
+        .unwrap();
+    let meta = std::fs::metadata(saved).unwrap();
+    assert!(meta.len() > 15_000_000, "the saved result is not whole");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+}
+
+/// `call` keeps everything: the whole 15 MB as text, and in `--json`.
+#[test]
+fn call_prints_a_huge_result_whole() {
+    let home = Home::with_servers(json!({ "huge": {
+        "command": python(), "args": [test_server("huge_results.py")],
+        "env": { "RESULT_BYTES": "3000000" }
+    } }));
+    let out = home.command(&["call", "huge", "big"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout.len(), 3_000_001);
+    let out = home
+        .command(&["call", "huge", "big", "--json"])
+        .output()
+        .unwrap();
+    let raw: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(raw["content"][0]["text"].as_str().unwrap().len(), 3_000_000);
+}
