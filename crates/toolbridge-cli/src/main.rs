@@ -49,6 +49,12 @@ fn main() -> ExitCode {
     };
     init_logging(&cli);
     raise_open_file_limit();
+    // What a crashed server leaves behind comes to us, not to init, and is
+    // killed with the servers (toolbridge starts no other children in
+    // process groups of their own).
+    if let Err(e) = toolbridge::process::adopt_orphans() {
+        tracing::debug!("cannot adopt the orphans of servers: {e}");
+    }
     outcome::report(run(cli))
 }
 

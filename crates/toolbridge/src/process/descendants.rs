@@ -114,6 +114,27 @@ pub(crate) fn signal_same(process: &ProcessInfo, signal: i32) -> bool {
     }
 }
 
+/// Whether [`adopt_orphans`] made this process a subreaper.
+pub(crate) static ADOPTING: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Makes this process adopt the orphans of the servers it runs (Linux; a
+/// no-op elsewhere): a server that crashes leaves its descendants to its
+/// parent instead of init, and the [`ProcessTracker`](super::ProcessTracker)
+/// then kills those outside this process's own process group when a
+/// server's group is killed, and registers them with the reaper. Programs
+/// that run servers call it once at start (the `toolbridge` binary does);
+/// a program that starts children of its own *in other process groups*
+/// should not, as those would count as orphans too.
+pub fn adopt_orphans() -> std::io::Result<()> {
+    become_subreaper()?;
+    ADOPTING.store(
+        cfg!(target_os = "linux"),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    Ok(())
+}
+
 /// Makes the calling process a child subreaper (Linux): its orphaned
 /// descendants are re-parented to it instead of init. Only async-signal-safe
 /// work, so it may run between fork and exec; a no-op elsewhere.

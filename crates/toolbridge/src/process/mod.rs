@@ -43,11 +43,17 @@
 //! (an entry in the process table, no memory) until it exits, unless it
 //! reaps unknown children itself, as shells do.
 //!
-//! What remains out of reach: a process that escapes *and* re-parents
-//! within one scan interval right before toolbridge is killed by SIGKILL
-//! (a graceful close or SIGTERM walks again first, so it is found there);
-//! descendants of a server that crashed before the walk saw them (the
-//! subreaper is gone with it); processes that change user. On macOS and
+//! - a server that crashes takes its subreaper role with it: its orphans
+//!   go to the nearest subreaper above. A program that calls
+//!   [`adopt_orphans`] (the `toolbridge` binary does) is that subreaper, and
+//!   kills those orphans (outside its own process group) with the next
+//!   server group it kills, and registers them with the reaper.
+//!
+//! What remains out of reach: a process that escapes within one scan
+//! interval right before toolbridge is killed by SIGKILL (a graceful close
+//! or SIGTERM walks again first, so it is found there); the orphans of a
+//! crashed server in a program that did not call [`adopt_orphans`];
+//! processes that change user. On macOS and
 //! other Unix systems there is no subreaper and no `/proc`: only the process
 //! group is killed, and a descendant that calls `setsid()` survives.
 //! Containers and systemd units (a cgroup) remain the complete answer there.
@@ -63,6 +69,6 @@ mod limits;
 mod reaper;
 mod tracker;
 
-pub use descendants::group_alive;
+pub use descendants::{adopt_orphans, group_alive};
 pub use limits::{OpenFileLimit, raise_open_file_limit};
 pub use tracker::{GroupGuard, ProcessTracker, SCAN_INTERVAL};

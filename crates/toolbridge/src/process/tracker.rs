@@ -5,12 +5,14 @@
 use std::{
     collections::HashMap,
     io::Write,
-    sync::{Arc, Mutex, OnceLock, Weak},
+    sync::{Arc, Mutex, OnceLock, Weak, atomic::Ordering},
     time::Duration,
 };
 
 use super::{
-    descendants::{ProcessInfo, descendants_of, process_table, signal_group, signal_same},
+    descendants::{
+        ADOPTING, ProcessInfo, descendants_of, process_table, signal_group, signal_same,
+    },
     reaper::Reaper,
 };
 
@@ -39,6 +41,9 @@ struct State {
     groups: HashMap<u32, Vec<ProcessInfo>>,
     /// Whether the scanning thread runs.
     scanning: bool,
+    /// Orphans of crashed servers adopted by this process (see
+    /// [`adopt_orphans`](super::descendants::adopt_orphans)).
+    adopted: Vec<ProcessInfo>,
 }
 
 impl ProcessTracker {
@@ -143,6 +148,35 @@ impl ProcessTracker {
             }
             state.groups.insert(*leader, known);
         }
+        if ADOPTING.load(Ordering::Relaxed) {
+            let adopted = adopted_orphans(&table, &state);
+            let mut lines = String::new();
+            for process in adopted {
+                if !state
+                    .adopted
+                    .iter()
+                    .any(|k| k.pid == process.pid && k.start == process.start)
+                {
+                    lines.push_str(&format!("p+{}:{}\n", process.pid, process.start));
+                    found.push(process.pid);
+                    state.adopted.push(process);
+                }
+            }
+            state.adopted.retain(|k| {
+                table
+                    .iter()
+                    .any(|p| p.pid == k.pid && p.start == k.start && !p.dead)
+            });
+            if !lines.is_empty() {
+                state.tell(&lines);
+            }
+            for pid in found.drain(..) {
+                tracing::debug!(
+                    pid,
+                    "process {pid} was left behind by a server that exited; tracking it"
+                );
+            }
+        }
     }
 
     /// One scan of every registered group; false (and the scanner stops)
@@ -159,6 +193,36 @@ impl ProcessTracker {
         self.track(&leaders);
         true
     }
+}
+
+/// The orphans this process adopted (its children in another process group
+/// that are neither a server leader nor the reaper) and their descendants;
+/// adopted zombies are reaped on the way.
+fn adopted_orphans(table: &[ProcessInfo], state: &State) -> Vec<ProcessInfo> {
+    let me = std::process::id();
+    let Some(my_group) = table.iter().find(|p| p.pid == me).map(|p| p.pgrp) else {
+        return Vec::new();
+    };
+    let reaper = state.reaper.as_ref().map(|r| r.child.id());
+    let mut orphans = Vec::new();
+    for child in table.iter().filter(|p| {
+        p.ppid == me
+            && p.pgrp != my_group
+            && !state.groups.contains_key(&p.pid)
+            && Some(p.pid) != reaper
+    }) {
+        if child.dead {
+            // Ours to reap: tokio only waits for the children it spawned.
+            if let Ok(pid) = libc::pid_t::try_from(child.pid) {
+                // SAFETY: waitpid on one specific pid with WNOHANG.
+                unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+            }
+            continue;
+        }
+        orphans.push(*child);
+        orphans.extend(descendants_of(child.pid, table));
+    }
+    orphans
 }
 
 fn scan_loop(tracker: Weak<ProcessTracker>) {
@@ -260,8 +324,10 @@ impl Drop for GroupGuard {
         signal_group(self.pgid, libc::SIGKILL);
         let mut state = self.tracker.state();
         let escaped = state.groups.remove(&self.pgid).unwrap_or_default();
+        let adopted = std::mem::take(&mut state.adopted);
         let mut lines = format!("g-{}\n", self.pgid);
-        for process in &escaped {
+        // What crashed servers left behind goes with the next group too.
+        for process in escaped.iter().chain(&adopted) {
             signal_same(process, libc::SIGKILL);
             lines.push_str(&format!("p-{}\n", process.pid));
         }
