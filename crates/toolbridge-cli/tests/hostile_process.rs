@@ -125,6 +125,30 @@ fn a_setsid_daemon_dies_when_a_call_ends_normally() {
     );
 }
 
+/// Found by the soak test: a daemon started as its server crashes lost its
+/// subreaper with the server and went to init. toolbridge adopts such
+/// orphans and kills them with the crashed server's group.
+#[test]
+fn a_daemon_started_as_its_server_crashes_dies_too() {
+    let (home, pid_file) = escaping_home();
+    let config = std::fs::read_to_string(home.config())
+        .unwrap()
+        .replace("\"start\"", "\"call\"");
+    std::fs::write(home.config(), config).unwrap();
+    let out = home.command(&["call", "esc", "crash"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let daemon = Leak(daemon_pid(&pid_file));
+    assert!(
+        wait_until(SOON, || !alive(daemon.0)),
+        "the daemon of a crashed server survived"
+    );
+}
+
 #[test]
 fn a_setsid_daemon_dies_when_toolbridge_gets_sigterm() {
     let (home, pid_file) = escaping_home();

@@ -9,7 +9,8 @@ grandchild and exits, so the grandchild is an orphan in a session of its
 own, as a daemon is. The grandchild runs `sleep 1000` and its pid is written
 to $PID_FILE (then a newline). With WHEN=exit-on-eof the server also exits at
 once when its stdin closes, as well-behaved servers do.
-Tools: echo {text}; escape (see above); hang (never answers).
+Tools: echo {text}; escape (see above); hang (never answers); crash (starts
+the daemon, then exits 3 at once, leaving it an orphan of a dead server).
 """
 
 import json
@@ -41,7 +42,7 @@ if when in ("start", "exit-on-eof"):
 
 TOOLS = [
     {"name": name, "description": name, "inputSchema": {"type": "object"}}
-    for name in ("echo", "escape", "hang")
+    for name in ("echo", "escape", "hang", "crash")
 ]
 
 
@@ -69,6 +70,9 @@ for line in sys.stdin:
             continue
         if name == "escape":
             escape()
+        if name == "crash":
+            escape()
+            os._exit(3)
         text = (msg["params"].get("arguments") or {}).get("text", name)
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "content": [{"type": "text", "text": text}]}})
