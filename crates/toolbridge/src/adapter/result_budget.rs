@@ -232,4 +232,30 @@ mod tests {
         assert!(!old.exists(), "an old result was not pruned");
         assert!(path.exists(), "a fresh result was pruned");
     }
+
+    #[tokio::test]
+    async fn a_server_budget_overrides_the_default_and_the_cut_result_is_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = ResultBudget {
+            default_chars: 10_000,
+            save_dir: Some(dir.path().join("results")),
+        };
+        let result = CallToolResult::success(vec![ContentBlock::text("y".repeat(5_000))]);
+        // Within the default: untouched, nothing saved.
+        let kept = budget.apply("srv", "t", None, result.clone()).await;
+        assert_eq!(kept, result);
+        assert!(!dir.path().join("results").exists());
+        // The server's own budget of 1,000 cuts it, and says where it is whole.
+        let cut = budget.apply("srv", "t", Some(1_000), result.clone()).await;
+        let text = crate::format::flatten_content(&cut);
+        assert!(text.chars().count() <= 1_000, "{}", text.len());
+        let saved = text
+            .split("saved in ")
+            .nth(1)
+            .and_then(|rest| rest.split(" …]").next())
+            .expect("the note names the file");
+        let whole: CallToolResult =
+            serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+        assert_eq!(whole, result);
+    }
 }
