@@ -19,6 +19,6 @@ mod tool;
 
 pub use direct::{DirectConnection, DirectTools, load_direct_mcp_tools};
 pub use mcp::{McpToolAdapter, load_mcp_tools};
-pub use registry::{RegistryError, ToolRegistry};
+pub use registry::{MAX_PARALLEL_CALLS, RegistryError, ToolRegistry};
 pub use result_budget::ResultBudget;
 pub use tool::{Tool, ToolError};

@@ -28,7 +28,7 @@
 //!   server's whole tree stays visible through parent links in `/proc`,
 //!   whatever sessions and groups it forms;
 //! - the tracker walks those links ([`descendants`]) every
-//!   [`SCAN_INTERVAL`](tracker::SCAN_INTERVAL) while servers run, and right
+//!   [`SCAN_INTERVAL`] while servers run, and right
 //!   before a server is closed, and registers each process found outside
 //!   its server's group (pid and start time) with the reaper;
 //! - closing a server sends SIGTERM to those processes after the server
