@@ -89,7 +89,7 @@ impl Context {
     /// Prints `message` on stderr unless `-q` was given.
     pub fn say(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{message}");
+            eprintln!("{}", crate::terminal::for_stderr(&message.to_string()));
         }
     }
 

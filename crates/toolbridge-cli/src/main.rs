@@ -8,7 +8,8 @@
 //!   `async fn run(args, &Context) -> Outcome`;
 //! - `outcome`: exit codes, and the one place an error is printed;
 //! - `output` (stdout, where a closed pipe is not an error), `input` (the
-//!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`.
+//!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`,
+//!   `terminal` (a server's control characters never reach a terminal raw).
 
 mod cli;
 mod commands;
@@ -19,6 +20,7 @@ mod outcome;
 mod output;
 mod progress;
 mod signals;
+mod terminal;
 mod timeout;
 
 use std::process::ExitCode;
@@ -47,6 +49,13 @@ fn main() -> ExitCode {
         }
     };
     init_logging(&cli);
+    raise_open_file_limit();
+    // What a crashed server leaves behind comes to us, not to init, and is
+    // killed with the servers (toolbridge starts no other children in
+    // process groups of their own).
+    if let Err(e) = toolbridge::process::adopt_orphans() {
+        tracing::debug!("cannot adopt the orphans of servers: {e}");
+    }
     outcome::report(run(cli))
 }
 
@@ -77,6 +86,22 @@ fn run(cli: Cli) -> Outcome {
         ctx.close().await;
         outcome
     })
+}
+
+/// Each stdio server holds three pipes here: hundreds of servers need more
+/// descriptors than the usual soft limit of 1024.
+fn raise_open_file_limit() {
+    match toolbridge::process::raise_open_file_limit() {
+        Ok(limit) if limit.after != limit.before => {
+            tracing::debug!(
+                from = limit.before,
+                to = limit.after,
+                "raised the open-file limit"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::debug!("cannot raise the open-file limit: {e}"),
+    }
 }
 
 /// Logs on stderr. At the default verbosity rmcp says nothing: what it

@@ -48,7 +48,8 @@ impl Failure {
     /// Prints the error and its causes, each once, on stderr. Commands that
     /// go on after a failure (one server of many) print it here too.
     pub fn print(&self) {
-        eprintln!("toolbridge: {}", chain(&self.error));
+        let text = format!("toolbridge: {}", chain(&self.error));
+        eprintln!("{}", crate::terminal::for_stderr(&text));
     }
 }
 

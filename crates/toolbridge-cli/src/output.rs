@@ -15,8 +15,14 @@ pub fn write(text: &str) -> std::io::Result<()> {
     }
 }
 
-/// Writes `text` to stdout as is.
+/// Writes `text` to stdout; on a terminal its control characters are
+/// neutralised ([`crate::terminal`]).
 pub fn text(text: &str) -> Result<(), Failure> {
+    raw(&crate::terminal::for_stdout(text))
+}
+
+/// Writes `text` to stdout as is (JSON, whose strings escape controls).
+fn raw(text: &str) -> Result<(), Failure> {
     write(text).map_err(|e| {
         Failure::new(
             exit::CONNECTION,
@@ -32,7 +38,7 @@ pub fn line(line: &str) -> Result<(), Failure> {
 
 /// Writes `value` as pretty JSON and a newline to stdout, streamed: a large
 /// result (500,000 content items) is not first copied into a string twice
-/// its size.
+/// its size. Written as is: `--json` keeps a server's characters.
 pub fn json(value: &impl serde::Serialize) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let written = serde_json::to_writer_pretty(&mut out, value)

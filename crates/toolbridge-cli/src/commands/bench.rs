@@ -40,6 +40,10 @@ pub struct Args {
     #[arg(long, value_name = "C", default_value_t = 1,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub concurrency: u64,
+    /// Stop starting calls after this many seconds (`--calls` is then only
+    /// an upper bound): for soak runs (scripts/soak.sh).
+    #[arg(long, value_name = "SECS", value_parser = crate::timeout::parse)]
+    pub duration: Option<Duration>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -109,11 +113,12 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
 
     let cpu_before = process_cpu();
     let began = Instant::now();
+    let deadline = args.duration.map(|d| began + d);
     let worker = || async {
         let mut latencies = Vec::new();
         loop {
             let i = next.get();
-            if i >= calls {
+            if i >= calls || deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             next.set(i + 1);
@@ -160,6 +165,8 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     }
 
     latencies.sort_unstable();
+    // Fewer than `--calls` when `--duration` ended the run.
+    let calls = next.get().max(1);
     let errors = tool_errors.get() + pool_errors.get();
     let report = Report {
         server: args.server.clone(),

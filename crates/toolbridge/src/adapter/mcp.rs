@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, JsonObject};
 
-use super::{Tool, ToolError};
+use super::{ResultBudget, Tool, ToolError};
 use crate::{
     format::{NameStyle, NameTable},
     pool::{CallOptions, Pool},
@@ -17,13 +17,17 @@ use crate::{
 /// `mcp__{server}__{tool}` for the user's servers ([`NameStyle::Mcp`]),
 /// `{server}__{tool}` for a session's own servers ([`NameStyle::Direct`]),
 /// made provider-safe either way. Calls use the pool's timeout for the
-/// server (120 s by default) and come back flattened by [`Tool::execute`].
+/// server (120 s by default), are held to a [`ResultBudget`] (the server's
+/// `resultBudget`, else 100,000 characters; the whole result is saved) and
+/// come back flattened by [`Tool::execute`].
 pub struct McpToolAdapter {
     tool: McpTool,
     /// The provider-safe name.
     name: String,
     /// The pool that runs the server.
     pool: Pool,
+    /// What a result may cost a model.
+    budget: ResultBudget,
 }
 
 impl McpToolAdapter {
@@ -33,7 +37,14 @@ impl McpToolAdapter {
             tool,
             name: name.into(),
             pool,
+            budget: ResultBudget::default(),
         }
+    }
+
+    /// The same adapter with another default budget or results folder.
+    pub fn with_budget(mut self, budget: ResultBudget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Wraps each of `tools` (of servers in `pool`), named in `style` by one
@@ -60,7 +71,8 @@ impl McpToolAdapter {
     }
 
     /// Like [`Tool::call`], with the provider's id for the call, which the
-    /// pool's logs show as `call_id`.
+    /// pool's logs show as `call_id`. The result is held to the budget as
+    /// soon as it arrives, so a huge one is not kept.
     pub async fn call_with_id(
         &self,
         arguments: JsonObject,
@@ -70,15 +82,16 @@ impl McpToolAdapter {
             timeout: None,
             call_id,
         };
-        Ok(self
+        let server = &self.tool.server_id;
+        let result = self
             .pool
-            .call_tool(
-                &self.tool.server_id,
-                &self.tool.name,
-                Some(arguments),
-                options,
-            )
-            .await?)
+            .call_tool(server, &self.tool.name, Some(arguments), options)
+            .await?;
+        let server_budget = self.pool.spec(server).and_then(|s| s.result_budget);
+        Ok(self
+            .budget
+            .apply(server, &self.tool.name, server_budget, result)
+            .await)
     }
 }
 

@@ -8,14 +8,17 @@
 //! [`load_direct_mcp_tools`] starts a session's own servers in a pool of
 //! their own (`{server}__{tool}`, the spec's DirectMcpToolAdapter), which
 //! the caller closes at the end of the session. A [`ToolRegistry`] routes a
-//! model's calls back to the adapters through the name table.
+//! model's calls back to the adapters through the name table. Results are
+//! held to a [`ResultBudget`] before a model gets them.
 
 mod direct;
 mod mcp;
 mod registry;
+pub mod result_budget;
 mod tool;
 
 pub use direct::{DirectConnection, DirectTools, load_direct_mcp_tools};
 pub use mcp::{McpToolAdapter, load_mcp_tools};
-pub use registry::{RegistryError, ToolRegistry};
+pub use registry::{MAX_PARALLEL_CALLS, RegistryError, ToolRegistry};
+pub use result_budget::ResultBudget;
 pub use tool::{Tool, ToolError};

@@ -9,10 +9,16 @@
 
 use std::{collections::HashMap, sync::Arc};
 
-use futures::future::join_all;
+use futures::StreamExt;
 
 use super::{McpToolAdapter, Tool};
 use crate::format::{ToolCall, ToolOutcome, ToolRef};
+
+/// How many calls of one batch ([`ToolRegistry::execute_calls`]) run at
+/// once. Each result is held to its budget as it arrives, so what a batch
+/// holds is bounded by this many raw results in flight, not by the size of
+/// the batch: 100 calls returning 15 MB each once held 5.4 GB.
+pub const MAX_PARALLEL_CALLS: usize = 8;
 
 /// Registering a tool failed.
 #[derive(Debug, thiserror::Error)]
@@ -91,11 +97,16 @@ impl ToolRegistry {
         self.order.is_empty()
     }
 
-    /// Runs `calls` concurrently and pairs each with its outcome, in order.
-    /// An unknown tool or unusable arguments become a failed outcome whose
-    /// message the model can read; nothing here panics or aborts the batch.
+    /// Runs `calls` concurrently, at most [`MAX_PARALLEL_CALLS`] at once,
+    /// and pairs each with its outcome, in order. An unknown tool or
+    /// unusable arguments become a failed outcome whose message the model
+    /// can read; nothing here panics or aborts the batch.
     pub async fn execute_calls(&self, calls: Vec<ToolCall>) -> Vec<(ToolCall, ToolOutcome)> {
-        let outcomes = join_all(calls.iter().map(|call| self.execute_call(call))).await;
+        let outcomes: Vec<ToolOutcome> = futures::stream::iter(&calls)
+            .map(|call| self.execute_call(call))
+            .buffered(MAX_PARALLEL_CALLS)
+            .collect()
+            .await;
         calls.into_iter().zip(outcomes).collect()
     }
 

@@ -22,7 +22,8 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// The JSON Schema of the arguments, as the server sent it.
     fn parameters(&self) -> &JsonObject;
-    /// Runs the tool and returns the server's result as is.
+    /// Runs the tool and returns the server's result (an adapter may hold
+    /// it to a size budget first, see [`super::ResultBudget`]).
     fn call(&self, arguments: JsonObject) -> BoxFuture<'_, Result<CallToolResult, ToolError>>;
     /// Runs the tool and returns its result flattened to text, the spec's
     /// `execute`: text as is, `[Image: mime]`, `[Audio: mime]`, one item per

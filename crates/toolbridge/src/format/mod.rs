@@ -10,7 +10,8 @@
 //! - [`options`] names the formats; [`names`] gives every tool a name all
 //!   providers accept and maps it back; [`changes`] is the change log every
 //!   converter writes; [`calls`] and [`results`] hold what every provider's
-//!   calls and results are made of; [`flatten`] turns a result into text.
+//!   calls and results are made of; [`flatten`] turns a result into text;
+//!   [`budget`] cuts what is too big for a model to hold.
 //! - [`schema`] is the provider-neutral schema work: the spec's
 //!   `processJsonSchema`, `$ref`s, walks. It knows no provider.
 //! - [`openai`], [`anthropic`] and [`gemini`] each hold one provider's
@@ -22,6 +23,7 @@
 //! Nothing here does I/O or blocks, and no JSON input makes it panic.
 
 pub mod anthropic;
+pub mod budget;
 pub mod calls;
 pub mod changes;
 pub mod check;
@@ -35,6 +37,7 @@ pub(crate) mod provider;
 pub mod results;
 pub mod schema;
 
+pub use budget::{DEFAULT_RESULT_BUDGET, fit_result};
 pub use calls::{CallsError, ToolCall, ToolOutcome};
 pub use changes::{Change, ChangeKind};
 pub use check::{CheckReport, ServerSummary, check, check_formats};

@@ -300,6 +300,13 @@ impl StdioTransport {
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
+        // The server adopts its orphaned descendants, so those that leave its
+        // process group stay findable (see `crate::process`).
+        // SAFETY: the closure only makes one prctl call, which is
+        // async-signal-safe, between fork and exec.
+        unsafe {
+            command.pre_exec(crate::process::descendants::become_subreaper);
+        }
         let mut wrapped = CommandWrap::from(command);
         wrapped.wrap(ProcessGroup::leader());
         let mut child = wrapped.spawn().map_err(|e| TransportError::Connect {
@@ -417,12 +424,19 @@ impl Transport<RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Close stdin (the MCP way to ask a stdio server to exit), wait, then
         // SIGTERM the group, wait, then SIGKILL it.
+        if let Some(group) = &self.group {
+            // Before the server can exit and orphan them.
+            group.track_descendants();
+        }
         self.lines.close();
         let result = match self.child.as_mut() {
-            Some(child) => shut_down(child.as_mut(), &self.stderr).await,
+            Some(child) => shut_down(child.as_mut(), &self.stderr, self.group.as_ref()).await,
             None => Ok(()),
         };
         self.child = None;
+        if let Some(group) = &self.group {
+            terminate_escaped(group).await;
+        }
         // The leader is gone; sweep whatever else is left in its group.
         drop(self.group.take());
         result
@@ -468,14 +482,18 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// Closes a server whose stdin is closed. How it ended, if it did before
 /// any signal (by itself, a crash, or on stdin closing), is noted in `tail`
 /// for the error of a call it was serving.
-async fn shut_down(child: &mut dyn ChildWrapper, tail: &StderrTail) -> std::io::Result<()> {
-    if let Some(status) = wait_for_exit(child).await? {
+async fn shut_down(
+    child: &mut dyn ChildWrapper,
+    tail: &StderrTail,
+    group: Option<&GroupGuard>,
+) -> std::io::Result<()> {
+    if let Some(status) = wait_for_exit(child, group).await? {
         tail.set_exit(status);
         return Ok(());
     }
     match child.signal(libc::SIGTERM) {
         Ok(()) => {
-            if wait_for_exit(child).await?.is_some() {
+            if wait_for_exit(child, group).await?.is_some() {
                 return Ok(());
             }
         }
@@ -484,17 +502,45 @@ async fn shut_down(child: &mut dyn ChildWrapper, tail: &StderrTail) -> std::io::
     Box::into_pin(child.kill()).await
 }
 
-/// How the child ended, if it did within [`EXIT_GRACE`].
+/// How the child ended, if it did within [`EXIT_GRACE`]. Meanwhile its
+/// process tree is walked every [`TRACK_WHILE_CLOSING`], so that what it
+/// starts while shutting down and leaves behind is known too.
 async fn wait_for_exit(
     child: &mut dyn ChildWrapper,
+    group: Option<&GroupGuard>,
 ) -> std::io::Result<Option<std::process::ExitStatus>> {
-    match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
-        Ok(Ok(status)) => {
-            tracing::debug!(%status, "stdio server exited");
-            Ok(Some(status))
+    let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+    loop {
+        let step = (tokio::time::Instant::now() + TRACK_WHILE_CLOSING).min(deadline);
+        match tokio::time::timeout_at(step, child.wait()).await {
+            Ok(Ok(status)) => {
+                tracing::debug!(%status, "stdio server exited");
+                return Ok(Some(status));
+            }
+            Ok(Err(e)) => return Err(e),
+            Err(_) if step >= deadline => return Ok(None),
+            Err(_) => {
+                if let Some(group) = group {
+                    group.track_descendants();
+                }
+            }
         }
-        Ok(Err(e)) => Err(e),
-        Err(_) => Ok(None),
+    }
+}
+
+/// How often a closing server's tree is walked for processes leaving it.
+const TRACK_WHILE_CLOSING: Duration = Duration::from_millis(100);
+
+/// After the server exited: SIGTERM to the processes that left its group
+/// and are still alive, and up to [`EXIT_GRACE`] for them to go; the
+/// [`GroupGuard`]'s drop then kills what is left.
+async fn terminate_escaped(group: &GroupGuard) {
+    if group.signal_escaped(libc::SIGTERM) == 0 {
+        return;
+    }
+    let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+    while tokio::time::Instant::now() < deadline && !group.escaped().is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
