@@ -283,3 +283,27 @@ fn call_shows_progress_on_a_terminal() {
         "{screen:?}"
     );
 }
+
+/// Issue 11 item 10: a server's `startupTimeout` in the config bounds its
+/// start; past it, `call` exits 4 naming the server and the limit (the
+/// pool's own default is 60 s).
+#[test]
+fn a_configs_startup_timeout_ends_a_hung_start_with_exit_4() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "hung": {
+        "command": python(),
+        "args": [test_server("start_faults.py"), "hang-at-start"],
+        "startupTimeout": 1,
+    } } }));
+    let started = std::time::Instant::now();
+    let run = sandbox.run_with(&["call", "hung", "echo"], |command| {
+        command.env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"));
+    });
+    assert_eq!(run.code, Some(4), "{run:?}");
+    assert!(
+        run.stderr.contains("\"hung\"") && run.stderr.contains("within 1 s"),
+        "{}",
+        run.stderr
+    );
+    assert!(started.elapsed() < Duration::from_secs(30), "{run:?}");
+}

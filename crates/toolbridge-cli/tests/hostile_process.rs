@@ -322,6 +322,28 @@ fn escape_sequences_from_a_server_are_neutralised_on_a_terminal_only() {
     assert!(text.contains("\\x1b[2Jgone"), "{text:?}");
 }
 
+/// What a failing server printed reaches `doctor`'s and `tools`' reports on
+/// a terminal neutralised too, not only `call`'s.
+#[test]
+fn a_failing_servers_escape_sequences_are_neutralised_in_doctor_and_tools() {
+    let home = Home::with_servers(json!({ "loud": {
+        "command": "sh", "args": ["-c", "printf '\\033[2Jboom\\n' >&2; exit 1"]
+    } }));
+    assert!(
+        has_script(),
+        "util-linux `script` is needed for the terminal test"
+    );
+    for args in [&["-q", "doctor"][..], &["-q", "tools"][..]] {
+        let shown = on_a_terminal(&home, args);
+        let text = String::from_utf8_lossy(&shown);
+        assert!(text.contains("boom"), "{args:?}: {text:?}");
+        assert!(
+            !shown.contains(&0x1b),
+            "{args:?}: raw ESC reached the terminal: {text:?}"
+        );
+    }
+}
+
 /// Regression (item 4 and "Results a model can hold"): `exec` with 100
 /// calls each returning 15 MB held 5.4 GB and printed 1.57 GB. Each result
 /// is now cut to its budget (100,000 characters) as it arrives, with at most

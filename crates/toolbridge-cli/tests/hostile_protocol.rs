@@ -107,6 +107,22 @@ fn broken_and_repeated_tools_are_warnings_and_the_rest_is_listed() {
         "{}",
         run.run.stderr
     );
+
+    // `--check` says it in its report too, not only on stderr.
+    let run = measured(&sandbox, &["tools", "--check", "--format", "anthropic"]);
+    assert_eq!(run.run.code, Some(0), "{}", run.run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.run.stdout).unwrap();
+    let skipped = report["skipped"].as_array().expect("a skipped list");
+    assert_eq!(skipped.len(), 1, "{report}");
+    assert_eq!(skipped[0]["serverId"], "hostile");
+    assert_eq!(skipped[0]["tool"], "echo");
+    assert!(
+        skipped[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("two tools named"),
+        "{report}"
+    );
 }
 
 #[test]

@@ -240,8 +240,10 @@ fn finding_line(finding: &Finding) -> String {
     line
 }
 
+/// The report holds what servers said (stderr tails, names): on a terminal
+/// their control characters are neutralised.
 fn write_stdout(text: &str) -> Result<()> {
-    crate::output::write(text).context("cannot write to stdout")
+    crate::output::write(&crate::terminal::for_stdout(text)).context("cannot write to stdout")
 }
 
 async fn install(command: &str, yes: bool) -> Result<ExitCode> {

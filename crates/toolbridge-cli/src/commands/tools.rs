@@ -27,7 +27,9 @@ pub struct Args {
     pub gemini_json_schema: bool,
     /// Instead of the tools, report per tool and provider what had to change
     /// and what a provider would reject (only about `--format`'s provider
-    /// when one is given), with a summary line per server on stderr.
+    /// when one is given), with a summary line per server on stderr, and
+    /// the tools the servers' listings left out. Always asks the servers
+    /// (as --refresh).
     #[arg(long)]
     pub check: bool,
     /// Ask every server for its tools again instead of using the tool-list
@@ -60,7 +62,9 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         }
         chosen
     };
-    if args.refresh {
+    // A check is a diagnosis: it asks the servers, so that what their
+    // listing leaves out (not kept in the cache) is reported too.
+    if args.refresh || args.check {
         for server in &chosen {
             servers.pool.forget_tools(server);
         }
@@ -75,7 +79,11 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         fail(Failure::from(error));
     }
     for skipped in &listing.skipped {
-        eprintln!("toolbridge: warning: {skipped}");
+        let warning = skipped.to_string();
+        eprintln!(
+            "toolbridge: warning: {}",
+            crate::terminal::for_stderr(&warning)
+        );
     }
     let tools = listing.tools;
     let names = NameTable::for_tools(&tools);
@@ -88,6 +96,20 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         for summary in &report.servers {
             ctx.say(summary);
         }
+        // What the listing left out (a second tool of one name, an invalid
+        // definition) never reaches the check above: report it beside it.
+        let mut report = serde_json::to_value(&report).map_err(Failure::usage)?;
+        report["skipped"] = listing
+            .skipped
+            .iter()
+            .map(|skipped| {
+                serde_json::json!({
+                    "serverId": skipped.server,
+                    "tool": skipped.tool,
+                    "detail": skipped.to_string(),
+                })
+            })
+            .collect();
         crate::output::json(&report)?;
     } else {
         if args.format != Format::Mcp {
