@@ -17,25 +17,16 @@ pub struct Progress {
     what: String,
     /// How many servers there are.
     total: usize,
-    /// The servers not done yet, in the order given, when they are named.
-    pending: Mutex<Option<Vec<String>>>,
+    /// The servers not done yet, in the order given.
+    pending: Mutex<Vec<String>>,
 }
 
 impl Progress {
-    /// A progress line for `total` servers; hidden when `quiet` or when
-    /// stderr is not a terminal.
-    pub fn servers(total: usize, what: &str, quiet: bool) -> Self {
-        Self::make(total, None, what, quiet)
-    }
-
     /// A progress line for the servers `names` that names those still
     /// pending; hidden when `quiet` or when stderr is not a terminal. Tell
     /// it each server that is done with [`Progress::done`].
     pub fn naming(names: &[String], what: &str, quiet: bool) -> Self {
-        Self::make(names.len(), Some(names.to_vec()), what, quiet)
-    }
-
-    fn make(total: usize, pending: Option<Vec<String>>, what: &str, quiet: bool) -> Self {
+        let total = names.len();
         let shown = !quiet && total > 0 && std::io::stderr().is_terminal();
         let bar = shown.then(|| {
             let bar = ProgressBar::new(total as u64);
@@ -49,31 +40,24 @@ impl Progress {
             bar,
             what: what.to_owned(),
             total,
-            pending: Mutex::new(pending),
+            pending: Mutex::new(names.to_vec()),
         };
         progress.redraw();
         progress
-    }
-
-    /// One more server finished.
-    pub fn inc(&self) {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-        self.redraw();
     }
 
     /// Server `name` finished.
     pub fn done(&self, name: &str) {
         {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(pending) = pending.as_mut()
-                && let Some(at) = pending.iter().position(|n| n == name)
-            {
+            if let Some(at) = pending.iter().position(|n| n == name) {
                 pending.remove(at);
             }
         }
-        self.inc();
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        self.redraw();
     }
 
     /// Runs `write` (printing a result line, say) with the spinner line
@@ -90,12 +74,7 @@ impl Progress {
             return;
         };
         let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let done = bar.position() as usize;
-        let message = match pending.as_deref() {
-            Some(names) => pending_line(&self.what, self.total, names, NAMES_WIDTH),
-            None => format!("{} {done}/{} servers", self.what, self.total),
-        };
-        bar.set_message(message);
+        bar.set_message(pending_line(&self.what, self.total, &pending, NAMES_WIDTH));
     }
 }
 

@@ -69,10 +69,10 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
             servers.pool.forget_tools(server);
         }
     }
-    let progress = Progress::servers(chosen.len(), "listing tools of", ctx.quiet);
+    let progress = Progress::naming(&chosen, "listing tools of", ctx.quiet);
     let listing = servers
         .pool
-        .list_tools_reporting(&chosen, |_| progress.inc())
+        .list_tools_reporting(&chosen, |server| progress.done(server))
         .await;
     drop(progress);
     for (_, error) in listing.failures {
