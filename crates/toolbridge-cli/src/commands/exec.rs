@@ -103,17 +103,10 @@ fn explain_unlisted_servers(
 /// `mcp__{server}__` with the characters a provider refuses replaced, as
 /// the name table writes it.
 fn name_prefix(server: &str) -> String {
-    let server: String = server
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("mcp__{server}__")
+    format!(
+        "mcp__{}__",
+        toolbridge::format::names::replace_unsafe(server)
+    )
 }
 
 /// The provider's own message when `response` is an API error body instead

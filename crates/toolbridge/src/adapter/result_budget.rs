@@ -180,16 +180,8 @@ fn prune(dir: &Path) {
 
 /// A name part with only `[A-Za-z0-9_-]`, at most 40 characters.
 fn file_safe(name: &str) -> String {
-    name.chars()
-        .take(40)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    let head: String = name.chars().take(40).collect();
+    crate::format::names::replace_unsafe(&head)
 }
 
 #[cfg(test)]

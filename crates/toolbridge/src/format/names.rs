@@ -390,17 +390,24 @@ pub(crate) fn follows_rule(name: &str, extra: &[u8], letter_first: bool) -> bool
             .all(|b| b.is_ascii_alphanumeric() || extra.contains(b))
 }
 
+/// `raw` with every character outside `[a-zA-Z0-9_-]` replaced by `_`: the
+/// one character rule of provider names, also used for file names.
+pub fn replace_unsafe(raw: &str) -> String {
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Replaces every character outside `[a-zA-Z0-9_-]` with `_` and puts a `_`
 /// in front of a leading digit or hyphen (or of nothing). Does not shorten.
 pub fn sanitize(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len() + 1);
-    for c in raw.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            out.push(c);
-        } else {
-            out.push('_');
-        }
-    }
+    let mut out = replace_unsafe(raw);
     match out.as_bytes().first() {
         None => out.push('_'),
         Some(b) if b.is_ascii_digit() || *b == b'-' => out.insert(0, '_'),
@@ -464,7 +471,7 @@ const MAX_TOOL_TAIL: usize = 36;
 /// out, the server part is cut instead. A model tells tools apart by name, so
 /// `mcp__very_long_server…__search` beats `mcp__very_long_server_name…`.
 fn keep_tool_visible(sanitized: &str, cut: &str, tool: &str, keep: usize) -> String {
-    let tool = sanitize_tail(tool);
+    let tool = replace_unsafe(tool);
     let tail_len = (tool.len() + 2).min(MAX_TOOL_TAIL);
     let prefix_len = sanitized.len().saturating_sub(tool.len() + 2);
     if prefix_len + tail_len <= keep {
@@ -474,19 +481,6 @@ fn keep_tool_visible(sanitized: &str, cut: &str, tool: &str, keep: usize) -> Str
     let head = sanitized.get(..keep - tail_len).unwrap_or(cut);
     let tail = format!("__{tool}");
     format!("{head}{}", tail.get(..tail_len).unwrap_or(&tail))
-}
-
-/// `tool` with every character outside `[a-zA-Z0-9_-]` replaced by `_`.
-fn sanitize_tail(tool: &str) -> String {
-    tool.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
