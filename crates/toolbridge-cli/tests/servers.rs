@@ -899,7 +899,10 @@ fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    // The reader keeps everything the terminal showed and tells the test
+    // each time more came, so the test waits on that, not on a clock.
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let (more, arrived) = std::sync::mpsc::channel::<()>();
     let mut stdout = child.stdout.take().unwrap();
     let reader = {
         let seen = Arc::clone(&seen);
@@ -910,17 +913,18 @@ fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
                     break;
                 }
                 seen.lock().unwrap().extend_from_slice(&buf[..n]);
+                let _ = more.send(());
             }
         })
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Example API key") {
+        let left = deadline.saturating_duration_since(Instant::now());
         assert!(
-            Instant::now() < deadline,
+            arrived.recv_timeout(left).is_ok(),
             "no prompt: {:?}",
             String::from_utf8_lossy(&seen.lock().unwrap())
         );
-        std::thread::sleep(Duration::from_millis(20));
     }
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"typed-s3cret\n").unwrap();

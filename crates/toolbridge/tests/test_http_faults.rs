@@ -5,10 +5,7 @@
 mod common;
 
 use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -22,6 +19,7 @@ use rmcp::{
     service::{PeerRequestOptions, ServiceError},
 };
 use serde_json::json;
+use tokio::sync::watch;
 use toolbridge::config::TransportKind;
 
 /// Both protocol generations: 2025-11-25 with a session, 2026-07-28 without.
@@ -197,7 +195,7 @@ async fn a_tls_failure_is_a_clear_error() {
 /// answer, asking for `retry: 0`. Counts the `GET`s that resume the stream.
 /// With `session`, it starts a session (so the client opens the standalone
 /// `GET` stream) and answers `tools/list`.
-async fn stream_ending_server(gets: Arc<AtomicUsize>, session: bool) -> String {
+async fn stream_ending_server(gets: Arc<watch::Sender<usize>>, session: bool) -> String {
     let app = axum::Router::new().route(
         "/mcp",
         axum::routing::any(move |request: axum::extract::Request| {
@@ -210,7 +208,7 @@ async fn stream_ending_server(gets: Arc<AtomicUsize>, session: bool) -> String {
                         .unwrap()
                 };
                 if request.method() == http::Method::GET {
-                    gets.fetch_add(1, Ordering::SeqCst);
+                    gets.send_modify(|n| *n += 1);
                     return priming();
                 }
                 let body = axum::body::to_bytes(request.into_body(), 1 << 20)
@@ -260,7 +258,7 @@ async fn stream_ending_server(gets: Arc<AtomicUsize>, session: bool) -> String {
 /// `GET`s (thousands a second with `retry: 0`) until the call timed out.
 #[tokio::test]
 async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
-    let gets = Arc::new(AtomicUsize::new(0));
+    let gets = Arc::new(watch::Sender::new(0));
     let url = stream_ending_server(gets.clone(), false).await;
     let client = client(
         &remote(TransportKind::Http, &url, &[]),
@@ -273,7 +271,7 @@ async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
         error.contains("server \"test\"") && error.contains("5 times in a row"),
         "{error}"
     );
-    assert_eq!(gets.load(Ordering::SeqCst), 5);
+    assert_eq!(*gets.borrow(), 5);
     client.cancel().await.unwrap();
 }
 
@@ -281,7 +279,8 @@ async fn a_server_ending_every_stream_gets_a_bounded_number_of_resumes() {
 /// at once (`retry: 0`) in a tight loop for the whole session.
 #[tokio::test]
 async fn a_standalone_stream_ended_at_once_is_reopened_a_bounded_number_of_times() {
-    let gets = Arc::new(AtomicUsize::new(0));
+    let gets = Arc::new(watch::Sender::new(0));
+    let mut seen = gets.subscribe();
     let url = stream_ending_server(gets.clone(), true).await;
     let client = client(
         &remote(TransportKind::Http, &url, &[]),
@@ -290,30 +289,23 @@ async fn a_standalone_stream_ended_at_once_is_reopened_a_bounded_number_of_times
     .await
     .unwrap();
     // The first GET and five reopenings.
-    let deadline = Instant::now() + SOON;
-    while gets.load(Ordering::SeqCst) < 6 {
-        assert!(
-            Instant::now() < deadline,
-            "{} GETs",
-            gets.load(Ordering::SeqCst)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let six = tokio::time::timeout(SOON, seen.wait_for(|n| *n >= 6))
+        .await
+        .is_ok();
+    assert!(six, "{} GETs", *gets.borrow());
     // The session still works, and no seventh GET comes: not within a round
     // trip (a tight loop would have made hundreds), and not after the
     // longest wait a sixth resume would have had (`retry: 0` doubles from
     // the 100 ms floor: 3.2 s), which a backed-off but endless loop would
     // have reached. Proving an absence takes waiting that long.
     assert!(tool_names(&client).await.is_empty());
-    let next_resume_at = Instant::now() + Duration::from_millis(3_200 + 800);
-    while Instant::now() < next_resume_at {
-        assert_eq!(
-            gets.load(Ordering::SeqCst),
-            6,
-            "the stream was reopened again"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(gets.load(Ordering::SeqCst), 6);
+    let no_seventh = tokio::time::timeout(
+        Duration::from_millis(3_200 + 800),
+        seen.wait_for(|n| *n > 6),
+    )
+    .await
+    .is_err();
+    assert!(no_seventh, "the stream was reopened again");
+    assert_eq!(*gets.borrow(), 6);
     client.cancel().await.unwrap();
 }

@@ -3,6 +3,11 @@
 
 #![allow(dead_code)]
 
+#[path = "../../../toolbridge/tests/common/wait.rs"]
+mod wait;
+#[allow(unused_imports)]
+pub use wait::{alive, poll_async, wait_until};
+
 use std::{
     io::Write,
     path::{Path, PathBuf},
@@ -125,51 +130,6 @@ pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> Output {
         .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
-}
-
-/// Polls `check` until it returns true or `limit` passes; returns whether it did.
-pub fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if check() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Polls the async `check` until it yields `Some`, or `limit` passes (`None`).
-pub async fn poll_async<T, F, Fut>(limit: Duration, mut check: F) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        if let Some(value) = check().await {
-            return Some(value);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// True if process `pid` exists and is not a zombie.
-pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next());
-            !matches!(state, Some("Z") | Some("X"))
-        }
-        Err(_) => false,
-    }
 }
 
 /// A fresh temporary directory.

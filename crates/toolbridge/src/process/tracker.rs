@@ -350,21 +350,21 @@ mod tests {
             .expect("spawn sleep")
     }
 
-    fn wait_gone(child: &mut std::process::Child) -> bool {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::time::Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        false
+    /// Whether `child` exits within 5 s: a thread waits for it and says so
+    /// (if it never exits, the thread is left blocked and the test fails).
+    fn wait_gone(mut child: std::process::Child) -> bool {
+        let (exited, exit) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = exited.send(child.wait().is_ok());
+        });
+        exit.recv_timeout(std::time::Duration::from_secs(5))
+            .unwrap_or(false)
     }
 
     #[test]
     fn the_reaper_kills_registered_groups_when_its_pipe_closes() {
         let tracker = Arc::new(ProcessTracker::new());
-        let mut child = spawn_group();
+        let child = spawn_group();
         let guard = tracker.register(child.id());
         // As if this process died: the pipe to the reaper closes while the
         // guard is still alive.
@@ -374,7 +374,7 @@ mod tests {
             stdin,
         } = reaper;
         drop(stdin);
-        assert!(wait_gone(&mut child), "the reaper did not kill the group");
+        assert!(wait_gone(child), "the reaper did not kill the group");
         assert!(reaper.wait().expect("reaper exit").success());
         drop(guard);
     }
@@ -382,10 +382,10 @@ mod tests {
     #[test]
     fn dropping_a_guard_kills_its_group() {
         let tracker = Arc::new(ProcessTracker::new());
-        let mut child = spawn_group();
+        let child = spawn_group();
         let guard = tracker.register(child.id());
         assert!(group_alive(child.id()));
         drop(guard);
-        assert!(wait_gone(&mut child), "the group survived its guard");
+        assert!(wait_gone(child), "the group survived its guard");
     }
 }

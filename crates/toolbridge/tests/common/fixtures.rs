@@ -6,10 +6,13 @@
 use std::{
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use tokio::sync::Notify;
+
+#[allow(unused_imports)]
+pub use super::wait::{alive, poll_async, wait_until};
 use toolbridge::{
     config::{ServerSpec, StdioSpec, TransportSpec},
     pool::{Pool, PoolOptions},
@@ -125,19 +128,6 @@ pub fn tree_gone(pgid: u32, pids: &[u32]) -> bool {
     !toolbridge::process::group_alive(pgid) && pids.iter().all(|p| !alive(*p))
 }
 
-/// True if process `pid` exists and is not a zombie.
-pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next());
-            !matches!(state, Some("Z") | Some("X"))
-        }
-        Err(_) => false,
-    }
-}
-
 /// Kills process `pid` when dropped (a test's stray process, even when the
 /// test fails).
 pub struct KillOnDrop(pub u32);
@@ -146,38 +136,6 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         // SAFETY: kill only sends a signal.
         unsafe { libc::kill(self.0 as i32, libc::SIGKILL) };
-    }
-}
-
-/// Polls `check` until it returns true or `limit` passes; returns whether it did.
-pub fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if check() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Polls the async `check` until it yields `Some`, or `limit` passes (`None`).
-pub async fn poll_async<T, F, Fut>(limit: Duration, mut check: F) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        if let Some(value) = check().await {
-            return Some(value);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod fixtures;
 pub mod rmcp_server;
+pub mod wait;
 
 use std::{
     path::PathBuf,
