@@ -14,7 +14,6 @@ use futures::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::{
     Message,
-    handshake::server::{ErrorResponse, Request, Response as Handshake},
     protocol::frame::{
         Frame,
         coding::{Data, OpCode},
@@ -254,20 +253,9 @@ async fn a_server_that_prints_noise_and_exits_fails_at_once_naming_the_line() {
 /// sends a 17 MiB message (in 1 MiB frames) in answer to the request whose
 /// method is `huge_for`.
 async fn websocket_server(huge_for: &'static str) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    let (url, listener) = common::websocket_listener().await;
     tokio::spawn(async move {
-        let (tcp, _) = listener.accept().await.unwrap();
-        #[allow(clippy::result_large_err)]
-        let accept_mcp = |_: &Request, mut response: Handshake| {
-            response
-                .headers_mut()
-                .insert("sec-websocket-protocol", "mcp".parse().unwrap());
-            Ok::<_, ErrorResponse>(response)
-        };
-        let mut socket = tokio_tungstenite::accept_hdr_async(tcp, accept_mcp)
-            .await
-            .unwrap();
+        let mut socket = common::accept_mcp_websocket(&listener).await;
         while let Some(Ok(message)) = socket.next().await {
             let Message::Text(text) = message else {
                 continue;

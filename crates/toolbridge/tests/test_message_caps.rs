@@ -20,7 +20,6 @@ use rmcp::{model::ClientJsonRpcMessage, transport::Transport};
 use tokio::sync::Notify;
 use tokio_tungstenite::tungstenite::{
     Message,
-    handshake::server::{ErrorResponse, Request, Response as Handshake},
     protocol::frame::{
         Frame,
         coding::{Data, OpCode},
@@ -145,21 +144,9 @@ async fn a_100_mb_legacy_sse_event_ends_the_connection_with_a_clear_error() {
 async fn a_websocket_message_over_16_mib_ends_the_connection() {
     // 17 MiB in 1 MiB frames: each frame is within tungstenite's frame
     // limit, the message is over the cap.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    let (url, listener) = common::websocket_listener().await;
     tokio::spawn(async move {
-        let (tcp, _) = listener.accept().await.unwrap();
-        // tungstenite's own callback type has the large error.
-        #[allow(clippy::result_large_err)]
-        let accept_mcp = |_: &Request, mut response: Handshake| {
-            response
-                .headers_mut()
-                .insert("sec-websocket-protocol", "mcp".parse().unwrap());
-            Ok::<_, ErrorResponse>(response)
-        };
-        let mut socket = tokio_tungstenite::accept_hdr_async(tcp, accept_mcp)
-            .await
-            .unwrap();
+        let mut socket = common::accept_mcp_websocket(&listener).await;
         let piece = vec![b'x'; 1024 * 1024];
         for i in 0..17 {
             let opcode = if i == 0 { Data::Text } else { Data::Continue };

@@ -436,3 +436,33 @@ pub async fn tool_names(client: &Client) -> Vec<String> {
         .expect("tools/list");
     tools.into_iter().map(|t| t.name.to_string()).collect()
 }
+
+/// A listener on 127.0.0.1 for a test's WebSocket server, and its
+/// `ws://HOST:PORT/ws` URL.
+pub async fn websocket_listener() -> (String, tokio::net::TcpListener) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    (url, listener)
+}
+
+/// The next connection to `listener`, accepted as an MCP WebSocket
+/// (subprotocol `mcp`).
+pub async fn accept_mcp_websocket(
+    listener: &tokio::net::TcpListener,
+) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
+    use tokio_tungstenite::tungstenite::handshake::server::{
+        ErrorResponse, Request, Response as Handshake,
+    };
+    let (tcp, _) = listener.accept().await.unwrap();
+    // tungstenite's own callback type has the large error.
+    #[allow(clippy::result_large_err)]
+    let accept_mcp = |_: &Request, mut response: Handshake| {
+        response
+            .headers_mut()
+            .insert("sec-websocket-protocol", "mcp".parse().unwrap());
+        Ok::<_, ErrorResponse>(response)
+    };
+    tokio_tungstenite::accept_hdr_async(tcp, accept_mcp)
+        .await
+        .unwrap()
+}
