@@ -69,6 +69,7 @@ async fn a_callers_timeout_is_not_extended_by_progress() {
             CallOptions {
                 timeout: Some(Duration::from_millis(500)),
                 call_id: None,
+                ..CallOptions::default()
             },
         )
         .await

@@ -31,6 +31,7 @@ fn timeout(d: Duration) -> CallOptions {
     CallOptions {
         timeout: Some(d),
         call_id: None,
+        ..CallOptions::default()
     }
 }
 
@@ -495,6 +496,7 @@ async fn logs_name_the_server_the_tool_and_the_call_but_no_secret() {
     let options = CallOptions {
         timeout: None,
         call_id: Some("call_abc".into()),
+        ..CallOptions::default()
     };
     pool.call_tool(
         "local",
@@ -533,4 +535,31 @@ async fn logs_name_the_server_the_tool_and_the_call_but_no_secret() {
     // The connection outlives the call that started it: its span is its own.
     assert!(!text.contains("call_id=call_abc}:mcp_server"), "{text}");
     assert!(!text.contains(SECRET), "a secret reached the logs:\n{text}");
+}
+
+#[tokio::test]
+async fn any_request_goes_through_the_pool_and_an_unknown_method_names_the_server() {
+    use toolbridge::rmcp_model::{ClientRequest, PingRequest, ServerResult};
+    let pool = pool(vec![example("example")]);
+    let answer = pool
+        .request(
+            "example",
+            ClientRequest::PingRequest(PingRequest::default()),
+            &CallOptions::default(),
+        )
+        .await
+        .expect("ping");
+    assert!(matches!(answer, ServerResult::EmptyResult(_)), "{answer:?}");
+    // The example server offers no prompts: its refusal is the server's.
+    let refused = pool
+        .request(
+            "example",
+            ClientRequest::ListPromptsRequest(Default::default()),
+            &CallOptions::default(),
+        )
+        .await
+        .expect_err("the example server has no prompts");
+    assert!(matches!(refused, PoolError::Server { .. }), "{refused:?}");
+    assert!(refused.to_string().contains("example"), "{refused}");
+    pool.close_all().await;
 }

@@ -58,6 +58,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let options = CallOptions {
         timeout: args.timeout,
         call_id: None,
+        ..CallOptions::default()
     };
     let call = servers
         .pool

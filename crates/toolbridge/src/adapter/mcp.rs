@@ -81,6 +81,7 @@ impl McpToolAdapter {
         let options = CallOptions {
             timeout: None,
             call_id,
+            ..CallOptions::default()
         };
         let server = &self.tool.server_id;
         let result = self

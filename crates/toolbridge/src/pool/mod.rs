@@ -32,14 +32,19 @@
 //! environment value is ever recorded.
 
 mod cache;
+mod client_features;
 mod connection;
 mod disk_cache;
 mod error;
 mod pages;
 mod progress;
+mod request;
 mod service;
 mod slot;
 
+pub use client_features::{
+    ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider, SamplingHandler,
+};
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
 pub use error::PoolError;

@@ -21,7 +21,7 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{
-    ConnectionInfo, PoolError, SkippedTool, ToolCacheOptions,
+    ClientFeatures, ConnectionInfo, PoolError, SkippedTool, ToolCacheOptions,
     cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
@@ -71,6 +71,9 @@ pub struct PoolOptions {
     /// program's decision; the `toolbridge` CLI turns it on with
     /// [`ToolCacheOptions::user_default`].
     pub tool_cache: Option<ToolCacheOptions>,
+    /// Roots, sampling, elicitation and log handlers the application offers
+    /// servers (default: none, and none declared).
+    pub client_features: ClientFeatures,
 }
 
 impl Default for PoolOptions {
@@ -81,6 +84,7 @@ impl Default for PoolOptions {
             max_total_call_time: Duration::from_secs(600),
             close_timeout: Duration::from_secs(10),
             tool_cache: None,
+            client_features: ClientFeatures::default(),
         }
     }
 }
@@ -101,6 +105,10 @@ pub struct CallOptions {
     /// An id for logs (the provider's tool call id, say); without it, the
     /// pool numbers the call.
     pub call_id: Option<String>,
+    /// Handlers for the server-to-client requests and log messages this
+    /// call causes (the gateway: the client that made the call); what is
+    /// not set here falls back to [`PoolOptions::client_features`].
+    pub client_features: Option<ClientFeatures>,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -144,16 +152,16 @@ impl ToolListing {
 /// connections.
 #[derive(Clone)]
 pub struct Pool {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     /// Config order, for listings.
     order: Vec<String>,
     slots: HashMap<String, Arc<Slot>>,
     ctx: TransportContext,
     start_limit: Semaphore,
-    options: PoolOptions,
+    pub(super) options: PoolOptions,
     /// Numbers the calls, for logs.
     next_call: AtomicU64,
     /// What each server's latest listing left out, for [`ToolListing::skipped`].
@@ -220,7 +228,7 @@ impl Pool {
             .collect()
     }
 
-    fn slot(&self, server: &str) -> Result<&Arc<Slot>, PoolError> {
+    pub(super) fn slot(&self, server: &str) -> Result<&Arc<Slot>, PoolError> {
         let slot = self
             .inner
             .slots
@@ -238,7 +246,7 @@ impl Pool {
     }
 
     /// The live connection to `slot`'s server, starting it if needed.
-    async fn connection(&self, slot: &Arc<Slot>) -> Result<Arc<Connection>, PoolError> {
+    pub(super) async fn connection(&self, slot: &Arc<Slot>) -> Result<Arc<Connection>, PoolError> {
         if let Some(conn) = slot.current() {
             return Ok(conn);
         }
@@ -518,7 +526,7 @@ impl Pool {
 
     /// The connection to `slot`'s server within `limit`, and what is left of
     /// `limit` for the request: the caller's bound, progress or not.
-    async fn start_within(
+    pub(super) async fn start_within(
         &self,
         slot: &Arc<Slot>,
         limit: Duration,
@@ -660,7 +668,7 @@ impl Pool {
 
     /// Turns an rmcp error into a [`PoolError`], forgetting the connection
     /// when it is gone.
-    fn service_error(
+    pub(super) fn service_error(
         &self,
         slot: &Slot,
         conn: &Arc<Connection>,

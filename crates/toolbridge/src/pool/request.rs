@@ -1,0 +1,65 @@
+//! [`Pool::request`]: any MCP request to one server, with the pool's start,
+//! timeout, cancellation and error rules. The typed operations (resources,
+//! prompts, completion) and the gateway's forwarding are built on it;
+//! `tools/call` keeps its own path ([`Pool::call_tool`]), which also knows
+//! tools.
+
+use rmcp::{
+    model::{ClientRequest, ServerResult},
+    service::PeerRequestOptions,
+};
+
+use super::{
+    CallOptions, Pool, PoolError,
+    progress::{self, Limits},
+};
+
+impl Pool {
+    /// Sends `request` to `server`, starting it if needed, and returns the
+    /// server's result as it came.
+    ///
+    /// Timeouts as for [`Pool::call_tool`]: [`CallOptions::timeout`] bounds
+    /// the whole request, start included; without it the server's `timeout`
+    /// bounds each silence, progress restarting it up to
+    /// [`PoolOptions::max_total_call_time`](super::PoolOptions::max_total_call_time).
+    /// On timeout, or when the caller drops the future, the server is sent
+    /// `notifications/cancelled`. A JSON-RPC error is [`PoolError::Server`].
+    pub async fn request(
+        &self,
+        server: &str,
+        request: ClientRequest,
+        options: &CallOptions,
+    ) -> Result<ServerResult, PoolError> {
+        let slot = self.slot(server)?;
+        let (conn, limits) = match options.timeout {
+            None => {
+                let timeout = slot.spec.call_timeout();
+                let limits = Limits {
+                    idle: timeout,
+                    total: self.inner.options.max_total_call_time.max(timeout),
+                };
+                (self.connection(slot).await?, limits)
+            }
+            Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
+        };
+        let response = match conn
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
+            Err(e) => Err(e),
+        };
+        response.map_err(
+            |e| match (self.service_error(slot, &conn, None, e), options.timeout) {
+                // The caller's bound, not what was left of it after the start.
+                (PoolError::Timeout { server, tool, .. }, Some(limit)) => PoolError::Timeout {
+                    server,
+                    tool,
+                    after: limit,
+                },
+                (other, _) => other,
+            },
+        )
+    }
+}
