@@ -10,6 +10,9 @@
 //! With a [`DiskEntry`] (the pool's `tool_cache` option), a stored list is
 //! also written to disk and read back by the next run, and a list the
 //! server says changed is deleted there too.
+//!
+//! [`ListCache`] is the same ticket rule for any other list a server keeps
+//! (resources, resource templates, prompts), in memory only.
 
 use std::sync::{Arc, Mutex};
 
@@ -136,6 +139,58 @@ impl ToolCache {
     }
 }
 
+/// One server's list of `T` (resources, templates, prompts), kept in
+/// memory until the server says it changed or the connection is replaced;
+/// the same [`Ticket`] rule as [`ToolCache`].
+#[derive(Debug)]
+pub(super) struct ListCache<T> {
+    /// The generation and the list, behind one lock, as in [`ToolCache`].
+    state: Mutex<(u64, Option<Arc<Vec<T>>>)>,
+}
+
+impl<T> Default for ListCache<T> {
+    fn default() -> Self {
+        ListCache {
+            state: Mutex::new((0, None)),
+        }
+    }
+}
+
+impl<T> ListCache<T> {
+    /// The cached list, if it is fresh.
+    pub(super) fn get(&self) -> Option<Arc<Vec<T>>> {
+        self.lock().1.clone()
+    }
+
+    /// Takes a ticket before asking the server for the list.
+    pub(super) fn ticket(&self) -> Ticket {
+        Ticket(self.lock().0)
+    }
+
+    /// Stores `items`, listed with `ticket`, unless the cache was
+    /// invalidated after the ticket was taken. Returns whether it stored.
+    pub(super) fn put(&self, ticket: Ticket, items: Arc<Vec<T>>) -> bool {
+        let mut state = self.lock();
+        if state.0 != ticket.0 {
+            return false;
+        }
+        state.1 = Some(items);
+        true
+    }
+
+    /// Drops the list (it changed, or the connection is new); listings in
+    /// flight will not be cached.
+    pub(super) fn invalidate(&self) {
+        let mut state = self.lock();
+        state.0 = state.0.wrapping_add(1);
+        state.1 = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, Option<Arc<Vec<T>>>)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +223,18 @@ mod tests {
         // A listing started after the change is cached.
         assert!(cache.put(cache.ticket(), list("new")));
         assert_eq!(cache.get().map(|t| t[0].name.clone()), Some("new".into()));
+    }
+
+    #[test]
+    fn a_list_cache_keeps_only_listings_that_did_not_race_with_a_change() {
+        let cache = ListCache::<&str>::default();
+        let ticket = cache.ticket();
+        cache.invalidate();
+        assert!(!cache.put(ticket, Arc::new(vec!["old"])));
+        assert!(cache.get().is_none());
+        assert!(cache.put(cache.ticket(), Arc::new(vec!["new"])));
+        assert_eq!(cache.get().as_deref(), Some(&vec!["new"]));
+        cache.invalidate();
+        assert!(cache.get().is_none());
     }
 }

@@ -10,14 +10,17 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam},
+    model::{
+        ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
+        ResourceUpdatedNotificationParam,
+    },
     service::{NotificationContext, Peer, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::{PoolError, cache::ToolCache, progress::ProgressLog};
+use super::{PoolError, cache::ToolCache, catalog::Catalog, progress::ProgressLog};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
@@ -57,6 +60,21 @@ pub(super) struct Handler {
     /// Where they are passed on to whoever watches the server's progress
     /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
     feed: ProgressFeed,
+    /// The resource and prompt lists to drop when they change, and where
+    /// resource updates go.
+    catalog: Arc<Catalog>,
+}
+
+/// What a connection's handler keeps up to date from the server's
+/// notifications: the slot's, shared by its successive connections.
+#[derive(Clone)]
+pub(super) struct Listeners {
+    /// Dropped on `tools/list_changed`.
+    pub(super) cache: Arc<ToolCache>,
+    /// Where progress notifications go, for watchers.
+    pub(super) progress: ProgressFeed,
+    /// The resource and prompt lists, and the resource updates' feed.
+    pub(super) catalog: Arc<Catalog>,
 }
 
 /// The progress notifications of one server, for those who watch them.
@@ -66,6 +84,24 @@ impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::debug!(server = %self.server, "tool list changed; dropping the cache");
         self.cache.list_changed();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::debug!(server = %self.server, "resource list changed; dropping the cache");
+        self.catalog.resources_changed();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::debug!(server = %self.server, "prompt list changed; dropping the cache");
+        self.catalog.prompts.invalidate();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.catalog.updated(params);
     }
 
     async fn on_progress(
@@ -167,8 +203,7 @@ pub(super) struct Ended {
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
-    cache: Arc<ToolCache>,
-    feed: ProgressFeed,
+    listeners: Listeners,
     max_call_time: Duration,
     start_timeout: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
@@ -192,9 +227,10 @@ pub(super) async fn connect(
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let handler = Handler {
         server: server.clone(),
-        cache,
+        cache: listeners.cache,
         progress: progress.clone(),
-        feed,
+        feed: listeners.progress,
+        catalog: listeners.catalog,
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {

@@ -137,17 +137,20 @@ pub enum PoolError {
         /// Why (size, depth, encoding).
         reason: String,
     },
-    /// A tool listing that does not end: a `nextCursor` seen before (a page
-    /// pointing to itself, or a cycle), or more pages or tools than
-    /// toolbridge takes (see [`MAX_TOOL_PAGES`](super::MAX_TOOL_PAGES) and
-    /// [`MAX_LISTED_TOOLS`](super::MAX_LISTED_TOOLS)).
+    /// A listing (tools, resources, resource templates, prompts) that does
+    /// not end: a `nextCursor` seen before (a page pointing to itself, or a
+    /// cycle), or more pages or items than toolbridge takes (see
+    /// [`MAX_TOOL_PAGES`](super::MAX_TOOL_PAGES) and
+    /// [`MAX_LISTED_TOOLS`](super::MAX_LISTED_TOOLS), which bound every list).
     #[error(
-        "server \"{server}\": its tool list does not end ({reason}); toolbridge stopped \
+        "server \"{server}\": its {list} list does not end ({reason}); toolbridge stopped \
          listing it. Tell the server's authors"
     )]
     EndlessListing {
         /// The server's config name.
         server: String,
+        /// Which list: "tool", "resource", "resource template", "prompt".
+        list: &'static str,
         /// What gave it away.
         reason: String,
     },
@@ -163,6 +166,71 @@ pub enum PoolError {
         server: String,
         /// The tool's name.
         tool: String,
+    },
+    /// The server does not declare the capability a request needs (a
+    /// prompt asked of a server without `prompts`, say). The all-servers
+    /// listings treat such a server as having none, not as a failure.
+    #[error(
+        "server \"{server}\" offers no {feature} (it does not declare the capability); \
+         ask a server that does"
+    )]
+    NotOffered {
+        /// The server's config name.
+        server: String,
+        /// What it does not offer.
+        feature: Feature,
+    },
+    /// The server has no resource at that URI (JSON-RPC `-32002`, or
+    /// `-32602` for `resources/read`, whose only parameter is the URI).
+    #[error(
+        "server \"{server}\" has no resource \"{uri}\" ({message}); \
+         `toolbridge resources list --server {server}` lists its resources"
+    )]
+    UnknownResource {
+        /// The server's config name.
+        server: String,
+        /// The URI asked for.
+        uri: String,
+        /// What the server said.
+        message: String,
+    },
+    /// The server has no prompt of that name (it refused the request and
+    /// does not list it).
+    #[error("server \"{server}\" has no prompt \"{prompt}\"; {}", prompt_list(.server, .known))]
+    UnknownPrompt {
+        /// The server's config name.
+        server: String,
+        /// The prompt asked for.
+        prompt: String,
+        /// The prompts the server lists.
+        known: Vec<String>,
+    },
+    /// The server refused a request's parameters (JSON-RPC `-32602`): the
+    /// arguments of a prompt it has, say.
+    #[error("server \"{server}\" refused {subject}: {message}; check the arguments")]
+    InvalidParams {
+        /// The server's config name.
+        server: String,
+        /// What was refused ("the arguments of prompt \"p\"").
+        subject: String,
+        /// What the server said.
+        message: String,
+    },
+    /// A request other than a tool call ([`Pool::request`](super::Pool::request)
+    /// and the operations built on it) took longer than its timeout; the
+    /// server was sent `notifications/cancelled`.
+    #[error(
+        "{method} request to server \"{server}\" timed out after {}; the server was told to \
+         cancel it. If the server is just slow, raise its \"timeout\" in the config",
+        secs(.after)
+    )]
+    RequestTimeout {
+        /// The server's config name.
+        server: String,
+        /// The request's method (`resources/read`).
+        method: String,
+        /// The timeout that expired.
+        after: Duration,
     },
     /// The server broke the protocol (an unexpected response, say).
     #[error("server \"{server}\": protocol error: {message}")]
@@ -181,6 +249,7 @@ impl PoolError {
             self,
             PoolError::Timeout { .. }
                 | PoolError::StartTimeout { .. }
+                | PoolError::RequestTimeout { .. }
                 | PoolError::Transport(TransportError::Timeout { .. })
         )
     }
@@ -195,6 +264,10 @@ impl PoolError {
                 | PoolError::Disabled { .. }
                 | PoolError::ToolDisabled { .. }
                 | PoolError::TaskRequired { .. }
+                | PoolError::NotOffered { .. }
+                | PoolError::UnknownResource { .. }
+                | PoolError::UnknownPrompt { .. }
+                | PoolError::InvalidParams { .. }
                 | PoolError::Transport(TransportError::Config { .. })
         )
     }
@@ -212,15 +285,58 @@ fn known_list(known: &[String]) -> String {
 const TOOLS_SHOWN: usize = 8;
 
 fn tool_list(server: &str, known: &[String]) -> String {
+    name_list(
+        known,
+        "tool",
+        &format!("toolbridge tools --server {server}"),
+    )
+}
+
+fn prompt_list(server: &str, known: &[String]) -> String {
+    name_list(
+        known,
+        "prompt",
+        &format!("toolbridge prompts list --server {server}"),
+    )
+}
+
+/// A few of `known` (the names of a server's `what`s), then how many more,
+/// and the command that lists them all.
+fn name_list(known: &[String], what: &str, command: &str) -> String {
     let shown = known.len().min(TOOLS_SHOWN);
     let mut names = known[..shown].join(", ");
     if known.len() > shown {
         names.push_str(&format!(" and {} more", known.len() - shown));
     }
     match known.len() {
-        0 => "it lists no tools".to_owned(),
-        1 => format!("its only tool is {names}"),
-        _ => format!("its tools are {names} (`toolbridge tools --server {server}` lists them)"),
+        0 => format!("it lists no {what}s"),
+        1 => format!("its only {what} is {names}"),
+        _ => format!("its {what}s are {names} (`{command}` lists them)"),
+    }
+}
+
+/// What a server may offer besides tools, for [`PoolError::NotOffered`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Feature {
+    /// `resources/list`, `resources/templates/list`, `resources/read`.
+    Resources,
+    /// `resources/subscribe` and `resources/unsubscribe`.
+    ResourceSubscriptions,
+    /// `prompts/list`, `prompts/get`.
+    Prompts,
+    /// `completion/complete`.
+    Completions,
+}
+
+impl std::fmt::Display for Feature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Feature::Resources => "resources",
+            Feature::ResourceSubscriptions => "resource subscriptions",
+            Feature::Prompts => "prompts",
+            Feature::Completions => "argument completion",
+        })
     }
 }
 

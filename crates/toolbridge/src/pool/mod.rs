@@ -26,19 +26,34 @@
 //! listed, is left out and reported in [`ToolListing::skipped`]; the rest of
 //! the server's tools are kept.
 //!
+//! Resources, resource templates and prompts are listed the same way (all
+//! pages, the same bounds) and cached in memory per server until the
+//! server's `notifications/resources/list_changed` or
+//! `notifications/prompts/list_changed`, or a reconnect
+//! (`listing`, `catalog`). Reading a resource, getting a prompt and
+//! completion are single requests through [`Pool::request`]; a server that
+//! does not declare the capability is [`PoolError::NotOffered`]
+//! (`capability`). Resource updates reach [`Pool::watch_resource_updates`].
+//!
 //! Tracing: each connection's tasks run in an `mcp_server` span (field
 //! `server`); each call in a `tool_call` span (`server`, `tool`, `call_id`),
 //! each listing in a `list_tools` span (`server`). No argument, header or
 //! environment value is ever recorded.
 
 mod cache;
+mod capability;
+mod catalog;
 mod client_features;
+mod completion;
 mod connection;
 mod disk_cache;
 mod error;
+mod listing;
 mod pages;
 mod progress;
+mod prompts;
 mod request;
+mod resources;
 mod service;
 mod slot;
 
@@ -47,6 +62,7 @@ pub use client_features::{
 };
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
-pub use error::PoolError;
+pub use error::{Feature, PoolError};
+pub use listing::Listing;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

@@ -240,6 +240,7 @@ impl<'a> Pages<'a> {
     fn endless(&self, reason: String) -> PoolError {
         PoolError::EndlessListing {
             server: self.server.to_owned(),
+            list: "tool",
             reason,
         }
     }

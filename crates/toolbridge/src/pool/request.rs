@@ -23,7 +23,9 @@ impl Pool {
     /// bounds each silence, progress restarting it up to
     /// [`PoolOptions::max_total_call_time`](super::PoolOptions::max_total_call_time).
     /// On timeout, or when the caller drops the future, the server is sent
-    /// `notifications/cancelled`. A JSON-RPC error is [`PoolError::Server`].
+    /// `notifications/cancelled`, and the error is
+    /// [`PoolError::RequestTimeout`], naming the method. A JSON-RPC error is
+    /// [`PoolError::Server`].
     pub async fn request(
         &self,
         server: &str,
@@ -31,6 +33,7 @@ impl Pool {
         options: &CallOptions,
     ) -> Result<ServerResult, PoolError> {
         let slot = self.slot(server)?;
+        let method = request.method().to_owned();
         let (conn, limits) = match options.timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -50,16 +53,15 @@ impl Pool {
             Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
             Err(e) => Err(e),
         };
-        response.map_err(
-            |e| match (self.service_error(slot, &conn, None, e), options.timeout) {
+        response.map_err(|e| match self.service_error(slot, &conn, None, e) {
+            // "Listing tools timed out" would name the wrong request.
+            PoolError::Timeout { server, after, .. } => PoolError::RequestTimeout {
+                server,
+                method,
                 // The caller's bound, not what was left of it after the start.
-                (PoolError::Timeout { server, tool, .. }, Some(limit)) => PoolError::Timeout {
-                    server,
-                    tool,
-                    after: limit,
-                },
-                (other, _) => other,
+                after: options.timeout.unwrap_or(after),
             },
-        )
+            other => other,
+        })
     }
 }

@@ -11,7 +11,8 @@ use tracing::Instrument as _;
 use super::{
     PoolError,
     cache::ToolCache,
-    connection::{self, Connection, Ended, ProgressFeed},
+    catalog::Catalog,
+    connection::{self, Connection, Ended, Listeners, ProgressFeed},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -38,6 +39,9 @@ pub(super) struct Slot {
     /// The server's progress notifications, for watchers; kept across
     /// reconnects.
     pub(super) progress: ProgressFeed,
+    /// Its resources, templates and prompts (cleared as the tool list is),
+    /// subscriptions and resource updates.
+    pub(super) catalog: Arc<Catalog>,
 }
 
 /// How many progress notifications a slow watcher may fall behind by
@@ -59,6 +63,7 @@ impl Slot {
             cache: Arc::new(cache),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
+            catalog: Arc::new(Catalog::default()),
         }
     }
 
@@ -99,6 +104,7 @@ impl Slot {
                 message: "the pool is closed".to_owned(),
             })?;
         self.cache.invalidate();
+        self.catalog.invalidate();
         let weak = Arc::downgrade(self);
         let on_end = move |ended: Ended| {
             if let Some(slot) = weak.upgrade() {
@@ -116,8 +122,11 @@ impl Slot {
         let conn = connection::connect(
             &self.spec,
             ctx,
-            self.cache.clone(),
-            self.progress.clone(),
+            Listeners {
+                cache: self.cache.clone(),
+                progress: self.progress.clone(),
+                catalog: self.catalog.clone(),
+            },
             max_call_time,
             start_timeout,
             on_end,
@@ -125,6 +134,7 @@ impl Slot {
         .instrument(span)
         .await?;
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
+        self.catalog.resubscribe(&self.spec.name, &conn.peer);
         Ok(conn)
     }
 

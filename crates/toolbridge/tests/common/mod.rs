@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod fixtures;
+pub mod reference;
 pub mod rmcp_server;
 pub mod wait;
 

@@ -1,0 +1,116 @@
+//! [`Catalog`]: what one server offers besides tools, as the pool keeps it:
+//! its resource, resource-template and prompt lists (cached until the
+//! server says they changed, or the connection is replaced), the resources
+//! it was asked to report updates of, and the feed those updates go to.
+
+// `resources/subscribe` is legacy-only in rmcp 3.11 (2026-07-28 servers use
+// `subscriptions/listen`), but the 2025-11-25 servers people run use it.
+#![allow(deprecated)]
+
+use std::{collections::BTreeSet, sync::Mutex};
+
+use rmcp::{
+    RoleClient,
+    model::{
+        ClientRequest, Prompt, Resource, ResourceTemplate, ResourceUpdatedNotificationParam,
+        SubscribeRequest, SubscribeRequestParams,
+    },
+    service::Peer,
+};
+
+use super::cache::ListCache;
+
+/// How many resource updates a slow watcher may fall behind by before it
+/// misses some.
+const UPDATES_BACKLOG: usize = 64;
+
+/// The feed of one server's `notifications/resources/updated`.
+pub(super) type UpdateFeed = tokio::sync::broadcast::Sender<ResourceUpdatedNotificationParam>;
+
+/// One server's resources, templates and prompts, and its resource updates.
+#[derive(Debug)]
+pub(super) struct Catalog {
+    /// `resources/list`, all pages.
+    pub(super) resources: ListCache<Resource>,
+    /// `resources/templates/list`, all pages.
+    pub(super) templates: ListCache<ResourceTemplate>,
+    /// `prompts/list`, all pages.
+    pub(super) prompts: ListCache<Prompt>,
+    /// The URIs subscribed to, subscribed again on a new connection.
+    subscribed: Mutex<BTreeSet<String>>,
+    /// Where `notifications/resources/updated` go; kept across reconnects,
+    /// so a watcher keeps watching while the server restarts.
+    pub(super) updates: UpdateFeed,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog {
+            resources: ListCache::default(),
+            templates: ListCache::default(),
+            prompts: ListCache::default(),
+            subscribed: Mutex::new(BTreeSet::new()),
+            updates: tokio::sync::broadcast::channel(UPDATES_BACKLOG).0,
+        }
+    }
+}
+
+impl Catalog {
+    /// A new connection: every list may differ now.
+    pub(super) fn invalidate(&self) {
+        self.resources.invalidate();
+        self.templates.invalidate();
+        self.prompts.invalidate();
+    }
+
+    /// `notifications/resources/list_changed`: templates are resources too.
+    pub(super) fn resources_changed(&self) {
+        self.resources.invalidate();
+        self.templates.invalidate();
+    }
+
+    /// `notifications/resources/updated`, passed on to the watchers.
+    pub(super) fn updated(&self, update: ResourceUpdatedNotificationParam) {
+        if self.updates.receiver_count() > 0 {
+            let _ = self.updates.send(update);
+        }
+    }
+
+    /// Notes a subscription, to renew on the next connection.
+    pub(super) fn subscribed(&self, uri: &str, on: bool) {
+        let mut subscribed = self.lock_subscribed();
+        if on {
+            subscribed.insert(uri.to_owned());
+        } else {
+            subscribed.remove(uri);
+        }
+    }
+
+    /// Subscribes `peer` (a new connection to the server) to every URI the
+    /// old one was subscribed to, in the background: a server forgets its
+    /// subscriptions when it restarts.
+    pub(super) fn resubscribe(&self, server: &str, peer: &Peer<RoleClient>) {
+        let uris: Vec<String> = self.lock_subscribed().iter().cloned().collect();
+        if uris.is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (peer, server) = (peer.clone(), server.to_owned());
+        runtime.spawn(async move {
+            for uri in uris {
+                let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
+                    SubscribeRequestParams::new(uri.clone()),
+                ));
+                if let Err(e) = peer.send_request(request).await {
+                    tracing::warn!(server = %server, uri = %uri, error = %e, "cannot renew the resource subscription after a restart");
+                }
+            }
+        });
+    }
+
+    fn lock_subscribed(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        self.subscribed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -1,0 +1,82 @@
+//! A server's prompts: listing them, and getting one with its arguments.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    ClientRequest, ErrorCode, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
+    JsonObject, Prompt, ServerResult,
+};
+
+use super::{CallOptions, Listing, Pool, PoolError, capability::unexpected, error::Feature};
+
+impl Pool {
+    /// The prompts of `server` (all pages), from its cache when it is
+    /// fresh. The cache is dropped when the server sends
+    /// `notifications/prompts/list_changed`, and on a reconnect.
+    /// [`PoolError::NotOffered`] if the server offers no prompts.
+    pub async fn list_prompts(&self, server: &str) -> Result<Arc<Vec<Prompt>>, PoolError> {
+        self.list_items(server).await
+    }
+
+    /// The prompts of each of `servers`, listed in parallel. A server that
+    /// fails is in [`Listing::failures`]; one without prompts has none.
+    pub async fn list_prompts_of(&self, servers: &[String]) -> Listing<Prompt> {
+        self.list_items_of(servers).await
+    }
+
+    /// The messages of prompt `name` of `server`, filled in with
+    /// `arguments` (MCP prompt arguments are strings). Timeouts and
+    /// cancellation as for [`Pool::request`].
+    ///
+    /// When the server refuses the request's parameters (`-32602`, which
+    /// servers send both for an unknown prompt and for wrong arguments),
+    /// its prompt list says which: [`PoolError::UnknownPrompt`] if it does
+    /// not list `name`, else [`PoolError::InvalidParams`].
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: Option<JsonObject>,
+        options: &CallOptions,
+    ) -> Result<GetPromptResult, PoolError> {
+        let mut params = GetPromptRequestParams::new(name);
+        if let Some(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        match self
+            .request_offered(server, Feature::Prompts, request, options)
+            .await
+        {
+            Ok(ServerResult::GetPromptResult(result)) => Ok(result),
+            Ok(other) => Err(unexpected(server, "prompts/get", &other)),
+            Err(PoolError::Server { code, message, .. })
+                if code == ErrorCode::INVALID_PARAMS.0
+                    || code == ErrorCode::RESOURCE_NOT_FOUND.0 =>
+            {
+                Err(self.refused_prompt(server, name, message).await)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Why `server` refused to get prompt `name`, saying `message`.
+    async fn refused_prompt(&self, server: &str, name: &str, message: String) -> PoolError {
+        // A stale list would wrongly say the prompt is unknown.
+        if let Ok(slot) = self.slot(server) {
+            slot.catalog.prompts.invalidate();
+        }
+        match self.list_prompts(server).await {
+            Ok(prompts) if !prompts.iter().any(|p| p.name == name) => PoolError::UnknownPrompt {
+                server: server.to_owned(),
+                prompt: name.to_owned(),
+                known: prompts.iter().map(|p| p.name.clone()).collect(),
+            },
+            _ => PoolError::InvalidParams {
+                server: server.to_owned(),
+                subject: format!("the arguments of prompt \"{name}\""),
+                message,
+            },
+        }
+    }
+}
