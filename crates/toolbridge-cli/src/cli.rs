@@ -38,6 +38,14 @@ pub enum Command {
     /// List, add, remove, enable, disable or import servers in the config file.
     #[command(subcommand)]
     Servers(commands::servers::ServersCommand),
+    /// List the resources or resource templates of the servers, or read one resource.
+    #[command(subcommand)]
+    Resources(commands::resources::ResourcesCommand),
+    /// List the prompts of the servers, or get one filled in with arguments.
+    #[command(subcommand)]
+    Prompts(commands::prompts::PromptsCommand),
+    /// Ask a server to complete an argument of a prompt or resource template.
+    Complete(commands::complete::Args),
     /// Curated MCP servers: list them, show one, add one to the config.
     Presets(commands::presets::PresetsArgs),
     /// Check that every configured server can start, and install launchers.
@@ -56,6 +64,9 @@ impl Command {
             Command::Bench(args) => commands::bench::run(args, ctx).await,
             Command::ExampleServer(args) => commands::example_server::run(args, ctx).await,
             Command::Servers(command) => commands::servers::run(command, ctx).await,
+            Command::Resources(command) => commands::resources::run(command, ctx).await,
+            Command::Prompts(command) => commands::prompts::run(command, ctx).await,
+            Command::Complete(args) => commands::complete::run(args, ctx).await,
             Command::Presets(args) => commands::presets::run(args, ctx).await,
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,
             Command::Completions(args) => commands::completions::run(args, ctx).await,

@@ -7,6 +7,8 @@
 //! - `commands/`: one file per command, each an
 //!   `async fn run(args, &Context) -> Outcome`;
 //! - `outcome`: exit codes, and the one place an error is printed;
+//! - `listing`: what the commands that list several servers' resources or
+//!   prompts share (which servers, failures, JSON with `serverId`);
 //! - `output` (stdout, where a closed pipe is not an error), `input` (the
 //!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`,
 //!   `terminal` (a server's control characters never reach a terminal raw).
@@ -16,6 +18,7 @@ mod commands;
 mod context;
 mod input;
 mod inputs;
+mod listing;
 mod outcome;
 mod output;
 mod progress;

@@ -187,7 +187,7 @@ fn save_binaries(result: &CallToolResult, dir: &Path) -> anyhow::Result<String> 
 }
 
 /// The usual file extension for a MIME type; `bin` when there is none.
-fn extension(mime: &str) -> &str {
+pub(crate) fn extension(mime: &str) -> &str {
     let essence = mime.split(';').next().unwrap_or("").trim();
     match essence {
         "image/jpeg" => "jpg",

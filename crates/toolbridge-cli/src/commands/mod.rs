@@ -3,10 +3,13 @@
 
 pub mod bench;
 pub mod call;
+pub mod complete;
 pub mod completions;
 pub mod doctor;
 pub mod example_server;
 pub mod exec;
 pub mod presets;
+pub mod prompts;
+pub mod resources;
 pub mod servers;
 pub mod tools;

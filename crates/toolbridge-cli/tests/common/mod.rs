@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+#[path = "../../../toolbridge/tests/common/reference.rs"]
+pub mod reference;
 #[path = "../../../toolbridge/tests/common/wait.rs"]
 mod wait;
 #[allow(unused_imports)]
