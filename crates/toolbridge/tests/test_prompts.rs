@@ -271,3 +271,43 @@ async fn a_server_without_completion_says_so() {
     );
     pool.close_all().await;
 }
+
+#[tokio::test]
+async fn a_python_sdk_server_on_2026_07_28_offers_its_resources_and_prompts() {
+    let pool = pool(vec![ServerSpec::stdio(
+        "py",
+        python(),
+        [test_server("py_catalog.py")],
+    )]);
+    let info = pool.connect("py").await.unwrap();
+    assert_eq!(info.protocol_version, "2026-07-28");
+    let resources = pool.list_resources("py").await.unwrap();
+    assert_eq!(resources[0].uri, "note://hello");
+    let templates = pool.list_resource_templates("py").await.unwrap();
+    assert_eq!(templates[0].uri_template, "note://item/{id}");
+    let options = CallOptions::default();
+    let read = pool
+        .read_resource("py", "note://item/5", &options)
+        .await
+        .unwrap();
+    assert_eq!(
+        block_text(&ContentBlock::resource(read.contents[0].clone())),
+        "item 5"
+    );
+    let got = pool
+        .get_prompt("py", "review", arguments(&[("code", "x = 1")]), &options)
+        .await
+        .unwrap();
+    assert_eq!(block_text(&got.messages[0].content), "Please review: x = 1");
+    // Regression: the Python SDK answers an unknown prompt with -32603
+    // "Internal server error", which was a connection error (exit 3).
+    let error = pool
+        .get_prompt("py", "no_such_prompt", None, &options)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, PoolError::UnknownPrompt { known, .. } if known == &["review"]),
+        "{error:?}"
+    );
+    pool.close_all().await;
+}

@@ -93,7 +93,9 @@ fn prompt_line(server: &str, prompt: &Prompt) -> String {
         })
         .collect();
     let mut line = format!("{server}  {}({})", prompt.name, arguments.join(", "));
-    if let Some(description) = prompt.description.as_deref() {
+    if let Some(description) = prompt.description.as_deref()
+        && !description.trim().is_empty()
+    {
         line.push_str(&format!(" — {}", one_line(description)));
     }
     line

@@ -81,15 +81,13 @@ async fn list(args: ListArgs, ctx: &Context) -> Outcome {
     } else {
         for (server, resources) in &listed {
             for resource in resources.iter() {
-                let name = resource.title.as_deref().unwrap_or(&resource.name);
-                let mut line = format!("{server}  {}  {}", resource.uri, one_line(name));
-                if let Some(mime) = &resource.mime_type {
-                    line.push_str(&format!(" ({mime})"));
-                }
-                if let Some(description) = resource.description.as_deref() {
-                    line.push_str(&format!(" — {}", one_line(description)));
-                }
-                crate::output::line(&line)?;
+                crate::output::line(&item_line(
+                    server,
+                    &resource.uri,
+                    resource.title.as_deref().unwrap_or(&resource.name),
+                    resource.mime_type.as_deref(),
+                    resource.description.as_deref(),
+                ))?;
             }
         }
     }
@@ -109,19 +107,35 @@ async fn templates(args: ListArgs, ctx: &Context) -> Outcome {
     } else {
         for (server, templates) in &listed {
             for template in templates.iter() {
-                let name = template.title.as_deref().unwrap_or(&template.name);
-                let mut line = format!("{server}  {}  {}", template.uri_template, one_line(name));
-                if let Some(mime) = &template.mime_type {
-                    line.push_str(&format!(" ({mime})"));
-                }
-                if let Some(description) = template.description.as_deref() {
-                    line.push_str(&format!(" — {}", one_line(description)));
-                }
-                crate::output::line(&line)?;
+                crate::output::line(&item_line(
+                    server,
+                    &template.uri_template,
+                    template.title.as_deref().unwrap_or(&template.name),
+                    template.mime_type.as_deref(),
+                    template.description.as_deref(),
+                ))?;
             }
         }
     }
     failures.outcome()
+}
+
+/// `server  uri  name (mime) — description`, the parts it has.
+fn item_line(
+    server: &str,
+    uri: &str,
+    name: &str,
+    mime: Option<&str>,
+    description: Option<&str>,
+) -> String {
+    let mut line = format!("{server}  {uri}  {}", one_line(name));
+    if let Some(mime) = mime {
+        line.push_str(&format!(" ({mime})"));
+    }
+    if let Some(description) = description.map(one_line).filter(|d| !d.is_empty()) {
+        line.push_str(&format!(" — {description}"));
+    }
+    line
 }
 
 async fn read(args: ReadArgs, ctx: &Context) -> Outcome {

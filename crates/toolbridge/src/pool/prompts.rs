@@ -28,10 +28,10 @@ impl Pool {
     /// `arguments` (MCP prompt arguments are strings). Timeouts and
     /// cancellation as for [`Pool::request`].
     ///
-    /// When the server refuses the request's parameters (`-32602`, which
-    /// servers send both for an unknown prompt and for wrong arguments),
-    /// its prompt list says which: [`PoolError::UnknownPrompt`] if it does
-    /// not list `name`, else [`PoolError::InvalidParams`].
+    /// When the server refuses (servers send the same error for an unknown
+    /// prompt and for wrong arguments), its prompt list says which:
+    /// [`PoolError::UnknownPrompt`] if it does not list `name`, else
+    /// [`PoolError::InvalidParams`] for `-32602`, else the server's error.
     pub async fn get_prompt(
         &self,
         server: &str,
@@ -50,33 +50,42 @@ impl Pool {
         {
             Ok(ServerResult::GetPromptResult(result)) => Ok(result),
             Ok(other) => Err(unexpected(server, "prompts/get", &other)),
-            Err(PoolError::Server { code, message, .. })
-                if code == ErrorCode::INVALID_PARAMS.0
-                    || code == ErrorCode::RESOURCE_NOT_FOUND.0 =>
-            {
-                Err(self.refused_prompt(server, name, message).await)
+            // Servers say "no such prompt" in different ways (`-32602`
+            // from the TypeScript SDK, `-32603` from Python's 2.x): the list
+            // tells.
+            Err(error @ PoolError::Server { .. }) => {
+                Err(self.refused_prompt(server, name, error).await)
             }
             Err(e) => Err(e),
         }
     }
 
-    /// Why `server` refused to get prompt `name`, saying `message`.
-    async fn refused_prompt(&self, server: &str, name: &str, message: String) -> PoolError {
+    /// Why `server` refused to get prompt `name` with `error`: the prompt
+    /// is not listed, or the arguments were refused (`-32602`), or `error`
+    /// stands as the server gave it.
+    async fn refused_prompt(&self, server: &str, name: &str, error: PoolError) -> PoolError {
         // A stale list would wrongly say the prompt is unknown.
         if let Ok(slot) = self.slot(server) {
             slot.catalog.prompts.invalidate();
         }
-        match self.list_prompts(server).await {
-            Ok(prompts) if !prompts.iter().any(|p| p.name == name) => PoolError::UnknownPrompt {
+        if let Ok(prompts) = self.list_prompts(server).await
+            && !prompts.iter().any(|p| p.name == name)
+        {
+            return PoolError::UnknownPrompt {
                 server: server.to_owned(),
                 prompt: name.to_owned(),
                 known: prompts.iter().map(|p| p.name.clone()).collect(),
-            },
-            _ => PoolError::InvalidParams {
-                server: server.to_owned(),
-                subject: format!("the arguments of prompt \"{name}\""),
-                message,
-            },
+            };
+        }
+        match error {
+            PoolError::Server { code, message, .. } if code == ErrorCode::INVALID_PARAMS.0 => {
+                PoolError::InvalidParams {
+                    server: server.to_owned(),
+                    subject: format!("the arguments of prompt \"{name}\""),
+                    message,
+                }
+            }
+            other => other,
         }
     }
 }
