@@ -326,3 +326,29 @@ async fn a_read_that_times_out_names_the_request_and_is_a_timeout() {
     );
     pool.close_all().await;
 }
+
+#[tokio::test]
+async fn subscriptions_are_renewed_when_the_server_restarts() {
+    let pool = pool(vec![everything_stdio("everything")]);
+    let uri = "demo://resource/dynamic/text/2";
+    let mut updates = pool.watch_resource_updates("everything").unwrap();
+    pool.subscribe_resource("everything", uri).await.unwrap();
+    // A new process, which knows nothing of the subscription.
+    pool.close("everything").await;
+    pool.call_tool(
+        "everything",
+        "toggle-subscriber-updates",
+        None,
+        CallOptions::default(),
+    )
+    .await
+    .unwrap();
+    // The new process reports the resource (at once if the renewal came
+    // first, else on its next round, 5 s later): the same watcher hears it.
+    let update = tokio::time::timeout(SOON, updates.recv())
+        .await
+        .expect("an update within SOON")
+        .unwrap();
+    assert_eq!(update.uri, uri);
+    pool.close_all().await;
+}
