@@ -55,4 +55,10 @@ install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
 wait "$npm_pid"
+# The conformance suite and its reference server (the resource, prompt and
+# completion tests start it); its installer lives in the shared folder beside
+# the checkout ($CONFORMANCE_SETUP overrides), and installs once.
+for setup in "${CONFORMANCE_SETUP:-}" "$root/../shared/conformance/setup.sh" "$root/../../shared/conformance/setup.sh"; do
+  if [ -n "$setup" ] && [ -f "$setup" ]; then bash "$setup" "$deps/conformance" >/dev/null; break; fi
+done
 log "all test dependencies are in $deps"
