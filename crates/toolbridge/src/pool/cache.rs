@@ -1,150 +1,35 @@
-//! [`ToolCache`]: one server's tool list, kept until the server says it
-//! changed or the connection is replaced.
+//! A server's lists, kept until the server says they changed or the
+//! connection is replaced: [`ListCache`] for any list (resources, resource
+//! templates, prompts), and [`ToolCache`], the tool list, built on it.
 //!
 //! A listing takes time, and the list may be invalidated while it is in
 //! flight (`notifications/tools/list_changed`, a reconnect). So a listing
-//! takes a [`Ticket`] before it asks the server, and [`ToolCache::put`]
+//! takes a [`Ticket`] before it asks the server, and [`ListCache::put`]
 //! stores its result only if nothing invalidated the cache since: a stale
 //! list is returned to its caller but never cached.
 //!
-//! With a [`DiskEntry`] (the pool's `tool_cache` option), a stored list is
-//! also written to disk and read back by the next run, and a list the
+//! With a [`DiskEntry`] (the pool's `tool_cache` option), a stored tool list
+//! is also written to disk and read back by the next run, and a list the
 //! server says changed is deleted there too.
-//!
-//! [`ListCache`] is the same ticket rule for any other list a server keeps
-//! (resources, resource templates, prompts), in memory only.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicBool, Ordering},
+};
 
 use super::disk_cache::DiskEntry;
 use crate::tools::McpTool;
 
-/// The shared tool-list cache of one server.
-#[derive(Debug, Default)]
-pub(super) struct ToolCache {
-    /// The list and the generation it belongs to, behind one lock so that a
-    /// `put` and an `invalidate` can never interleave.
-    state: Mutex<State>,
-    /// The server's entry in the on-disk cache, when the pool has one.
-    disk: Option<DiskEntry>,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    /// Bumped on every invalidation.
-    generation: u64,
-    /// The cached list, if one was stored since the last invalidation.
-    tools: Option<Arc<Vec<McpTool>>>,
-    /// Whether some tool of `tools` can only be called as a task, so that
-    /// a call only searches the list when there is something to find.
-    any_task_only: bool,
-}
-
-impl State {
-    fn set(&mut self, tools: Arc<Vec<McpTool>>) {
-        self.any_task_only = tools.iter().any(McpTool::requires_task);
-        self.tools = Some(tools);
-    }
-}
-
-/// The cache generation a listing started at; see [`ToolCache::put`].
+/// The cache generation a listing started at; see [`ListCache::put`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Ticket(u64);
 
-impl ToolCache {
-    /// A cache that also keeps its lists in `disk`.
-    pub(super) fn with_disk(disk: Option<DiskEntry>) -> Self {
-        ToolCache {
-            state: Mutex::default(),
-            disk,
-        }
-    }
-
-    /// The cached list, if it is fresh.
-    pub(super) fn get(&self) -> Option<Arc<Vec<McpTool>>> {
-        self.lock().tools.clone()
-    }
-
-    /// The list in memory, else the one on disk if it is fresh (then kept
-    /// in memory too). Never starts anything.
-    pub(super) fn get_or_load(&self) -> Option<Arc<Vec<McpTool>>> {
-        if let Some(tools) = self.get() {
-            return Some(tools);
-        }
-        let ticket = self.ticket();
-        let tools = Arc::new(self.disk.as_ref()?.load()?);
-        let mut state = self.lock();
-        if state.generation == ticket.0 {
-            state.set(tools.clone());
-        }
-        Some(tools)
-    }
-
-    /// Whether the cached list (in memory, else on disk) says `tool` can
-    /// only be called as a task. Unknown without a cached list: `false`.
-    pub(super) fn requires_task(&self, tool: &str) -> bool {
-        {
-            let state = self.lock();
-            if let Some(tools) = &state.tools {
-                return state.any_task_only
-                    && tools.iter().any(|t| t.name == tool && t.requires_task());
-            }
-        }
-        self.get_or_load()
-            .is_some_and(|tools| tools.iter().any(|t| t.name == tool && t.requires_task()))
-    }
-
-    /// Takes a ticket before asking the server for its tools.
-    pub(super) fn ticket(&self) -> Ticket {
-        Ticket(self.lock().generation)
-    }
-
-    /// Stores `tools`, listed with `ticket`, unless the cache was
-    /// invalidated after the ticket was taken. Returns whether it stored.
-    pub(super) fn put(&self, ticket: Ticket, tools: Arc<Vec<McpTool>>) -> bool {
-        let mut state = self.lock();
-        if state.generation != ticket.0 {
-            return false;
-        }
-        if let Some(disk) = &self.disk {
-            // Under the lock, so that an invalidation cannot slip between
-            // the check and the write and leave an old list on disk.
-            disk.store(&tools);
-        }
-        state.set(tools);
-        true
-    }
-
-    /// Drops the list in memory (a new connection); the disk entry stays,
-    /// listings in flight will not be cached.
-    pub(super) fn invalidate(&self) {
-        let mut state = self.lock();
-        state.generation = state.generation.wrapping_add(1);
-        state.tools = None;
-    }
-
-    /// The server's list changed (or is doubted): drops it in memory and on
-    /// disk, and listings in flight will not be cached.
-    pub(super) fn list_changed(&self) {
-        let mut state = self.lock();
-        state.generation = state.generation.wrapping_add(1);
-        state.tools = None;
-        if let Some(disk) = &self.disk {
-            disk.remove();
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// One server's list of `T` (resources, templates, prompts), kept in
-/// memory until the server says it changed or the connection is replaced;
-/// the same [`Ticket`] rule as [`ToolCache`].
+/// One server's list of `T`, in memory.
 #[derive(Debug)]
 pub(super) struct ListCache<T> {
-    /// The generation and the list, behind one lock, as in [`ToolCache`].
+    /// The generation (bumped on every invalidation) and the list stored
+    /// since, behind one lock so that a `put` and an `invalidate` can never
+    /// interleave.
     state: Mutex<(u64, Option<Arc<Vec<T>>>)>,
 }
 
@@ -170,10 +55,17 @@ impl<T> ListCache<T> {
     /// Stores `items`, listed with `ticket`, unless the cache was
     /// invalidated after the ticket was taken. Returns whether it stored.
     pub(super) fn put(&self, ticket: Ticket, items: Arc<Vec<T>>) -> bool {
+        self.put_with(ticket, items, |_| {})
+    }
+
+    /// [`ListCache::put`], running `also` with the list first when it is
+    /// stored, under the cache's lock (no invalidation can slip between).
+    fn put_with(&self, ticket: Ticket, items: Arc<Vec<T>>, also: impl FnOnce(&[T])) -> bool {
         let mut state = self.lock();
         if state.0 != ticket.0 {
             return false;
         }
+        also(&items);
         state.1 = Some(items);
         true
     }
@@ -181,13 +73,110 @@ impl<T> ListCache<T> {
     /// Drops the list (it changed, or the connection is new); listings in
     /// flight will not be cached.
     pub(super) fn invalidate(&self) {
+        self.invalidate_with(|| {});
+    }
+
+    /// [`ListCache::invalidate`], running `also` under the cache's lock.
+    fn invalidate_with(&self, also: impl FnOnce()) {
         let mut state = self.lock();
         state.0 = state.0.wrapping_add(1);
         state.1 = None;
+        also();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, Option<Arc<Vec<T>>>)> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The shared tool-list cache of one server: a [`ListCache`] of tools, on
+/// disk too when the pool keeps one.
+#[derive(Debug, Default)]
+pub(super) struct ToolCache {
+    /// The list in memory.
+    list: ListCache<McpTool>,
+    /// Whether some tool of the stored list can only be called as a task,
+    /// so that a call only searches the list when there is something to
+    /// find. Set before the list is stored, so never older than it.
+    any_task_only: AtomicBool,
+    /// The server's entry in the on-disk cache, when the pool has one.
+    disk: Option<DiskEntry>,
+}
+
+impl ToolCache {
+    /// A cache that also keeps its lists in `disk`.
+    pub(super) fn with_disk(disk: Option<DiskEntry>) -> Self {
+        ToolCache {
+            disk,
+            ..ToolCache::default()
+        }
+    }
+
+    /// The cached list, if it is fresh.
+    pub(super) fn get(&self) -> Option<Arc<Vec<McpTool>>> {
+        self.list.get()
+    }
+
+    /// The list in memory, else the one on disk if it is fresh (then kept
+    /// in memory too). Never starts anything.
+    pub(super) fn get_or_load(&self) -> Option<Arc<Vec<McpTool>>> {
+        if let Some(tools) = self.get() {
+            return Some(tools);
+        }
+        let ticket = self.ticket();
+        let tools = Arc::new(self.disk.as_ref()?.load()?);
+        self.list
+            .put_with(ticket, tools.clone(), |tools| self.note_tasks(tools));
+        Some(tools)
+    }
+
+    /// Whether the cached list (in memory, else on disk) says `tool` can
+    /// only be called as a task. Unknown without a cached list: `false`.
+    pub(super) fn requires_task(&self, tool: &str) -> bool {
+        let find = |tools: &[McpTool]| tools.iter().any(|t| t.name == tool && t.requires_task());
+        if let Some(tools) = self.get() {
+            return self.any_task_only.load(Ordering::Acquire) && find(&tools);
+        }
+        self.get_or_load().is_some_and(|tools| find(&tools))
+    }
+
+    /// Takes a ticket before asking the server for its tools.
+    pub(super) fn ticket(&self) -> Ticket {
+        self.list.ticket()
+    }
+
+    /// Stores `tools`, listed with `ticket`, unless the cache was
+    /// invalidated after the ticket was taken. Returns whether it stored.
+    pub(super) fn put(&self, ticket: Ticket, tools: Arc<Vec<McpTool>>) -> bool {
+        self.list.put_with(ticket, tools, |tools| {
+            // Under the lock, so that an invalidation cannot slip between
+            // the check and the write and leave an old list on disk.
+            if let Some(disk) = &self.disk {
+                disk.store(tools);
+            }
+            self.note_tasks(tools);
+        })
+    }
+
+    fn note_tasks(&self, tools: &[McpTool]) {
+        let any = tools.iter().any(McpTool::requires_task);
+        self.any_task_only.store(any, Ordering::Release);
+    }
+
+    /// Drops the list in memory (a new connection); the disk entry stays,
+    /// listings in flight will not be cached.
+    pub(super) fn invalidate(&self) {
+        self.list.invalidate();
+    }
+
+    /// The server's list changed (or is doubted): drops it in memory and on
+    /// disk, and listings in flight will not be cached.
+    pub(super) fn list_changed(&self) {
+        self.list.invalidate_with(|| {
+            if let Some(disk) = &self.disk {
+                disk.remove();
+            }
+        });
     }
 }
 
