@@ -1,4 +1,4 @@
-//! What `resources list`, `resources templates` and `prompts list` share:
+//! What `tools`, `resources list`, `resources templates` and `prompts list` share:
 //! which servers to ask, the failures of some (reported, the others still
 //! listed), and the JSON shape (each item as MCP spells it, with the
 //! `serverId` it came from, as `tools` has).

@@ -1,11 +1,10 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
-use std::process::ExitCode;
-
 use toolbridge::format::{Format, FormatOptions, NameTable, check_formats, convert_tools};
 
 use crate::{
     context::Context,
+    listing::{self, Failures},
     outcome::{Failure, Outcome},
     progress::Progress,
 };
@@ -40,28 +39,8 @@ pub struct Args {
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let servers = ctx.servers()?;
-    let mut worst: Option<u8> = None;
-    let mut fail = |failure: Failure| {
-        failure.print();
-        worst = Some(worst.map_or(failure.code, |w: u8| w.max(failure.code)));
-    };
-    let chosen = if args.servers.is_empty() {
-        for (_, error) in &servers.unresolved {
-            fail(Failure::usage(anyhow::anyhow!("{error}")));
-        }
-        servers.pool.active_server_names()
-    } else {
-        let (unresolved, chosen): (Vec<String>, Vec<String>) = args
-            .servers
-            .into_iter()
-            .partition(|s| servers.unresolved(s).is_some());
-        for server in unresolved {
-            if let Some(error) = servers.unresolved(&server) {
-                fail(Failure::usage(anyhow::anyhow!("{error}")));
-            }
-        }
-        chosen
-    };
+    let mut failures = Failures::default();
+    let chosen = listing::chosen(servers, &args.servers, &mut failures);
     // A check is a diagnosis: it asks the servers, so that what their
     // listing leaves out (not kept in the cache) is reported too.
     if args.refresh || args.check {
@@ -76,7 +55,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         .await;
     drop(progress);
     for (_, error) in listing.failures {
-        fail(Failure::from(error));
+        failures.add(Failure::from(error));
     }
     for skipped in &listing.skipped {
         let warning = skipped.to_string();
@@ -123,11 +102,5 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         }
         crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
     }
-    match worst {
-        Some(code) => Err(Failure::new(
-            code,
-            anyhow::anyhow!("some servers could not be listed (see above)"),
-        )),
-        None => Ok(ExitCode::SUCCESS),
-    }
+    failures.outcome()
 }
