@@ -258,7 +258,7 @@ async fn server_everything_sees_the_roots_the_sampling_answer_and_the_elicited_v
 #[tokio::test]
 async fn concurrent_calls_each_get_their_own_elicitation() {
     let server = common::everything("streamableHttp").await;
-    let spec = ServerSpec::remote("everything", TransportKind::Http, &server.url("/mcp"));
+    let spec = ServerSpec::remote("everything", TransportKind::Http, server.url("/mcp"));
     // The pool's handler declares elicitation; a call routed to it would say "pool".
     let pool = pool_with(
         vec![spec],
