@@ -23,11 +23,13 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+
+use super::elicitation_form::Form;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, ErrorCode, ErrorData, FormElicitationCapability,
-    ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, RootsCapabilities,
-    SamplingCapability, UrlElicitationCapability,
+    ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode, ErrorData,
+    FormElicitationCapability, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
 
 /// Which server asks, for handlers that serve several.
@@ -196,7 +198,21 @@ impl ClientFeatures {
                 if handler.url_mode()
                     || !matches!(params, ElicitRequestParams::UrlElicitationParams { .. }) =>
             {
-                handler.elicit(origin(server), params).await
+                // SEP-1034: an accepted form leaves out no field the schema
+                // has a default for.
+                let form = match &params {
+                    ElicitRequestParams::FormElicitationParams {
+                        requested_schema, ..
+                    } => Some(Form::from_schema(requested_schema)),
+                    _ => None,
+                };
+                let mut answer = handler.elicit(origin(server), params).await?;
+                if let Some(form) = form
+                    && answer.action == ElicitationAction::Accept
+                {
+                    answer.content = Some(form.with_defaults(answer.content.take()));
+                }
+                Ok(answer)
             }
             Some(_) => Err(not_offered(server, "URL-mode elicitation")),
             None => Err(not_offered(server, "elicitation")),
@@ -207,5 +223,32 @@ impl ClientFeatures {
 fn origin(server: &str) -> RequestOrigin {
     RequestOrigin {
         server: server.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_request_without_a_handler_is_a_method_not_found_naming_the_server() {
+        let none = ClientFeatures::default();
+        assert_eq!(none.capabilities(), ClientCapabilities::default());
+        let error = none.answer_roots("files").await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+        assert!(
+            error
+                .message
+                .contains("does not offer roots to server \"files\"")
+        );
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "?".into(),
+            requested_schema: ElicitationSchema::new(Default::default()),
+        };
+        let error = none.answer_elicitation("files", params).await.unwrap_err();
+        assert!(error.message.contains("elicitation"), "{}", error.message);
     }
 }

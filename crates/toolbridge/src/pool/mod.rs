@@ -35,6 +35,7 @@ mod cache;
 mod client_features;
 mod connection;
 mod disk_cache;
+mod elicitation_form;
 mod error;
 mod in_flight;
 mod input_required;
@@ -49,6 +50,7 @@ pub use client_features::{
 };
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
+pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use error::PoolError;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
