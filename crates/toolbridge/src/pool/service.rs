@@ -184,6 +184,7 @@ impl Pool {
     ) -> Self {
         let mut order = Vec::new();
         let mut slots = HashMap::new();
+        let declared = options.client_features.capabilities();
         for spec in servers {
             if slots.contains_key(&spec.name) {
                 continue;
@@ -192,7 +193,7 @@ impl Pool {
             let disk = options
                 .tool_cache
                 .as_ref()
-                .map(|cache| DiskEntry::for_spec(cache, &spec));
+                .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
             let cache = ToolCache::with_disk(disk);
             slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache)));
         }
