@@ -6,11 +6,11 @@ the client retries; on 2025-11-25 it sends them as requests mid-call.
 Run: python input_required.py  (stdio)
 """
 
-from typing import Annotated
+import json
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    Context,
     ElicitationResult,
     Elicit,
     ListRoots,
@@ -45,6 +45,28 @@ def greet(
         return f"no name given ({who.action})"
     roots = ", ".join(str(root.uri) for root in where.roots) or "none"
     return f"Hello, {who.data.name}! Roots: {roots}"
+
+
+class Preferences(BaseModel):
+    colour: Literal["red", "green", "blue"] = "green"
+    size: int = 3
+    ratio: float = 0.5
+    subscribe: bool = True
+    nickname: str = "friend"
+
+
+def ask_preferences() -> Elicit[Preferences]:
+    return Elicit("Your preferences?", Preferences)
+
+
+@server.tool()
+def preferences(
+    prefs: Annotated[ElicitationResult[Preferences], Resolve(ask_preferences)],
+) -> str:
+    """Returns the preferences the user gave, as JSON."""
+    if not isinstance(prefs, AcceptedElicitation):
+        return f"no preferences given ({prefs.action})"
+    return json.dumps(prefs.data.model_dump(), sort_keys=True)
 
 
 if __name__ == "__main__":
