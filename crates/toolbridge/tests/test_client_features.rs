@@ -353,3 +353,48 @@ async fn an_input_required_result_is_answered_through_the_calls_handlers_and_ret
     }
     pool.close_all().await;
 }
+
+/// Roots that change while the servers run.
+struct Moving(Mutex<&'static str>);
+
+impl RootsProvider for Moving {
+    fn list_roots(
+        &self,
+        _origin: RequestOrigin,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>> {
+        let uri = *self.0.lock().unwrap();
+        Box::pin(async move { Ok(ListRootsResult::new(vec![Root::new(uri)])) })
+    }
+}
+
+/// server-everything keeps the roots it was given and asks again on
+/// `notifications/roots/list_changed`, which `Pool::roots_changed` sends.
+#[tokio::test]
+async fn roots_changed_makes_running_servers_ask_for_the_roots_again() {
+    let roots = Arc::new(Moving(Mutex::new("file:///first")));
+    let pool = pool_with(
+        vec![everything_stdio("everything")],
+        with_features(ClientFeatures {
+            roots: Some(roots.clone()),
+            ..ClientFeatures::default()
+        }),
+    );
+    let listed = || async {
+        let result = pool
+            .call_tool("everything", "get-roots-list", None, CallOptions::default())
+            .await
+            .unwrap();
+        text(&result)
+    };
+    assert!(listed().await.contains("file:///first"));
+    *roots.0.lock().unwrap() = "file:///second";
+    // Without the notification the server keeps what it had.
+    assert!(listed().await.contains("file:///first"));
+    pool.roots_changed().await;
+    let seen = poll_async(Duration::from_secs(20), || async {
+        listed().await.contains("file:///second").then_some(())
+    })
+    .await;
+    assert!(seen.is_some(), "the server never asked again");
+    pool.close_all().await;
+}
