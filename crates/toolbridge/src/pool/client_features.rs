@@ -10,7 +10,16 @@
 //! server-to-client request, or a log message, that belongs to a request in
 //! flight goes to that request's handlers first, so a program serving
 //! several clients (the gateway) routes each to the client that caused it.
-//! Whatever cannot be tied to one request goes to the pool's handlers.
+//! Whatever cannot be tied to one request goes to the pool's handlers (the
+//! rule is in `in_flight`).
+//!
+//! A connection is shared by every call, so what it declares comes from the
+//! pool's handlers alone: give the pool a handler for each feature that
+//! calls may bring their own for (one that declines will do), or servers
+//! will neither see it declared nor ask for it.
+//!
+//! An accepted form-mode elicitation gets the schema's defaults for every
+//! field it leaves out (SEP-1034), whichever handler answered.
 //!
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
