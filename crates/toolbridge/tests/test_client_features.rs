@@ -398,3 +398,42 @@ async fn roots_changed_makes_running_servers_ask_for_the_roots_again() {
     assert!(seen.is_some(), "the server never asked again");
     pool.close_all().await;
 }
+
+/// Over stdio nothing ties a server's request to a call, but with one call
+/// in flight bringing handlers, it can only be that call's.
+#[tokio::test]
+async fn over_stdio_the_one_call_with_handlers_gets_the_elicitation() {
+    let pool = pool_with(
+        vec![everything_stdio("everything")],
+        with_features(ClientFeatures {
+            elicitation: Some(User::named("pool")),
+            ..ClientFeatures::default()
+        }),
+    );
+    let caller = ClientFeatures {
+        elicitation: Some(User::named("caller")),
+        ..ClientFeatures::default()
+    };
+    let own = pool
+        .call_tool(
+            "everything",
+            "trigger-elicitation-request",
+            None,
+            per_call(caller),
+        )
+        .await
+        .unwrap();
+    assert!(text(&own).contains("Name: caller"), "{}", text(&own));
+    // A call without handlers of its own: the pool's.
+    let pooled = pool
+        .call_tool(
+            "everything",
+            "trigger-elicitation-request",
+            None,
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(text(&pooled).contains("Name: pool"), "{}", text(&pooled));
+    pool.close_all().await;
+}
