@@ -18,5 +18,8 @@ tb() { "$bin" --config "$dir/config.json" "$@"; }
 case ${MCP_CONFORMANCE_SCENARIO:-} in
   tools_call) tb call conformance add_numbers --args '{"a": 5, "b": 3}' ;;
   sse-retry) tb call conformance test_reconnection ;;
+  # The server elicits with a default for each field and checks they came back.
+  elicitation-sep1034-client-defaults)
+    tb --accept-defaults call conformance test_client_elicitation_defaults ;;
   *) tb tools ;;
 esac

@@ -19,7 +19,7 @@ done
 # Run with bash: the shared folder may be laid out without execute bits.
 eval "$(bash "$setup" .deps/conformance)"
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
 status=0
 for scenario in "${scenarios[@]}"; do
   log=$(mktemp)

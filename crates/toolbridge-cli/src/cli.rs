@@ -19,6 +19,12 @@ pub struct Cli {
     /// Show no logs or progress, only errors.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Offer DIR to servers as a root (repeatable).
+    #[arg(long = "root", global = true, value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// Answer servers' requests for input with the schema's defaults, without asking.
+    #[arg(long, global = true)]
+    pub accept_defaults: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -33,6 +33,8 @@ pub struct Context {
     signals: Mutex<Option<Signals>>,
     /// Woken when `signals` is set.
     catching: Notify,
+    /// `--root`, `--accept-defaults`: what the pool offers servers.
+    client: crate::client::Settings,
 }
 
 /// The configured servers.
@@ -64,7 +66,15 @@ impl Context {
             servers: OnceCell::new(),
             signals: Mutex::new(None),
             catching: Notify::new(),
+            client: crate::client::Settings::default(),
         }
+    }
+
+    /// The context with the client settings `client` (`--root`,
+    /// `--accept-defaults`).
+    pub fn with_client(mut self, client: crate::client::Settings) -> Context {
+        self.client = client;
+        self
     }
 
     /// The config file's path (it may not exist).
@@ -101,6 +111,7 @@ impl Context {
             return Ok(servers);
         }
         let config = self.load_config()?;
+        let client_features = self.client.features(self.quiet).map_err(Failure::usage)?;
         let tool_cache = ToolCacheOptions::user_default().map(|mut cache| {
             if let Some(ttl) = config.settings().tool_cache_ttl {
                 cache.ttl = ttl;
@@ -131,6 +142,7 @@ impl Context {
                 specs,
                 PoolOptions {
                     tool_cache,
+                    client_features,
                     ..PoolOptions::default()
                 },
             ),

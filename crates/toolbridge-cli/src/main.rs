@@ -4,6 +4,8 @@
 //! - `cli`: the command line (clap) and which command runs;
 //! - `context`: what every command gets (config path, `-q`, the pool of
 //!   servers, opened on first use) and `signals`, caught once servers exist;
+//! - `client`: what the pool offers servers (`--root`, elicitation on the
+//!   terminal or `--accept-defaults`, sampling declined);
 //! - `commands/`: one file per command, each an
 //!   `async fn run(args, &Context) -> Outcome`;
 //! - `outcome`: exit codes, and the one place an error is printed;
@@ -14,6 +16,7 @@
 //!   `terminal` (a server's control characters never reach a terminal raw).
 
 mod cli;
+mod client;
 mod commands;
 mod context;
 mod input;
@@ -76,7 +79,10 @@ fn run(cli: Cli) -> Outcome {
                 anyhow::Error::new(e).context("cannot start the async runtime"),
             )
         })?;
-    let ctx = Context::new(cli.config.as_deref(), cli.quiet);
+    let ctx = Context::new(cli.config.as_deref(), cli.quiet).with_client(client::Settings {
+        roots: cli.roots.clone(),
+        accept_defaults: cli.accept_defaults,
+    });
     runtime.block_on(async {
         let outcome = tokio::select! {
             outcome = cli.command.run(&ctx) => outcome,

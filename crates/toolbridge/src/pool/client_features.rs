@@ -10,7 +10,16 @@
 //! server-to-client request, or a log message, that belongs to a request in
 //! flight goes to that request's handlers first, so a program serving
 //! several clients (the gateway) routes each to the client that caused it.
-//! Whatever cannot be tied to one request goes to the pool's handlers.
+//! Whatever cannot be tied to one request goes to the pool's handlers (the
+//! rule is in `in_flight`).
+//!
+//! A connection is shared by every call, so what it declares comes from the
+//! pool's handlers alone: give the pool a handler for each feature that
+//! calls may bring their own for (one that declines will do), or servers
+//! will neither see it declared nor ask for it.
+//!
+//! An accepted form-mode elicitation gets the schema's defaults for every
+//! field it leaves out (SEP-1034), whichever handler answered.
 //!
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
@@ -23,9 +32,13 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+
+use super::elicitation_form::Form;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorData,
-    ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode, ErrorData,
+    FormElicitationCapability, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
 
 /// Which server asks, for handlers that serve several.
@@ -62,6 +75,13 @@ pub trait ElicitationHandler: Send + Sync {
         origin: RequestOrigin,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>>;
+
+    /// Whether URL-mode elicitations (a link for the user to open) are
+    /// handled too; declared as the `elicitation.url` capability. Default:
+    /// form mode only.
+    fn url_mode(&self) -> bool {
+        false
+    }
 }
 
 /// Receives the log messages servers send (`notifications/message`).
@@ -97,5 +117,147 @@ impl std::fmt::Debug for ClientFeatures {
             .field("logs", &self.logs.is_some())
             .field("log_level", &self.log_level)
             .finish()
+    }
+}
+
+impl ClientFeatures {
+    /// Each handler from `self`, else from `fallback` (a request's features
+    /// over the pool's).
+    pub fn or(&self, fallback: &ClientFeatures) -> ClientFeatures {
+        ClientFeatures {
+            roots: self.roots.clone().or_else(|| fallback.roots.clone()),
+            sampling: self.sampling.clone().or_else(|| fallback.sampling.clone()),
+            elicitation: self
+                .elicitation
+                .clone()
+                .or_else(|| fallback.elicitation.clone()),
+            logs: self.logs.clone().or_else(|| fallback.logs.clone()),
+            log_level: self.log_level.or(fallback.log_level),
+        }
+    }
+
+    /// The capabilities these handlers let a client declare: only those
+    /// whose handler is set.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        if self.roots.is_some() {
+            let mut roots = RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            capabilities.roots = Some(roots);
+        }
+        if self.sampling.is_some() {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
+        if let Some(elicitation) = &self.elicitation {
+            let mut declared = ElicitationCapability::new();
+            declared.form = Some(FormElicitationCapability::new());
+            if elicitation.url_mode() {
+                declared.url = Some(UrlElicitationCapability::default());
+            }
+            capabilities.elicitation = Some(declared);
+        }
+        capabilities
+    }
+}
+
+/// The JSON-RPC error for a request the client has no handler for: the
+/// server asked for `what` (`roots/list`, say) although it was not declared.
+pub(super) fn not_offered(server: &str, what: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "the client does not offer {what} to server \"{server}\": the application gave \
+             toolbridge no handler for it (and did not declare the capability)"
+        ),
+        None,
+    )
+}
+
+impl ClientFeatures {
+    /// `roots/list` from `server`, answered by the roots handler.
+    pub(super) async fn answer_roots(&self, server: &str) -> Result<ListRootsResult, ErrorData> {
+        match &self.roots {
+            Some(roots) => roots.list_roots(origin(server)).await,
+            None => Err(not_offered(server, "roots")),
+        }
+    }
+
+    /// `sampling/createMessage` from `server`, answered by the sampling
+    /// handler.
+    pub(super) async fn answer_sampling(
+        &self,
+        server: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.sampling {
+            Some(sampling) => sampling.create_message(origin(server), params).await,
+            None => Err(not_offered(server, "sampling")),
+        }
+    }
+
+    /// `elicitation/create` from `server`, answered by the elicitation
+    /// handler; a URL-mode request only when it handles that mode.
+    pub(super) async fn answer_elicitation(
+        &self,
+        server: &str,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.elicitation {
+            Some(handler)
+                if handler.url_mode()
+                    || !matches!(params, ElicitRequestParams::UrlElicitationParams { .. }) =>
+            {
+                // SEP-1034: an accepted form leaves out no field the schema
+                // has a default for.
+                let form = match &params {
+                    ElicitRequestParams::FormElicitationParams {
+                        requested_schema, ..
+                    } => Some(Form::from_schema(requested_schema)),
+                    _ => None,
+                };
+                let mut answer = handler.elicit(origin(server), params).await?;
+                if let Some(form) = form
+                    && answer.action == ElicitationAction::Accept
+                {
+                    answer.content = Some(form.with_defaults(answer.content.take()));
+                }
+                Ok(answer)
+            }
+            Some(_) => Err(not_offered(server, "URL-mode elicitation")),
+            None => Err(not_offered(server, "elicitation")),
+        }
+    }
+}
+
+fn origin(server: &str) -> RequestOrigin {
+    RequestOrigin {
+        server: server.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_request_without_a_handler_is_a_method_not_found_naming_the_server() {
+        let none = ClientFeatures::default();
+        assert_eq!(none.capabilities(), ClientCapabilities::default());
+        let error = none.answer_roots("files").await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+        assert!(
+            error
+                .message
+                .contains("does not offer roots to server \"files\"")
+        );
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "?".into(),
+            requested_schema: ElicitationSchema::new(Default::default()),
+        };
+        let error = none.answer_elicitation("files", params).await.unwrap_err();
+        assert!(error.message.contains("elicitation"), "{}", error.message);
     }
 }

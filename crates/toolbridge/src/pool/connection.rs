@@ -1,6 +1,10 @@
 //! One live connection to one server: the rmcp client, its supervisor task,
 //! and what the server told us about itself.
 
+// Roots and sampling are deprecated by SEP-2577 but still carried (see
+// client_features).
+#![allow(deprecated)]
+
 mod handshake;
 
 use std::{
@@ -11,16 +15,20 @@ use std::{
 use rmcp::{
     ClientHandler, RoleClient,
     model::{
-        ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam,
+        ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+        ElicitResult, ErrorData, Implementation, ListRootsResult, ProgressNotificationParam,
         ResourceUpdatedNotificationParam,
     },
-    service::{NotificationContext, Peer, RunningService},
+    service::{InboundStreamOrigin, NotificationContext, Peer, RequestContext, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::{PoolError, cache::ToolCache, catalog::Catalog, progress::ProgressLog};
+use super::{
+    ClientFeatures, PoolError, cache::ToolCache, catalog::Catalog, in_flight::InFlight,
+    progress::ProgressLog,
+};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
@@ -63,18 +71,21 @@ pub(super) struct Handler {
     /// The resource and prompt lists to drop when they change, and where
     /// resource updates go.
     catalog: Arc<Catalog>,
+    /// The pool's handlers: they decide the capabilities declared, and
+    /// answer what no request in flight claims.
+    features: ClientFeatures,
+    /// The requests in flight that brought their own handlers.
+    in_flight: Arc<InFlight>,
 }
 
-/// What a connection's handler keeps up to date from the server's
-/// notifications: the slot's, shared by its successive connections.
-#[derive(Clone)]
-pub(super) struct Listeners {
-    /// Dropped on `tools/list_changed`.
-    pub(super) cache: Arc<ToolCache>,
-    /// Where progress notifications go, for watchers.
-    pub(super) progress: ProgressFeed,
-    /// The resource and prompt lists, and the resource updates' feed.
-    pub(super) catalog: Arc<Catalog>,
+impl Handler {
+    /// The handlers for a server-to-client request (see `in_flight`).
+    fn route(&self, context: &RequestContext<RoleClient>) -> ClientFeatures {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        self.in_flight
+            .route(origin)
+            .unwrap_or_else(|| self.features.clone())
+    }
 }
 
 /// The progress notifications of one server, for those who watch them.
@@ -115,12 +126,55 @@ impl ClientHandler for Handler {
         self.progress.record(params.progress_token);
     }
 
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.route(&context).answer_roots(&self.server).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.route(&context)
+            .answer_sampling(&self.server, params)
+            .await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.route(&context)
+            .answer_elicitation(&self.server, params)
+            .await
+    }
+
+    /// Declares only the features the pool has handlers for.
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.features.capabilities(),
             Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// What a connection's handler gets from its slot, shared by the slot's
+/// successive connections: the lists it keeps up to date from the server's
+/// notifications, where progress goes, and the pool's client handlers.
+#[derive(Clone)]
+pub(super) struct Listeners {
+    /// Dropped on `tools/list_changed`.
+    pub(super) cache: Arc<ToolCache>,
+    /// Where progress notifications go, for watchers.
+    pub(super) progress: ProgressFeed,
+    /// The resource and prompt lists, and the resource updates' feed.
+    pub(super) catalog: Arc<Catalog>,
+    /// The pool's client handlers.
+    pub(super) features: ClientFeatures,
 }
 
 /// A live connection.
@@ -136,6 +190,8 @@ pub(super) struct Connection {
     end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
+    /// The requests in flight that brought their own client handlers.
+    pub(super) in_flight: Arc<InFlight>,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
     /// Tells the supervisor to close the connection.
@@ -225,12 +281,15 @@ pub(super) async fn connect(
     let stderr = transport.stderr_tail();
     let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
+    let in_flight = Arc::new(InFlight::default());
     let handler = Handler {
         server: server.clone(),
         cache: listeners.cache,
         progress: progress.clone(),
         feed: listeners.progress,
         catalog: listeners.catalog,
+        features: listeners.features,
+        in_flight: in_flight.clone(),
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {
@@ -280,6 +339,7 @@ pub(super) async fn connect(
             stderr,
             end_reason,
             progress,
+            in_flight,
             ended,
             close,
             supervisor: Mutex::new(Some(supervisor)),

@@ -17,6 +17,7 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
+use rmcp::model::ClientCapabilities;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
@@ -94,10 +95,19 @@ struct Stored {
 }
 
 impl DiskEntry {
-    /// The entry of `spec` in the cache `options` describe.
-    pub(super) fn for_spec(options: &ToolCacheOptions, spec: &ServerSpec) -> Self {
+    /// The entry of `spec` in the cache `options` describe, for a client
+    /// that declares `declared` (servers list tools by the client's
+    /// capabilities: server-everything shows its roots tool only to clients
+    /// that offer roots).
+    pub(super) fn for_spec(
+        options: &ToolCacheOptions,
+        spec: &ServerSpec,
+        declared: &ClientCapabilities,
+    ) -> Self {
         DiskEntry {
-            path: options.dir.join(format!("{}.json", spec_key(spec))),
+            path: options
+                .dir
+                .join(format!("{}.json", spec_key(spec, declared))),
             ttl: options.ttl,
         }
     }
@@ -177,7 +187,7 @@ fn now_ms() -> u64 {
 /// server lists: its name, transport, command, arguments, environment,
 /// working directory, inherited variables, URL, headers and disabled tools.
 /// Timeouts and budgets are left out: changing them keeps the entry.
-fn spec_key(spec: &ServerSpec) -> String {
+fn spec_key(spec: &ServerSpec, declared: &ClientCapabilities) -> String {
     let mut key = KeyHasher(Sha256::new());
     key.field(FORMAT);
     key.field(&spec.name);
@@ -218,6 +228,12 @@ fn spec_key(spec: &ServerSpec) -> String {
         }
     }
     key.list(&spec.disabled_tools);
+    // Only when something is declared, so that the keys of a client that
+    // declares nothing stay those of earlier versions.
+    if *declared != ClientCapabilities::default() {
+        key.field("declared");
+        key.field(&serde_json::to_string(declared).unwrap_or_default());
+    }
     let digest = key.0.finalize();
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -248,6 +264,23 @@ mod tests {
     use super::*;
     use crate::config::StdioSpec;
 
+    fn none() -> ClientCapabilities {
+        ClientCapabilities::default()
+    }
+
+    /// A list made for a client that offered roots (server-everything adds
+    /// a tool for them) must not answer for one that does not, nor the other
+    /// way round.
+    #[test]
+    fn what_the_client_declares_is_part_of_the_key() {
+        let options = ToolCacheOptions::in_dir(Path::new("/cache"));
+        let mut roots = ClientCapabilities::default();
+        roots.roots = Some(Default::default());
+        let bare = DiskEntry::for_spec(&options, &spec("k"), &none());
+        let offered = DiskEntry::for_spec(&options, &spec("k"), &roots);
+        assert_ne!(bare.path(), offered.path());
+    }
+
     fn spec(env_value: &str) -> ServerSpec {
         let mut spec = ServerSpec::stdio("s", "server", ["--flag"]);
         if let TransportSpec::Stdio(StdioSpec { env, .. }) = &mut spec.transport {
@@ -269,7 +302,11 @@ mod tests {
     #[test]
     fn an_entry_round_trips_and_holds_no_secret() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let entry = DiskEntry::for_spec(&ToolCacheOptions::in_dir(dir.path()), &spec("sk-secret"));
+        let entry = DiskEntry::for_spec(
+            &ToolCacheOptions::in_dir(dir.path()),
+            &spec("sk-secret"),
+            &none(),
+        );
         assert!(entry.load().is_none());
         entry.store(&tools());
         assert_eq!(entry.load(), Some(tools()));
@@ -288,12 +325,15 @@ mod tests {
     #[test]
     fn a_changed_spec_has_another_entry() {
         let options = ToolCacheOptions::in_dir("/cache");
-        let a = DiskEntry::for_spec(&options, &spec("one"));
-        let b = DiskEntry::for_spec(&options, &spec("two"));
+        let a = DiskEntry::for_spec(&options, &spec("one"), &none());
+        let b = DiskEntry::for_spec(&options, &spec("two"), &none());
         assert_ne!(a.path(), b.path());
         let mut longer = spec("one");
         longer.timeout = Some(Duration::from_secs(5));
-        assert_eq!(a.path(), DiskEntry::for_spec(&options, &longer).path());
+        assert_eq!(
+            a.path(),
+            DiskEntry::for_spec(&options, &longer, &none()).path()
+        );
     }
 
     #[test]
@@ -303,7 +343,7 @@ mod tests {
             dir: dir.path().to_owned(),
             ttl: Duration::ZERO,
         };
-        let entry = DiskEntry::for_spec(&options, &spec("x"));
+        let entry = DiskEntry::for_spec(&options, &spec("x"), &none());
         std::fs::write(
             entry.path(),
             format!(r#"{{"listedAtMs": {}, "tools": []}}"#, now_ms() - 10_000),

@@ -9,7 +9,7 @@ use std::{
 use tracing::Instrument as _;
 
 use super::{
-    PoolError,
+    ClientFeatures, PoolError,
     cache::ToolCache,
     catalog::Catalog,
     connection::{self, Connection, Ended, Listeners, ProgressFeed},
@@ -84,6 +84,7 @@ impl Slot {
         self: &Arc<Self>,
         ctx: &TransportContext,
         start_limit: &tokio::sync::Semaphore,
+        features: &ClientFeatures,
         start_timeout: Duration,
         max_call_time: Duration,
     ) -> Result<Arc<Connection>, PoolError> {
@@ -126,6 +127,7 @@ impl Slot {
                 cache: self.cache.clone(),
                 progress: self.progress.clone(),
                 catalog: self.catalog.clone(),
+                features: features.clone(),
             },
             max_call_time,
             start_timeout,
