@@ -465,6 +465,7 @@ mod tests {
             url: url.to_string(),
             headers: Default::default(),
             auto_detect,
+            oauth: Default::default(),
         }
     }
 
