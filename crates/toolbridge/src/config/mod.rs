@@ -48,6 +48,7 @@ mod spec;
 mod warning;
 
 pub use document::Document;
+#[cfg(feature = "auth")]
 pub(crate) use edit::write_atomic;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit};
 pub use env::{Env, Input, ProcessEnv};

@@ -401,6 +401,7 @@ pub(crate) struct HttpClient {
     end_reason: EndReason,
     /// The server's OAuth tokens, unless its config sends its own
     /// `Authorization` (or the build has no `auth`).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     auth: Auth,
 }
 
