@@ -199,7 +199,10 @@ async fn attempt(
     prompt: &SignInPrompt,
 ) -> Result<SignedIn, Attempt> {
     let fail = |step, e| Attempt::Failed(AuthError::protocol(server, step, e));
-    let (mut manager, metadata) = discover(server, url, store, challenge).await?;
+    // A 401 means the server takes OAuth, even without metadata (2025-03-26);
+    // without one, the sign-in needs metadata to go on.
+    let (mut manager, metadata) =
+        discover(server, url, store, challenge, challenge.is_some()).await?;
     let issuer = issuer_of(&metadata);
 
     // The scopes: the config's, else what the server asks for; a step-up
@@ -366,12 +369,15 @@ async fn attempt(
 
 /// An authorization manager for `url` over `store`, and the metadata it
 /// found (from the challenge's `resource_metadata` when there is one; rmcp
-/// keeps its copy private).
+/// keeps its copy private). With `guessed_endpoints`, a server that
+/// publishes no metadata gets the 2025-03-26 default endpoints (`/authorize`,
+/// `/token`, `/register` at its origin); without, that is an error.
 pub(crate) async fn discover(
     server: &str,
     url: &Url,
     store: &TokenStore,
     challenge: Option<&str>,
+    guessed_endpoints: bool,
 ) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthError> {
     let step = "finding its authorization server";
     let mut manager = AuthorizationManager::new(url.as_str())
@@ -379,6 +385,16 @@ pub(crate) async fn discover(
         .map_err(|e| AuthError::protocol(server, step, e))?;
     manager.set_credential_store(store.credential_store(url));
     let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
+        // Without a 401 to go on, endpoints guessed from the URL would send
+        // the user to pages that do not exist.
+        Ok(resolution) if !guessed_endpoints && !resolution.source.is_discovered() => {
+            return Err(AuthError::protocol(
+                server,
+                step,
+                "the server did not ask for a sign-in (it answered without 401) and publishes \
+                 no OAuth metadata; it needs none, or takes a token in the config's \"headers\"",
+            ));
+        }
         Ok(resolution) => resolution.metadata,
         // A 2025-03-26 server publishes no resource metadata, and its
         // authorization server's metadata at its own origin may name an
@@ -524,7 +540,7 @@ async fn revoke(
     store: &TokenStore,
     credentials: &rmcp::transport::auth::StoredCredentials,
 ) -> Result<bool, AuthError> {
-    let (_, metadata) = discover(server, url, store, None).await?;
+    let (_, metadata) = discover(server, url, store, None, true).await?;
     let Some(endpoint) = metadata
         .additional_fields
         .get("revocation_endpoint")

@@ -106,3 +106,60 @@ async fn respond(stream: &mut TcpStream, status: &str, text: &str) -> std::io::R
     stream.write_all(response.as_bytes()).await?;
     stream.shutdown().await
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    async fn get(uri: &str, path: &str) -> String {
+        let addr = uri
+            .trim_start_matches("http://")
+            .trim_end_matches(CALLBACK_PATH);
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream
+            .write_all(format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    #[tokio::test]
+    async fn the_browser_lands_on_the_callback_and_other_paths_are_not_found() {
+        let listener = RedirectListener::bind(None).await.unwrap();
+        let uri = listener.redirect_uri().to_owned();
+        assert!(uri.starts_with("http://127.0.0.1:"), "{uri}");
+        let browser = tokio::spawn({
+            let uri = uri.clone();
+            async move {
+                let favicon = get(&uri, "/favicon.ico").await;
+                let callback = get(&uri, "/callback?code=c1&state=s1").await;
+                (favicon, callback)
+            }
+        });
+        let landed = listener.accept().await.unwrap();
+        assert_eq!(landed, format!("{uri}?code=c1&state=s1"));
+        let (favicon, callback) = browser.await.unwrap();
+        assert!(favicon.starts_with("HTTP/1.1 404"), "{favicon}");
+        assert!(callback.starts_with("HTTP/1.1 200"), "{callback}");
+        assert!(callback.contains("Signed in"), "{callback}");
+    }
+
+    #[tokio::test]
+    async fn a_registered_port_is_reused_when_free() {
+        let first = RedirectListener::bind(None).await.unwrap();
+        let port = first.listener.local_addr().unwrap().port();
+        // Taken: another port.
+        let second = RedirectListener::bind(Some(port)).await.unwrap();
+        assert_ne!(second.redirect_uri(), first.redirect_uri());
+        drop(first);
+        let third = RedirectListener::bind(Some(port)).await.unwrap();
+        assert_eq!(
+            third.redirect_uri(),
+            format!("http://127.0.0.1:{port}/callback")
+        );
+    }
+}

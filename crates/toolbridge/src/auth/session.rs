@@ -103,7 +103,8 @@ impl ServerAuth {
         credentials: &rmcp::transport::auth::StoredCredentials,
     ) -> Result<Option<String>, AuthError> {
         let step = "refreshing its token";
-        let (mut manager, metadata) = discover(&self.server, &self.url, &self.store, None).await?;
+        let (mut manager, metadata) =
+            discover(&self.server, &self.url, &self.store, None, true).await?;
         let issuer = issuer_of(&metadata);
         let secret = if self.oauth.client_id.as_deref() == Some(credentials.client_id.as_str()) {
             self.oauth.client_secret.clone()

@@ -333,3 +333,75 @@ fn remove(path: &Path) -> Result<(), AuthError> {
         Err(e) => Err(AuthError::io(path, e)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn credentials(expires_in: Option<u64>, received: u64) -> StoredCredentials {
+        let mut token = json!({"access_token": "a", "token_type": "bearer", "refresh_token": "r"});
+        if let Some(expires_in) = expires_in {
+            token["expires_in"] = json!(expires_in);
+        }
+        serde_json::from_value(json!({
+            "client_id": "c", "token_response": token, "granted_scopes": ["s"],
+            "token_received_at": received
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_token_is_refreshed_shortly_before_it_expires_not_on_every_use() {
+        let now = now_secs();
+        assert!(!needs_refresh(&credentials(Some(3600), now)));
+        assert!(!needs_refresh(&credentials(Some(3600), now - 3000)));
+        assert!(
+            needs_refresh(&credentials(Some(3600), now - 3570)),
+            "60 s left"
+        );
+        assert!(
+            needs_refresh(&credentials(Some(3600), now - 7200)),
+            "expired"
+        );
+        // A 10 s token is not refreshed for the first 5 s.
+        assert!(!needs_refresh(&credentials(Some(10), now)));
+        assert!(!needs_refresh(&credentials(None, 0)), "no expiry given");
+        assert_eq!(access_token(&credentials(None, 0)).as_deref(), Some("a"));
+        assert_eq!(refresh_token(&credentials(None, 0)).as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn files_are_named_after_the_host_and_told_apart_by_a_hash() {
+        let a = file_name("https://mcp.example.com/mcp");
+        let b = file_name("https://mcp.example.com/other");
+        assert!(a.starts_with("mcp.example.com-443-"), "{a}");
+        assert!(a.ends_with(".json"));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_stored_sign_in_reads_back_with_status_and_is_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::in_dir(dir.path().join("oauth"));
+        let url = Url::parse("https://h.example/mcp").unwrap();
+        assert_eq!(store.status(&url).unwrap(), None);
+        store
+            .save_credentials(
+                &url,
+                credentials(Some(3600), 1000).with_issuer(Some("https://as".into())),
+            )
+            .unwrap();
+        let status = store.status(&url).unwrap().unwrap();
+        assert_eq!(status.issuer.as_deref(), Some("https://as"));
+        assert_eq!(status.scopes, ["s"]);
+        assert_eq!(status.expires_at, Some(4600));
+        assert!(status.refreshable);
+        // Another resource's file is not this one's.
+        let other = Url::parse("https://h.example/other").unwrap();
+        assert_eq!(store.status(&other).unwrap(), None);
+        store.forget_tokens(&url).unwrap();
+        assert_eq!(store.status(&url).unwrap(), None);
+    }
+}
