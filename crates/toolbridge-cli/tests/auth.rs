@@ -506,3 +506,15 @@ fn logout_revokes_and_forgets_the_tokens() {
     let status = t.run(&["auth", "status", "remote"], false);
     assert_eq!(status.stdout.trim(), "remote: not signed in", "{status:?}");
 }
+
+#[test]
+fn doctor_says_to_sign_in_not_to_check_the_headers() {
+    let t = Signing::new();
+    let doctor = t.run(&["doctor", "--json"], false);
+    let text = format!("{}{}", doctor.stdout, doctor.stderr);
+    assert!(
+        text.contains("sign in: run `toolbridge auth login remote`"),
+        "{doctor:?}"
+    );
+    assert!(!text.contains("check the token"), "{doctor:?}");
+}
