@@ -518,3 +518,18 @@ fn doctor_says_to_sign_in_not_to_check_the_headers() {
     );
     assert!(!text.contains("check the token"), "{doctor:?}");
 }
+
+#[test]
+fn signing_in_again_after_the_registration_was_revoked_registers_anew() {
+    let t = Signing::new();
+    assert_eq!(t.run(&["auth", "login", "remote"], true).code, Some(0));
+    // The code exchange with the kept client gets `invalid_client`.
+    t.double.with(|s| s.clients.clear());
+    let login = t.run(&["auth", "login", "remote"], true);
+    assert_eq!(login.code, Some(0), "{login:?}");
+    assert_eq!(t.double.with(|s| s.registrations), 2);
+    let registration: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.stored("clients")).unwrap()).unwrap();
+    assert_ne!(registration["clientId"], "client-1", "{registration}");
+    assert_eq!(t.call_echo(false).code, Some(0));
+}

@@ -155,9 +155,9 @@ pub async fn sign_in(
             store.forget_registration(&issuer)?;
             attempt(server, url, oauth, store, challenge, browser, prompt)
                 .await
-                .map_err(Attempt::into_error)
+                .map_err(|e| e.into_error(server))
         }
-        other => other.map_err(Attempt::into_error),
+        other => other.map_err(|e| e.into_error(server)),
     }
 }
 
@@ -171,11 +171,11 @@ enum Attempt {
 }
 
 impl Attempt {
-    fn into_error(self) -> AuthError {
+    fn into_error(self, server: &str) -> AuthError {
         match self {
             Attempt::Failed(e) => e,
             Attempt::RegistrationRevoked(issuer) => AuthError::Protocol {
-                server: String::new(),
+                server: server.to_owned(),
                 step: "signing in",
                 message: format!("{issuer} refused toolbridge's new registration too"),
             },
