@@ -6,7 +6,7 @@
 # connects shows "0 passed, 0 failed", which is not a pass.
 #
 # Usage: scripts/conformance.sh [SCENARIO...]   (default: the CI set)
-# Needs target/debug/toolbridge (or $TOOLBRIDGE) built. Takes about 10 s.
+# Needs target/debug/toolbridge (or $TOOLBRIDGE) built. Takes about 30 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The suite's installer lives in the shared folder beside the checkout
@@ -19,7 +19,17 @@ done
 # Run with bash: the shared folder may be laid out without execute bits.
 eval "$(bash "$setup" .deps/conformance)"
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
+# The OAuth set: the suite's 14 `--suite auth` scenarios (0.1.16) and the
+# two 2025-03-26 back-compatibility ones.
+auth_scenarios=(
+  auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration
+  auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults "${auth_scenarios[@]}")
 status=0
 for scenario in "${scenarios[@]}"; do
   log=$(mktemp)

@@ -56,6 +56,9 @@ pub enum Command {
     Presets(commands::presets::PresetsArgs),
     /// Check that every configured server can start, and install launchers.
     Doctor(commands::doctor::DoctorArgs),
+    /// Sign in to remote servers with OAuth, sign out, or see who is signed in.
+    #[command(subcommand)]
+    Auth(commands::auth::AuthCommand),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     Completions(commands::completions::Args),
 }
@@ -75,6 +78,7 @@ impl Command {
             Command::Complete(args) => commands::complete::run(args, ctx).await,
             Command::Presets(args) => commands::presets::run(args, ctx).await,
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,
+            Command::Auth(command) => commands::auth::run(command, ctx).await,
             Command::Completions(args) => commands::completions::run(args, ctx).await,
         }
     }

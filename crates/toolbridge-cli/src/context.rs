@@ -143,6 +143,7 @@ impl Context {
                 PoolOptions {
                     tool_cache,
                     client_features,
+                    sign_in: sign_in(),
                     ..PoolOptions::default()
                 },
             ),
@@ -192,6 +193,22 @@ impl Context {
             None => servers.pool.close_all().await,
         }
     }
+}
+
+/// Browser sign-in for servers that answer 401, when there is a user to
+/// do it: `$BROWSER` is set, or stdin is a terminal.
+fn sign_in() -> Option<toolbridge::auth::SignIn> {
+    use std::io::IsTerminal;
+    use toolbridge::auth::{Browser, SignIn, TokenStore};
+    if !Browser::is_configured() && !std::io::stdin().is_terminal() {
+        return None;
+    }
+    let store = TokenStore::user_default()?;
+    Some(SignIn::new(
+        store,
+        Browser::from_env(),
+        crate::commands::auth::prompt(),
+    ))
 }
 
 /// The built-in example server, started as this executable.

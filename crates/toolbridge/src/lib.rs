@@ -88,6 +88,8 @@
 //! - `http` (default): streamable HTTP and legacy HTTP+SSE servers (reqwest,
 //!   rustls).
 //! - `websocket` (default, needs `http`): WebSocket servers.
+//! - `auth` (default, needs `http`): [`auth`], OAuth sign-in for remote
+//!   servers (rmcp's `auth`).
 //! - `example-server` (default): [`example_server`], rmcp's server side.
 //!
 //! With no features, [`tools`], [`format`](mod@format) and [`presets`] remain: no tokio
@@ -112,6 +114,7 @@
 //! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
 //! - [`presets`]: curated real MCP servers.
+//! - [`auth`]: OAuth for remote servers: sign-in, tokens stored and refreshed.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
 //! - [`doctor`]: what stops each configured server from starting, and the fix.
 //! - `redact` (internal): the one place that decides how secrets are hidden
@@ -135,6 +138,8 @@
 
 #[cfg(feature = "client")]
 pub mod adapter;
+#[cfg(feature = "auth")]
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod config;
 #[cfg(feature = "client")]

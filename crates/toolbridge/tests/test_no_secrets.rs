@@ -2,6 +2,9 @@
 //! URL's user info, an env value) appears in any error message or log line,
 //! even when the server echoes them back in its error page; nor in `doctor`'s
 //! findings, nor in the `Debug` output of specs, listings, configs or errors.
+//! The same for an `oauth.clientSecret`. (Tokens from a sign-in: see the
+//! CLI's `tests/auth.rs`, which looks for them in `auth status`, listings
+//! and `-v` logs.)
 
 mod common;
 
@@ -186,7 +189,12 @@ fn secret_config(port: u16) -> Config {
             "args": ["--api-key", "${KEY}", "--token=${TOK}"],
             "env": {"API_KEY": "${KEY}", "AUTH": "Bearer ${HDR}"}
         },
-        "bad-url": {"type": "http", "url": "${PW}"}
+        "bad-url": {"type": "http", "url": "${PW}"},
+        "oauth": {
+            "type": "http",
+            "url": format!("http://127.0.0.1:{port}/mcp"),
+            "oauth": {"clientId": "toolbridge-test", "clientSecret": "${KEY}"}
+        }
     }})
     .to_string();
     Config::parse(std::path::Path::new("config.json"), text)
@@ -226,7 +234,7 @@ async fn doctor_findings_hold_no_secret() {
 #[tokio::test]
 async fn debug_output_holds_no_secret() {
     let config = secret_config(1);
-    for name in ["remote", "local"] {
+    for name in ["remote", "local", "oauth"] {
         let spec = config.resolve(name).unwrap();
         assert_no_secret("a spec's Debug", &format!("{spec:?}"));
         assert_no_secret("a spec's Debug", &format!("{spec:#?}"));
@@ -244,6 +252,10 @@ async fn debug_output_holds_no_secret() {
         Some(ENV_SECRET)
     );
     assert_eq!(local.args[1], ENV_SECRET);
+    let TransportSpec::Http(oauth) = config.resolve("oauth").unwrap().transport else {
+        panic!("oauth is an http server")
+    };
+    assert_eq!(oauth.oauth.client_secret.as_deref(), Some(ENV_SECRET));
 
     let error = config.resolve("bad-url").unwrap_err();
     assert_no_secret("a config error", &error.to_string());
@@ -254,7 +266,8 @@ async fn debug_output_holds_no_secret() {
         std::path::Path::new("config.json"),
         json!({"mcpServers": {"s": {
             "url": format!("https://user:{PASSWORD_SECRET}@h/mcp?token={QUERY_SECRET}"),
-            "headers": {"Authorization": format!("Bearer {HEADER_SECRET}")}
+            "headers": {"Authorization": format!("Bearer {HEADER_SECRET}")},
+            "oauth": {"clientId": "id", "clientSecret": ENV_SECRET}
         }}})
         .to_string(),
     )

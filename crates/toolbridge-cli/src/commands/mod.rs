@@ -1,6 +1,7 @@
 //! One module per command, each `async fn run(args, &Context) -> Outcome`;
 //! `crate::cli` says which one runs.
 
+pub mod auth;
 pub mod bench;
 pub mod call;
 pub mod complete;

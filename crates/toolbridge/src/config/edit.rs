@@ -155,7 +155,7 @@ fn real_path(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Writes `bytes` to `target` through a synced temporary sibling and a rename.
-fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+pub(crate) fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

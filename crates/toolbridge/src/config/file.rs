@@ -465,6 +465,7 @@ mod tests {
             url: url.to_string(),
             headers: Default::default(),
             auto_detect,
+            oauth: Default::default(),
         }
     }
 
@@ -1124,5 +1125,59 @@ mod tests {
     fn debug_output_holds_no_values() {
         let config = parse(&one(r#"{"command": "x", "env": {"K": "secret-value"}}"#)).unwrap();
         assert!(!format!("{config:?}").contains("secret-value"));
+    }
+
+    #[test]
+    fn the_oauth_block_is_read_and_its_secret_expanded() {
+        let text = r#"{"mcpServers": {
+            "r": {"type": "http", "url": "https://h/mcp",
+                  "oauth": {"clientId": "tb-${TEAM}", "clientSecret": "${OAUTH_SECRET}",
+                            "clientMetadataUrl": "https://tb.example/client.json",
+                            "scopes": ["read", "write"]}},
+            "plain": {"type": "http", "url": "https://h/mcp"}
+        }}"#;
+        let config = parse(text)
+            .unwrap()
+            .with_env(env(&[("TEAM", "a"), ("OAUTH_SECRET", "s3cr3t")]));
+        let TransportSpec::Http(http) = config.resolve("r").unwrap().transport else {
+            panic!()
+        };
+        assert_eq!(http.oauth.client_id.as_deref(), Some("tb-a"));
+        assert_eq!(http.oauth.client_secret.as_deref(), Some("s3cr3t"));
+        assert_eq!(
+            http.oauth.client_metadata_url.as_deref(),
+            Some("https://tb.example/client.json")
+        );
+        assert_eq!(http.oauth.scopes, ["read", "write"]);
+        assert!(!format!("{http:?}").contains("s3cr3t"));
+        let TransportSpec::Http(plain) = config.resolve("plain").unwrap().transport else {
+            panic!()
+        };
+        assert_eq!(plain.oauth, crate::config::OAuthSpec::default());
+
+        let unset = parse(text).unwrap().with_env(env(&[("TEAM", "a")]));
+        let error = unset.resolve("r").unwrap_err();
+        assert_eq!(error.field(), Some("oauth"), "{error}");
+        assert!(error.to_string().contains("OAUTH_SECRET"), "{error}");
+    }
+
+    #[test]
+    fn a_malformed_oauth_block_is_an_error_naming_the_field() {
+        for (oauth, message) in [
+            (r#""x""#, "\"oauth\" must be an object, not a string"),
+            (
+                r#"{"clientId": 1}"#,
+                "\"oauth\".\"clientId\" must be a string",
+            ),
+            (
+                r#"{"scopes": "read"}"#,
+                "\"oauth\".\"scopes\" must be an array of strings",
+            ),
+        ] {
+            let text = one(&format!(r#"{{"url": "https://h/mcp", "oauth": {oauth}}}"#));
+            let error = parse(&text).unwrap_err();
+            assert_eq!(error.field(), Some("oauth"), "{error}");
+            assert!(error.to_string().contains(message), "{error}");
+        }
     }
 }

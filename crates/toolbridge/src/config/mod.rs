@@ -48,6 +48,8 @@ mod spec;
 mod warning;
 
 pub use document::Document;
+#[cfg(feature = "auth")]
+pub(crate) use edit::write_atomic;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit};
 pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
@@ -64,7 +66,7 @@ pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
 pub use settings::{SETTINGS_KEY, Settings};
 pub use spec::{
-    DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
+    DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, OAuthSpec, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
     TransportSpec, timeout_from_secs,
 };
 pub use warning::ConfigWarning;

@@ -21,7 +21,7 @@ use super::{
     secret::SecretMap,
     settings::Settings,
     span::{self, Step},
-    spec::{RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
+    spec::{OAuthSpec, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
 };
 use crate::redact::{MASK, mask_args, mask_url};
 
@@ -117,6 +117,32 @@ pub(crate) struct ServerRecord {
     pub(crate) result_budget: Option<usize>,
     /// Kept in the file but never started.
     pub(crate) disabled: bool,
+    /// Network: the `oauth` object, not yet expanded.
+    pub(crate) oauth: OAuthRecord,
+}
+
+/// A remote server's `oauth` object as written: checked, not yet expanded.
+#[derive(Clone, PartialEq, Default)]
+pub(crate) struct OAuthRecord {
+    /// `clientId`.
+    pub(crate) client_id: Option<String>,
+    /// `clientSecret`: a secret, masked by `Debug`.
+    pub(crate) client_secret: Option<String>,
+    /// `clientMetadataUrl`.
+    pub(crate) client_metadata_url: Option<String>,
+    /// `scopes`.
+    pub(crate) scopes: Vec<String>,
+}
+
+impl fmt::Debug for OAuthRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthRecord")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 impl fmt::Debug for ServerRecord {
@@ -140,6 +166,7 @@ impl fmt::Debug for ServerRecord {
             .field("disabled_tools", &self.disabled_tools)
             .field("result_budget", &self.result_budget)
             .field("disabled", &self.disabled)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -170,6 +197,7 @@ impl ServerRecord {
             disabled_tools: Vec::new(),
             result_budget: None,
             disabled: false,
+            oauth: OAuthRecord::default(),
         }
     }
 
@@ -210,6 +238,7 @@ impl ServerRecord {
             disabled_tools: fields.string_array("disabledTools")?,
             result_budget: fields.positive_integer("resultBudget")?,
             disabled: fields.boolean("disabled")?,
+            oauth: fields.oauth()?,
         };
 
         let required =
@@ -389,10 +418,29 @@ impl ServerRecord {
                         Ok((key.clone(), value))
                     })
                     .collect::<Result<SecretMap, ConfigError>>()?;
+                let oauth = &self.oauth;
+                let expand_oauth = |key: &str, value: &Option<String>| {
+                    value
+                        .as_deref()
+                        .map(|value| {
+                            let steps = [Step::Key("oauth"), Step::Key(key)];
+                            expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)
+                        })
+                        .transpose()
+                };
                 let remote = RemoteSpec {
                     url,
                     headers,
                     auto_detect: self.declared.is_none() && kind == TransportKind::Http,
+                    oauth: OAuthSpec {
+                        client_id: expand_oauth("clientId", &oauth.client_id)?,
+                        client_secret: expand_oauth("clientSecret", &oauth.client_secret)?,
+                        client_metadata_url: expand_oauth(
+                            "clientMetadataUrl",
+                            &oauth.client_metadata_url,
+                        )?,
+                        scopes: oauth.scopes.clone(),
+                    },
                 };
                 match kind {
                     TransportKind::Sse => TransportSpec::Sse(remote),
@@ -631,6 +679,54 @@ impl Fields<'_> {
                 format!("\"{field}\" must be a string, not {}", kind_of(other)),
             )),
         }
+    }
+
+    /// The `oauth` object of a remote server: `clientId`, `clientSecret`,
+    /// `clientMetadataUrl` (strings) and `scopes` (an array of strings).
+    fn oauth(&self) -> Result<OAuthRecord, ConfigError> {
+        let obj = match self.get("oauth") {
+            None => return Ok(OAuthRecord::default()),
+            Some(Value::Object(obj)) => obj,
+            Some(other) => {
+                return Err(self.err(
+                    "oauth",
+                    &[Step::Key("oauth")],
+                    format!("\"oauth\" must be an object, not {}", kind_of(other)),
+                ));
+            }
+        };
+        let string = |key: &str| match obj.get(key).filter(|v| !v.is_null()) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(self.err(
+                "oauth",
+                &[Step::Key("oauth"), Step::Key(key)],
+                format!(
+                    "\"oauth\".\"{key}\" must be a string, not {}",
+                    kind_of(other)
+                ),
+            )),
+        };
+        let scopes = match obj.get("scopes").filter(|v| !v.is_null()) {
+            None => Vec::new(),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_owned))
+                .collect(),
+            Some(_) => {
+                return Err(self.err(
+                    "oauth",
+                    &[Step::Key("oauth"), Step::Key("scopes")],
+                    "\"oauth\".\"scopes\" must be an array of strings",
+                ));
+            }
+        };
+        Ok(OAuthRecord {
+            client_id: string("clientId")?,
+            client_secret: string("clientSecret")?,
+            client_metadata_url: string("clientMetadataUrl")?,
+            scopes,
+        })
     }
 
     fn boolean(&self, field: &str) -> Result<bool, ConfigError> {

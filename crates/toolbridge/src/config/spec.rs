@@ -7,7 +7,7 @@
 use std::{fmt, path::PathBuf, time::Duration};
 
 use super::secret::SecretMap;
-use crate::redact::{mask_args, mask_url};
+use crate::redact::{MASK, mask_args, mask_url};
 
 /// The default time one tool call may take: 120 s, as the spec says.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
@@ -132,6 +132,39 @@ pub struct RemoteSpec {
     /// True when the config gave a URL but no `type`: streamable HTTP is tried
     /// first and legacy SSE is the fallback.
     pub auto_detect: bool,
+    /// How to sign in with OAuth (`oauth`); empty when the config has none,
+    /// and toolbridge discovers and registers by itself.
+    pub oauth: OAuthSpec,
+}
+
+/// The `oauth` object of a remote server, expanded: all optional. Without
+/// it toolbridge discovers the authorization server and registers itself.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct OAuthSpec {
+    /// A client ID registered with the authorization server beforehand
+    /// (`clientId`).
+    pub client_id: Option<String>,
+    /// That client's secret (`clientSecret`, `${VAR}` expanded). Never
+    /// printed: `Debug` masks it.
+    pub client_secret: Option<String>,
+    /// An https URL where toolbridge's client metadata document is hosted
+    /// (`clientMetadataUrl`), used as the client ID by authorization servers
+    /// that accept such documents.
+    pub client_metadata_url: Option<String>,
+    /// The scopes to ask for (`scopes`); empty means the ones the server
+    /// names.
+    pub scopes: Vec<String>,
+}
+
+impl fmt::Debug for OAuthSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthSpec")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 impl fmt::Debug for StdioSpec {
@@ -152,6 +185,7 @@ impl fmt::Debug for RemoteSpec {
             .field("url", &mask_url(&self.url))
             .field("headers", &self.headers)
             .field("auto_detect", &self.auto_detect)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }

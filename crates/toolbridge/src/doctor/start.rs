@@ -169,6 +169,10 @@ fn failure_fix(
     has_stderr: bool,
 ) -> String {
     match (status, &spec.transport) {
+        // An OAuth server (its 401 carries a Bearer challenge).
+        _ if matches!(error, PoolError::Transport(e) if e.needs_sign_in()) => {
+            return format!("sign in: run `toolbridge auth login {}`", spec.name);
+        }
         (Some(401 | 403), _) => {
             return "check the token: the Authorization value in the server's \"headers\" (or \
                     the variable it comes from) is missing, expired or wrong"

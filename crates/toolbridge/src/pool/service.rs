@@ -75,6 +75,13 @@ pub struct PoolOptions {
     /// Roots, sampling, elicitation and log handlers the application offers
     /// servers (default: none, and none declared).
     pub client_features: ClientFeatures,
+    /// Sign in to a remote server that answers 401 (or 403
+    /// `insufficient_scope`) in the browser, then retry the request once
+    /// (default `None`: such a server fails with "run `toolbridge auth login
+    /// NAME`"). For programs with a user at hand; the sign-in counts against
+    /// the start or call timeout it happens in.
+    #[cfg(feature = "auth")]
+    pub sign_in: Option<crate::auth::SignIn>,
 }
 
 impl Default for PoolOptions {
@@ -86,6 +93,8 @@ impl Default for PoolOptions {
             close_timeout: Duration::from_secs(10),
             tool_cache: None,
             client_features: ClientFeatures::default(),
+            #[cfg(feature = "auth")]
+            sign_in: None,
         }
     }
 }
@@ -201,7 +210,11 @@ impl Pool {
             inner: Arc::new(Inner {
                 order,
                 slots,
-                ctx: TransportContext { tracker },
+                ctx: TransportContext {
+                    tracker,
+                    #[cfg(feature = "auth")]
+                    sign_in: options.sign_in.clone(),
+                },
                 start_limit: Semaphore::new(options.max_parallel_starts.max(1)),
                 options,
                 next_call: AtomicU64::new(1),
@@ -699,6 +712,22 @@ impl Pool {
                 code: e.code.0,
                 message: e.message.to_string(),
             },
+            // A request the server refused for want of a sign-in says so
+            // (the connection is not closed, but cannot be used as it is).
+            ServiceError::TransportSend(e)
+                if e.error
+                    .downcast_ref::<crate::transport::TransportError>()
+                    .is_some_and(crate::transport::TransportError::needs_sign_in) =>
+            {
+                slot.forget(conn);
+                match e.error.downcast::<crate::transport::TransportError>() {
+                    Ok(e) => PoolError::Transport(*e),
+                    Err(e) => PoolError::Protocol {
+                        server,
+                        message: e.to_string(),
+                    },
+                }
+            }
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 slot.forget(conn);
                 // Ended by the transport over an answer it cannot read (a

@@ -25,6 +25,10 @@ use crate::{
 pub struct TransportContext {
     /// Tracks stdio servers' process groups so they die with toolbridge.
     pub tracker: Arc<ProcessTracker>,
+    /// May a remote server's 401 start a browser sign-in (see
+    /// `PoolOptions::sign_in`).
+    #[cfg(feature = "auth")]
+    pub sign_in: Option<crate::auth::SignIn>,
 }
 
 /// A transport of any kind, chosen at run time.
@@ -92,7 +96,7 @@ pub async fn create_transport(
             stdio::StdioTransport::spawn(&spec.name, stdio, &ctx.tracker).map(AnyTransport::Stdio)
         }
         #[cfg(feature = "http")]
-        TransportSpec::Http(remote) => http::connect(&spec.name, remote).await,
+        TransportSpec::Http(remote) => http::connect(&spec.name, remote, ctx).await,
         #[cfg(feature = "http")]
         TransportSpec::Sse(remote) => sse::SseTransport::connect(&spec.name, remote)
             .await
@@ -211,6 +215,8 @@ mod tests {
     async fn a_transport_left_out_of_the_build_is_an_error_naming_server_and_feature() {
         let ctx = TransportContext {
             tracker: Arc::new(ProcessTracker::new()),
+            #[cfg(feature = "auth")]
+            sign_in: None,
         };
         for (kind, url) in [
             (TransportKind::Http, "http://127.0.0.1:1/mcp"),

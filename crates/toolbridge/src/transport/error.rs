@@ -69,3 +69,15 @@ pub enum TransportError {
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),
 }
+
+impl TransportError {
+    /// True when a network server refused the request for want of a
+    /// sign-in (HTTP 401 or 403 whose message says to sign in).
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(
+            self,
+            TransportError::Remote { status: Some(401 | 403), message, .. }
+                if message.contains("toolbridge auth login")
+        )
+    }
+}

@@ -16,7 +16,13 @@
 //!   bound), so a server that ends every stream, or died, fails the call
 //!   within seconds instead of being asked again until the call times out;
 //! - errors that name the server, the secret-free URL and the HTTP status;
-//! - [`connect`]'s auto-detection for a config that gave a url but no `type`.
+//! - [`connect`]'s auto-detection for a config that gave a url but no `type`;
+//! - OAuth (feature `auth`): the bearer token of every request from the
+//!   sign-in store, refreshed before it expires, and on a 401 (or 403
+//!   `insufficient_scope`) with a `Bearer` challenge a sign-in when the pool
+//!   allows one, then the request once more; else an error that says to run
+//!   `toolbridge auth login NAME`. A server whose config sets its own
+//!   `Authorization` header is left alone.
 
 mod resume;
 
@@ -75,12 +81,13 @@ impl HttpTransport {
     /// until the client's first message (an unreachable server is reported
     /// then, by `send`).
     pub async fn connect(server: &str, remote: &RemoteSpec) -> Result<Self, TransportError> {
+        let auth = server_auth(server, remote, None);
         let remote = Remote::new(server, remote, "http", &["http", "https"])?;
         let client = remote.http_client()?;
-        Ok(Self::with_client(remote, client))
+        Ok(Self::with_client(remote, client, auth))
     }
 
-    fn with_client(remote: Arc<Remote>, client: reqwest::Client) -> Self {
+    fn with_client(remote: Arc<Remote>, client: reqwest::Client, auth: Auth) -> Self {
         // rmcp sends at most 16 POSTs at once by default; a pool of agents
         // easily has more calls in flight, and the connection pool of the
         // shared reqwest client makes more cheap (2x calls/s at 64 in flight).
@@ -96,6 +103,7 @@ impl HttpTransport {
             reuse: Arc::default(),
             remote: remote.clone(),
             end_reason: end_reason.clone(),
+            auth,
         };
         HttpTransport {
             inner: StreamableHttpClientTransport::with_client(client, config),
@@ -148,17 +156,28 @@ impl Transport<RoleClient> for HttpTransport {
 /// must bring an `endpoint` event). Should that `GET` not be an event stream
 /// either, streamable HTTP is used after all. Any other failure (401, 500,
 /// connection refused) is reported at once.
-pub async fn connect(server: &str, spec: &RemoteSpec) -> Result<AnyTransport, TransportError> {
+pub async fn connect(
+    server: &str,
+    spec: &RemoteSpec,
+    ctx: &super::TransportContext,
+) -> Result<AnyTransport, TransportError> {
+    #[cfg(feature = "auth")]
+    let auth = server_auth(server, spec, ctx.sign_in.clone());
+    #[cfg(not(feature = "auth"))]
+    let auth = {
+        let _ = ctx;
+        None
+    };
     let remote = Remote::new(server, spec, "http", &["http", "https"])?;
     let client = remote.http_client()?;
     if !spec.auto_detect {
         return Ok(AnyTransport::Http(HttpTransport::with_client(
-            remote, client,
+            remote, client, auth,
         )));
     }
     let Some(status) = probe(&remote, &client).await? else {
         return Ok(AnyTransport::Http(HttpTransport::with_client(
-            remote, client,
+            remote, client, auth,
         )));
     };
     tracing::debug!(
@@ -179,7 +198,7 @@ pub async fn connect(server: &str, spec: &RemoteSpec) -> Result<AnyTransport, Tr
                 "not a legacy SSE server either; using streamable HTTP"
             );
             Ok(AnyTransport::Http(HttpTransport::with_client(
-                remote, client,
+                remote, client, auth,
             )))
         }
         Err(SseOpenError::Failed(error)) => Err(error),
@@ -217,6 +236,16 @@ async fn probe(
         let status = response.status();
         if status.is_success() {
             // Dropping the response closes an event stream the server opened.
+            return Ok(None);
+        }
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+            && response
+                .headers()
+                .get(http::header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(is_bearer_challenge)
+        {
+            // An OAuth server: the transport signs in (or says how to).
             return Ok(None);
         }
         let body = read_prefix(response, PROBE_BODY_LIMIT).await;
@@ -267,6 +296,20 @@ fn http_error(remote: &Remote, error: StreamableHttpError<HttpClientError>) -> T
             Ok(status) => remote.status_error(status, None),
             Err(_) => remote.error(Some(e.status), format!("HTTP {}", e.status)),
         },
+        StreamableHttpError::AuthRequired(e) if is_bearer_challenge(&e.www_authenticate_header) => {
+            remote.error(Some(401), sign_in_advice(&remote.server))
+        }
+        StreamableHttpError::InsufficientScope(e)
+            if is_bearer_challenge(&e.www_authenticate_header) =>
+        {
+            remote.error(
+                Some(403),
+                format!(
+                    "the server wants permissions (scopes) the sign-in did not give; {}",
+                    sign_in_advice(&remote.server)
+                ),
+            )
+        }
         StreamableHttpError::AuthRequired(_) => {
             remote.status_error(StatusCode::UNAUTHORIZED, Some("authorization required"))
         }
@@ -292,6 +335,47 @@ fn http_error(remote: &Remote, error: StreamableHttpError<HttpClientError>) -> T
     }
 }
 
+/// What to do about a server that needs a sign-in.
+fn sign_in_advice(server: &str) -> String {
+    format!("the server needs you to sign in: run `toolbridge auth login {server}`")
+}
+
+/// The OAuth side of a connection, when the build has it.
+#[cfg(feature = "auth")]
+type Auth = Option<Arc<crate::auth::ServerAuth>>;
+#[cfg(not(feature = "auth"))]
+type Auth = Option<std::convert::Infallible>;
+
+/// True when a `WWW-Authenticate` value asks for a bearer token (RFC
+/// 6750): the server takes OAuth tokens. Other challenges (`Basic`, none)
+/// are about the config's own headers.
+pub(crate) fn is_bearer_challenge(challenge: &str) -> bool {
+    challenge
+        .trim_start()
+        .get(..6)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer"))
+}
+
+/// The OAuth side of `server`, unless its config sends its own
+/// `Authorization` header.
+#[cfg(feature = "auth")]
+fn server_auth(server: &str, spec: &RemoteSpec, sign_in: Option<crate::auth::SignIn>) -> Auth {
+    if spec
+        .headers
+        .keys()
+        .any(|name| name.eq_ignore_ascii_case("authorization"))
+    {
+        return None;
+    }
+    let url = url::Url::parse(spec.url.trim()).ok()?;
+    crate::auth::ServerAuth::new(server, &url, &spec.oauth, sign_in)
+}
+
+#[cfg(not(feature = "auth"))]
+fn server_auth(_: &str, _: &RemoteSpec, _: Option<std::convert::Infallible>) -> Auth {
+    None
+}
+
 /// Splits rmcp's `"HTTP 401 Unauthorized: <body>"` into status and body.
 fn parse_status_text(text: &str) -> Option<(StatusCode, &str)> {
     let rest = text.strip_prefix("HTTP ")?;
@@ -315,6 +399,10 @@ pub(crate) struct HttpClient {
     remote: Arc<Remote>,
     /// Set when an answer is over the cap, which ends rmcp's worker.
     end_reason: EndReason,
+    /// The server's OAuth tokens, unless its config sends its own
+    /// `Authorization` (or the build has no `auth`).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    auth: Auth,
 }
 
 /// A failed HTTP request, described without secrets.
@@ -392,6 +480,87 @@ impl HttpClient {
                 StreamableHttpError::UnexpectedServerResponse(redact(&other.to_string()).into())
             }
         }
+    }
+
+    /// One POST, scrubbed, its event-stream answer resumed when it ends
+    /// early.
+    async fn post_once(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<HttpClientError>> {
+        let route = self.reuse.route();
+        let request = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let mut target = resume::GetTarget {
+            client: self.clone(),
+            uri: uri.clone(),
+            session_id: session_id.clone(),
+            auth_header: auth_header.clone(),
+            headers: custom_headers.clone(),
+            max_event_size: limits.max_sse_event_size,
+        };
+        let response = self
+            .client_for(route)
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await
+            .map_err(|e| self.scrub(e))?;
+        Ok(match response {
+            StreamableHttpPostResponse::Sse(stream, session) => {
+                if let Some(session) = &session {
+                    // The answer to `initialize` starts the session.
+                    target.session_id = Some(session.as_str().into());
+                }
+                let stream = self.response_stream(stream, route);
+                StreamableHttpPostResponse::Sse(resume::resuming(stream, target, request), session)
+            }
+            other => other,
+        })
+    }
+
+    /// The bearer token for a request rmcp sends without one (`GET`
+    /// streams, `DELETE`); no sign-in happens here.
+    async fn token_for(
+        &self,
+        auth_header: Option<String>,
+    ) -> Result<Option<String>, StreamableHttpError<HttpClientError>> {
+        #[cfg(feature = "auth")]
+        if let (Some(auth), None) = (&self.auth, &auth_header) {
+            return auth.bearer().await.map_err(|e| self.auth_error(e));
+        }
+        Ok(auth_header)
+    }
+
+    /// A sign-in or refresh failure, as the error of the request it was for.
+    #[cfg(feature = "auth")]
+    fn auth_error(&self, error: crate::auth::AuthError) -> StreamableHttpError<HttpClientError> {
+        let (status, message) = match &error {
+            crate::auth::AuthError::SignInNeeded { .. } => {
+                (Some(401), sign_in_advice(&self.remote.server))
+            }
+            other => {
+                let text = other.to_string();
+                let prefix = format!("server \"{}\": ", self.remote.server);
+                (None, text.strip_prefix(&prefix).unwrap_or(&text).to_owned())
+            }
+        };
+        StreamableHttpError::Client(HttpClientError {
+            message: self.remote.redactor.redact(&message).into_owned(),
+            status,
+        })
     }
 
     /// A `GET` event stream, scrubbed.
@@ -517,42 +686,44 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        let route = self.reuse.route();
-        let request = match &message {
-            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
-        let mut target = resume::GetTarget {
-            client: self.clone(),
-            uri: uri.clone(),
-            session_id: session_id.clone(),
-            auth_header: auth_header.clone(),
-            headers: custom_headers.clone(),
-            max_event_size: limits.max_sse_event_size,
-        };
-        let response = self
-            .client_for(route)
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                limits,
-            )
-            .await
-            .map_err(|e| self.scrub(e))?;
-        Ok(match response {
-            StreamableHttpPostResponse::Sse(stream, session) => {
-                if let Some(session) = &session {
-                    // The answer to `initialize` starts the session.
-                    target.session_id = Some(session.as_str().into());
-                }
-                let stream = self.response_stream(stream, route);
-                StreamableHttpPostResponse::Sse(resume::resuming(stream, target, request), session)
+        #[cfg(feature = "auth")]
+        if let Some(auth) = self.auth.as_ref().filter(|_| auth_header.is_none()) {
+            let token = auth.bearer().await.map_err(|e| self.auth_error(e))?;
+            let first = self
+                .post_once(
+                    uri.clone(),
+                    message.clone(),
+                    session_id.clone(),
+                    token.clone(),
+                    custom_headers.clone(),
+                    limits,
+                )
+                .await;
+            let challenge = match &first {
+                Err(StreamableHttpError::AuthRequired(e)) => &e.www_authenticate_header,
+                Err(StreamableHttpError::InsufficientScope(e)) => &e.www_authenticate_header,
+                _ => return first,
+            };
+            if !is_bearer_challenge(challenge) {
+                return first;
             }
-            other => other,
-        })
+            auth.refused(challenge, token.as_deref())
+                .await
+                .map_err(|e| self.auth_error(e))?;
+            let token = auth.bearer().await.map_err(|e| self.auth_error(e))?;
+            return self
+                .post_once(uri, message, session_id, token, custom_headers, limits)
+                .await;
+        }
+        self.post_once(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
     }
 
     async fn delete_session(
@@ -562,6 +733,7 @@ impl StreamableHttpClient for HttpClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
+        let auth_header = self.token_for(auth_header).await?;
         self.inner
             .delete_session(uri, session_id, auth_header, custom_headers)
             .await
@@ -598,6 +770,7 @@ impl StreamableHttpClient for HttpClient {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         // rmcp opens the session's standalone stream here (it never resumes
         // one itself: see `resume`).
+        let auth_header = self.token_for(auth_header).await?;
         let target = resume::GetTarget {
             client: self.clone(),
             uri: uri.clone(),

@@ -39,7 +39,7 @@ pub(crate) mod lines;
 #[cfg(feature = "http")]
 pub(crate) use crate::redact;
 #[cfg(feature = "http")]
-mod remote;
+pub(crate) mod remote;
 #[cfg(feature = "http")]
 mod reuse;
 #[cfg(feature = "http")]

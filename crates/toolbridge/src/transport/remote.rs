@@ -323,6 +323,7 @@ mod tests {
                 .collect::<BTreeMap<_, _>>()
                 .into(),
             auto_detect: false,
+            oauth: Default::default(),
         }
     }
 

@@ -315,6 +315,8 @@ pub fn untyped(url: &str) -> ServerSpec {
 pub fn context() -> TransportContext {
     TransportContext {
         tracker: Arc::new(ProcessTracker::new()),
+        #[cfg(feature = "auth")]
+        sign_in: None,
     }
 }
 
