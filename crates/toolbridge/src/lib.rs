@@ -108,7 +108,9 @@
 //! - [`process`]: process groups for stdio servers and the reaper that kills
 //!   them even when toolbridge itself is killed.
 //! - [`pool`]: the connection pool: one supervised rmcp client per server,
-//!   lazy or parallel start, tool cache, timeouts, cancellation, restart.
+//!   lazy or parallel start, tool cache, timeouts, cancellation, restart;
+//!   resources, resource templates, prompts and completion on the same
+//!   connections.
 //! - [`tools`]: the tool model shared by the loader, the formats and the adapters.
 //! - [`loader`]: which servers' tools to load (disabled, auto, manual).
 //! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
