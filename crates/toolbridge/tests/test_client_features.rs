@@ -437,3 +437,54 @@ async fn over_stdio_the_one_call_with_handlers_gets_the_elicitation() {
     assert!(text(&pooled).contains("Name: pool"), "{}", text(&pooled));
     pool.close_all().await;
 }
+
+/// Elicitation: a user who takes a while, answering `after` the question.
+struct SlowUser {
+    after: Duration,
+}
+
+impl ElicitationHandler for SlowUser {
+    fn elicit(
+        &self,
+        _origin: RequestOrigin,
+        _params: ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>> {
+        Box::pin(async move {
+            // The scenario itself: the person reads and types for a while.
+            tokio::time::sleep(self.after).await;
+            Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"name": "Slow Sam"})))
+        })
+    }
+}
+
+/// Regression: the server's `timeout` limits its silence, and a server
+/// waiting for the user's answer is not silent: a call whose elicitation
+/// took longer than the timeout to answer timed out while the user typed.
+#[tokio::test]
+async fn a_server_waiting_for_the_users_answer_does_not_time_the_call_out() {
+    let mut spec = everything_stdio("everything");
+    spec.timeout = Some(Duration::from_secs(1));
+    let pool = pool_with(
+        vec![spec],
+        with_features(ClientFeatures {
+            elicitation: Some(Arc::new(SlowUser {
+                after: Duration::from_secs(3),
+            })),
+            ..ClientFeatures::default()
+        }),
+    );
+    // Started first: the start is not the call.
+    pool.connect("everything").await.unwrap();
+    let answered = pool
+        .call_tool(
+            "everything",
+            "trigger-elicitation-request",
+            None,
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(text(&answered).contains("Slow Sam"), "{}", text(&answered));
+    pool.close_all().await;
+}

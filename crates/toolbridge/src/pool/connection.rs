@@ -130,6 +130,7 @@ impl ClientHandler for Handler {
         &self,
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
+        let _busy = self.progress.answering();
         self.route(&context).answer_roots(&self.server).await
     }
 
@@ -138,6 +139,7 @@ impl ClientHandler for Handler {
         params: CreateMessageRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
+        let _busy = self.progress.answering();
         self.route(&context)
             .answer_sampling(&self.server, params)
             .await
@@ -148,6 +150,7 @@ impl ClientHandler for Handler {
         params: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        let _busy = self.progress.answering();
         self.route(&context)
             .answer_elicitation(&self.server, params)
             .await

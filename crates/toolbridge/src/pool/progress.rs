@@ -8,8 +8,21 @@
 //! is rare and calls are many, so here the cost sits on the rare side: the
 //! client handler notes when progress arrives ([`ProgressLog::record`]), and
 //! a call reads that note only when its one timer fires.
+//!
+//! A server waiting on the client is not silent either: while the client
+//! answers a server-to-client request (a user typing the answer to an
+//! elicitation), no call on the connection times out, and the silence
+//! counts from the answer ([`ProgressLog::answering`]). The total bound
+//! still holds.
 
-use std::{collections::HashMap, sync::Mutex, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
 use rmcp::{
     RoleClient,
@@ -32,6 +45,24 @@ pub(super) struct ProgressLog {
     /// Notes older than this can no longer extend any call (it is the pool's
     /// `max_total_call_time`).
     horizon: Duration,
+    /// Server-to-client requests being answered now (a user typing the
+    /// answer to an elicitation): a server waiting on the client is not
+    /// silent, so no call on the connection times out meanwhile.
+    answering: AtomicUsize,
+    /// When the client last finished answering one; the silence of the
+    /// calls waiting on it starts there.
+    answered: Mutex<Option<Instant>>,
+}
+
+/// A server-to-client request being answered; noted as answered when
+/// dropped.
+pub(super) struct Answering(Arc<ProgressLog>);
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        *self.0.answered.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        self.0.answering.fetch_sub(1, Ordering::Release);
+    }
 }
 
 impl ProgressLog {
@@ -39,7 +70,26 @@ impl ProgressLog {
         ProgressLog {
             last: Mutex::new(HashMap::new()),
             horizon,
+            answering: AtomicUsize::new(0),
+            answered: Mutex::new(None),
         }
+    }
+
+    /// Notes that the client is answering a server-to-client request until
+    /// the returned guard is dropped.
+    pub(super) fn answering(self: &Arc<Self>) -> Answering {
+        self.answering.fetch_add(1, Ordering::Acquire);
+        Answering(self.clone())
+    }
+
+    /// The latest moment the calls' silence can be counted from, besides
+    /// their own progress: now while the client answers the server, else
+    /// when it last did.
+    fn client_busy(&self) -> Option<Instant> {
+        if self.answering.load(Ordering::Acquire) > 0 {
+            return Some(Instant::now());
+        }
+        *self.answered.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Notes that progress for `token` arrived now.
@@ -110,8 +160,11 @@ pub(super) async fn await_response(
             }
             () = &mut timer => {
                 let now = Instant::now();
+                // Progress, or the client answering the server (the server
+                // waits on the user, not the other way round).
                 let extended = log
                     .last(&pending.handle.progress_token)
+                    .max(log.client_busy())
                     .map(|at| later(at, limits.idle).min(total_deadline))
                     .filter(|deadline| *deadline > now);
                 match extended {
