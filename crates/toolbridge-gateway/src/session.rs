@@ -65,6 +65,9 @@ impl Session {
         let upstreams = self.gateway.upstreams();
         let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
         let options = Self::call_options(context);
+        let _in_flight = self
+            .gateway
+            .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
             result = pool.request(server, request, &options) => result.map_err(to_mcp_error),
             () = context.ct.cancelled() => Err(cancelled()),
@@ -153,6 +156,10 @@ impl ServerHandler for Session {
             .ok_or_else(|| gone(&route.server))?;
         audit::arguments(&route.server, &route.name, request.arguments.as_ref());
         let options = Self::call_options(&context);
+        let _in_flight = self.gateway.enter_call(
+            &route.server,
+            options.client_features.clone().unwrap_or_default(),
+        );
         let started = Instant::now();
         let result = tokio::select! {
             result = pool.call_tool(&route.server, &route.name, request.arguments, options) => Some(result),
