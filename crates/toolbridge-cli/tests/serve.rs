@@ -414,3 +414,24 @@ async fn stdio_serves_the_same_tools() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_and_deny_lists_limit_what_clients_see_and_call() {
+    let sandbox = Sandbox::new();
+    let server = json!({ "command": toolbridge(), "args": ["example-server"] });
+    let mut allowed = server.clone();
+    allowed["enabledTools"] = json!(["echo", "hello"]);
+    allowed["disabledTools"] = json!(["hello"]);
+    sandbox.write_config(&json!({ "mcpServers": { "example": allowed } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let client = connect(&served.url, None).await;
+    assert_eq!(tool_names(&client).await, ["echo"]);
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("hello")
+                .with_arguments(json!({ "name": "x" }).as_object().cloned().unwrap()),
+        )
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+    client.cancel().await.unwrap();
+}
