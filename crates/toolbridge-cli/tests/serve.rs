@@ -435,3 +435,41 @@ async fn allow_and_deny_lists_limit_what_clients_see_and_call() {
     assert!(refused.is_err(), "{refused:?}");
     client.cancel().await.unwrap();
 }
+
+/// A client that reports `notifications/tools/list_changed`.
+struct ListWatcher(tokio::sync::mpsc::UnboundedSender<()>);
+
+impl rmcp::ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send(());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_tool_list_change_reaches_the_clients() {
+    let sandbox = Sandbox::new();
+    let starts = sandbox.dir.path().join("starts");
+    sandbox.write_config(&json!({ "mcpServers": { "changing": {
+        "command": common::python(),
+        "args": [common::test_server("tool_cache.py")],
+        "env": { "STARTS_FILE": starts, "TOOLS": "ping" },
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
+    let client = ListWatcher(tx)
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let before = client.list_all_tools().await.unwrap();
+    assert!(!before.iter().any(|t| t.name == "added"));
+    client
+        .call_tool(CallToolRequestParams::new("change"))
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), changed.recv())
+        .await
+        .expect("no tools/list_changed from the gateway");
+    let after = client.list_all_tools().await.unwrap();
+    assert!(after.iter().any(|t| t.name == "added"), "{after:?}");
+    client.cancel().await.unwrap();
+}
