@@ -473,3 +473,56 @@ async fn an_upstream_tool_list_change_reaches_the_clients() {
     assert!(after.iter().any(|t| t.name == "added"), "{after:?}");
     client.cancel().await.unwrap();
 }
+
+/// A client that keeps the progress notifications it gets.
+#[derive(Clone, Default)]
+struct ProgressWatcher(Arc<Mutex<Vec<rmcp::model::ProgressNotificationParam>>>);
+
+impl rmcp::ClientHandler for ProgressWatcher {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_client_gets_only_its_own_progress_under_its_own_token() {
+    let sandbox = Sandbox::new();
+    examples(&sandbox, &["example"]);
+    let served = Served::start(&sandbox, &[], &[]);
+    let (first, second) = (ProgressWatcher::default(), ProgressWatcher::default());
+    let a = first
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let b = second
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let slow = |ms: u64| {
+        CallToolRequestParams::new("slow")
+            .with_arguments(json!({ "ms": ms }).as_object().cloned().unwrap())
+    };
+    // Concurrent calls on the one upstream connection: the upstream sees
+    // two tokens of the gateway's, each client must get back its own.
+    let (ra, rb) = tokio::join!(a.call_tool(slow(300)), b.call_tool(slow(500)));
+    ra.unwrap();
+    rb.unwrap();
+    for (watcher, ms) in [(&first, 300.0), (&second, 500.0)] {
+        let got = watcher.0.lock().unwrap().clone();
+        assert!(!got.is_empty(), "no progress for the {ms} ms call");
+        assert!(got.iter().all(|p| p.total == Some(ms)), "{ms}: {got:?}");
+        // rmcp's client numbers its tokens from its own counter: the
+        // gateway handed each notification back under the client's token.
+        let tokens: std::collections::HashSet<_> =
+            got.iter().map(|p| p.progress_token.clone()).collect();
+        assert_eq!(tokens.len(), 1, "{tokens:?}");
+    }
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
+}
