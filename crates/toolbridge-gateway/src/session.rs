@@ -429,6 +429,5 @@ fn is_not_found(error: &ErrorData) -> bool {
 
 /// A factory of sessions for rmcp's HTTP service.
 pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
-    let gateway = Arc::new(gateway);
-    move || Ok(Session::new((*gateway).clone()))
+    move || Ok(Session::new(gateway.clone()))
 }
