@@ -526,3 +526,54 @@ async fn each_client_gets_only_its_own_progress_under_its_own_token() {
     a.cancel().await.unwrap();
     b.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_cancelling_a_call_cancels_it_upstream() {
+    use rmcp::{
+        model::{CallToolRequest, ClientRequest},
+        service::PeerRequestOptions,
+    };
+    let sandbox = Sandbox::new();
+    examples(&sandbox, &["example"]);
+    // At debug level the gateway logs its servers' stderr, where the
+    // example server says when a call was cancelled.
+    let served = Served::start(&sandbox, &[], &[("TOOLBRIDGE_LOG", "debug")]);
+    let watcher = ProgressWatcher::default();
+    let client = watcher
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let call = CallToolRequestParams::new("slow")
+        .with_arguments(json!({ "ms": 60_000 }).as_object().cloned().unwrap());
+    let handle = client
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(call)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    // The first progress note: the upstream is running the call.
+    assert!(
+        common::poll_async(Duration::from_secs(10), || async {
+            (!watcher.0.lock().unwrap().is_empty()).then_some(())
+        })
+        .await
+        .is_some(),
+        "the call never started"
+    );
+    handle
+        .cancel(Some("the user gave up".into()))
+        .await
+        .unwrap();
+    let cancelled = wait_until(Duration::from_secs(10), || {
+        served
+            .log()
+            .lines()
+            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#))
+            && served.log().contains("slow: cancelled after")
+    });
+    assert!(cancelled, "{}", served.log());
+    client.cancel().await.unwrap();
+}
