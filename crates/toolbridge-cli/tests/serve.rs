@@ -577,3 +577,65 @@ async fn a_client_cancelling_a_call_cancels_it_upstream() {
     assert!(cancelled, "{}", served.log());
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_client_gets_a_session_and_a_2026_client_goes_stateless() {
+    let sandbox = Sandbox::new();
+    examples(&sandbox, &["example"]);
+    let served = Served::start(&sandbox, &[], &[]);
+    let http = reqwest::Client::new();
+    let accept = "application/json, text/event-stream";
+    let initialize = http
+        .post(&served.url)
+        .header("accept", accept)
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(initialize.status(), 200);
+    assert!(initialize.headers().contains_key("mcp-session-id"));
+
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    // 2026-07-28 puts the method (and a tool's name) in headers too.
+    let post = |method: &str, params: serde_json::Value| {
+        let mut request = http
+            .post(&served.url)
+            .header("accept", accept)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = params["name"].as_str() {
+            request = request.header("mcp-name", name);
+        }
+        request
+            .json(&json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}))
+            .send()
+    };
+    let discover = post("server/discover", json!({ "_meta": meta }))
+        .await
+        .unwrap();
+    assert_eq!(discover.status(), 200);
+    assert!(!discover.headers().contains_key("mcp-session-id"));
+    let body = discover.text().await.unwrap();
+    assert!(
+        body.contains(r#""2026-07-28""#) && body.contains("toolbridge-gateway"),
+        "{body}"
+    );
+    // A call with no session at all.
+    let call = post(
+        "tools/call",
+        json!({ "name": "echo", "arguments": { "text": "stateless" }, "_meta": meta }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(call.status(), 200);
+    let body = call.text().await.unwrap();
+    assert!(body.contains("stateless"), "{body}");
+}
