@@ -27,4 +27,4 @@ if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|r
   exit 1
 fi
 # The library's docs: broken intra-doc links and the like fail the build.
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge -p toolbridge-gateway

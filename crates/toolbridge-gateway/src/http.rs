@@ -1,7 +1,7 @@
 //! The gateway over HTTP: MCP's streamable HTTP at `/mcp` (rmcp's server:
 //! 2025-11-25 sessions with `Mcp-Session-Id`, and 2026-07-28 stateless
 //! requests with `server/discover`), `/healthz` and `/metrics`, all behind
-//! [`security::check`](crate::security::check). The web page (issue 14) is
+//! [`security::check`]. The web page (issue 14) is
 //! nested at `/` by its own module.
 
 use std::{net::SocketAddr, sync::Arc};
