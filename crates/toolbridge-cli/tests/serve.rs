@@ -639,3 +639,47 @@ async fn a_2025_client_gets_a_session_and_a_2026_client_goes_stateless() {
     let body = call.text().await.unwrap();
     assert!(body.contains("stateless"), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_listening_hears_of_a_config_change() {
+    let sandbox = Sandbox::new();
+    examples(&sandbox, &["alpha"]);
+    let served = Served::start(&sandbox, &[], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut stream = reqwest::Client::new()
+        .post(&served.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+            "params": { "notifications": { "toolsListChanged": true }, "_meta": meta }}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut seen = String::new();
+    let mut read_until = async |needle: &str| {
+        let found = tokio::time::timeout(Duration::from_secs(20), async {
+            while !seen.contains(needle) {
+                match stream.chunk().await.unwrap() {
+                    Some(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                    None => break,
+                }
+            }
+        })
+        .await;
+        assert!(
+            found.is_ok() && seen.contains(needle),
+            "no {needle} in {seen}"
+        );
+    };
+    read_until("notifications/subscriptions/acknowledged").await;
+    examples(&sandbox, &["alpha", "beta"]);
+    read_until("notifications/tools/list_changed").await;
+}

@@ -3,7 +3,10 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, RwLock},
+    sync::{
+        Arc, Mutex, RwLock,
+        atomic::{AtomicU64, Ordering},
+    },
 };
 
 use futures::future::join_all;
@@ -12,9 +15,9 @@ use rmcp::{
     model::{
         ClientRequest, ErrorCode, ErrorData, ListPromptsRequest, ListResourceTemplatesRequest,
         ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate,
-        ServerResult, Tool,
+        ServerNotification, ServerResult, Tool,
     },
-    service::Peer,
+    service::{Peer, SubscriptionSink},
 };
 use toolbridge::{
     config::ServerSpec,
@@ -75,6 +78,8 @@ struct Inner {
     templates: Mutex<Vec<(String, String)>>,
     /// Connected clients (sessions), told when lists change.
     clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-07-28 clients' `subscriptions/listen` streams, told too.
+    listeners: Arc<Listeners>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
     /// The calls in flight per server, for what the pool cannot route.
@@ -105,6 +110,7 @@ impl Gateway {
                 resources: Mutex::new(HashMap::new()),
                 templates: Mutex::new(Vec::new()),
                 clients: Mutex::new(Vec::new()),
+                listeners: Arc::default(),
                 metrics: Metrics::default(),
                 in_flight,
             }),
@@ -148,6 +154,28 @@ impl Gateway {
         *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let clients = self.live_clients();
         join_all(clients.iter().map(|peer| peer.notify_tool_list_changed())).await;
+        self.inner
+            .listeners
+            .send(&[ServerNotification::ToolListChangedNotification(
+                Default::default(),
+            )])
+            .await;
+    }
+
+    /// Tells a 2026-07-28 client's `subscriptions/listen` stream (`sink`)
+    /// of list changes until the guard drops.
+    pub fn listen(&self, sink: SubscriptionSink) -> Listening {
+        let key = self.inner.listeners.next.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .listeners
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((key, sink));
+        Listening {
+            listeners: self.inner.listeners.clone(),
+            key,
+        }
     }
 
     fn live_clients(&self) -> Vec<Peer<RoleServer>> {
@@ -240,6 +268,14 @@ impl Gateway {
             let _ = peer.notify_resource_list_changed().await;
         }))
         .await;
+        self.inner
+            .listeners
+            .send(&[
+                ServerNotification::ToolListChangedNotification(Default::default()),
+                ServerNotification::PromptListChangedNotification(Default::default()),
+                ServerNotification::ResourceListChangedNotification(Default::default()),
+            ])
+            .await;
     }
 
     /// Remembers a connected client, to tell it when lists change.
@@ -499,6 +535,49 @@ impl Gateway {
             (name.to_owned(), pages)
         }))
         .await
+    }
+}
+
+/// The open `subscriptions/listen` streams.
+#[derive(Default)]
+struct Listeners {
+    sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next: AtomicU64,
+}
+
+impl Listeners {
+    /// Sends each of `notifications` the stream accepted to every stream.
+    async fn send(&self, notifications: &[ServerNotification]) {
+        let sinks: Vec<SubscriptionSink> = self
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in &sinks {
+            for notification in notifications {
+                // Refused when the client did not ask for that kind.
+                let _ = sink.send(notification.clone()).await;
+            }
+        }
+    }
+}
+
+/// A `subscriptions/listen` stream being told of changes; dropping it
+/// stops that.
+pub struct Listening {
+    listeners: Arc<Listeners>,
+    key: u64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.listeners
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(key, _)| *key != self.key);
     }
 }
 

@@ -18,9 +18,10 @@ use rmcp::{
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
         ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
         ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
+        SubscribeRequest, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest,
+        UnsubscribeRequestParams,
     },
-    service::{NotificationContext, RequestContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use toolbridge::pool::{CallOptions, PoolError, ProgressForward, forward_progress};
 
@@ -119,6 +120,24 @@ impl ServerHandler for Session {
             "toolbridge-gateway",
             env!("CARGO_PKG_VERSION"),
         ))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // List changes, yes; resource updates are not relayed on this path.
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        accepted.prompts_list_changed = requested.prompts_list_changed;
+        accepted.resources_list_changed = requested.resources_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let _listening = self.gateway.listen(context.sink().clone());
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
