@@ -12,6 +12,9 @@ cargo test --workspace
 # The official MCP conformance suite's client scenarios, against the binary
 # built above (installs the suite into .deps/conformance once).
 scripts/conformance.sh
+# The suite's server scenarios through the gateway (`toolbridge serve` in
+# front of the suite's reference server).
+scripts/conformance-gateway.sh
 # The library's features: without them it is the pure part (tools, formats,
 # presets) with no tokio runtime, HTTP or TLS; `client` alone runs stdio
 # servers. Checked, not tested: one crate, cheap.
@@ -24,4 +27,4 @@ if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|r
   exit 1
 fi
 # The library's docs: broken intra-doc links and the like fail the build.
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p toolbridge -p toolbridge-gateway

@@ -61,6 +61,8 @@ pub enum Command {
     Auth(commands::auth::AuthCommand),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     Completions(commands::completions::Args),
+    /// The gateway: serve every configured server as one MCP server (HTTP or stdio).
+    Serve(commands::serve::Args),
 }
 
 impl Command {
@@ -80,6 +82,7 @@ impl Command {
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,
             Command::Auth(command) => commands::auth::run(command, ctx).await,
             Command::Completions(args) => commands::completions::run(args, ctx).await,
+            Command::Serve(args) => commands::serve::run(args, ctx).await,
         }
     }
 }

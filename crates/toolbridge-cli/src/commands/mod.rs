@@ -12,5 +12,6 @@ pub mod exec;
 pub mod presets;
 pub mod prompts;
 pub mod resources;
+pub mod serve;
 pub mod servers;
 pub mod tools;

@@ -113,6 +113,8 @@ pub(crate) struct ServerRecord {
     pub(crate) startup_timeout: Option<Duration>,
     /// Tools never listed nor called (`disabledTools`).
     pub(crate) disabled_tools: Vec<String>,
+    /// The only tools listed and called, when set (`enabledTools`).
+    pub(crate) enabled_tools: Option<Vec<String>>,
     /// Most characters of one result given to a model (`resultBudget`).
     pub(crate) result_budget: Option<usize>,
     /// Kept in the file but never started.
@@ -164,6 +166,7 @@ impl fmt::Debug for ServerRecord {
             .field("timeout", &self.timeout)
             .field("startup_timeout", &self.startup_timeout)
             .field("disabled_tools", &self.disabled_tools)
+            .field("enabled_tools", &self.enabled_tools)
             .field("result_budget", &self.result_budget)
             .field("disabled", &self.disabled)
             .field("oauth", &self.oauth)
@@ -195,6 +198,7 @@ impl ServerRecord {
             timeout: None,
             startup_timeout: None,
             disabled_tools: Vec::new(),
+            enabled_tools: None,
             result_budget: None,
             disabled: false,
             oauth: OAuthRecord::default(),
@@ -236,6 +240,10 @@ impl ServerRecord {
             timeout: fields.timeout("timeout")?,
             startup_timeout: fields.timeout("startupTimeout")?,
             disabled_tools: fields.string_array("disabledTools")?,
+            enabled_tools: match fields.get("enabledTools") {
+                Some(_) => Some(fields.string_array("enabledTools")?),
+                None => None,
+            },
             result_budget: fields.positive_integer("resultBudget")?,
             disabled: fields.boolean("disabled")?,
             oauth: fields.oauth()?,
@@ -465,6 +473,7 @@ impl ServerRecord {
             disabled: self.disabled,
             startup_timeout: self.startup_timeout.or(settings.startup_timeout),
             disabled_tools: self.disabled_tools.clone(),
+            enabled_tools: self.enabled_tools.clone(),
             result_budget: self.result_budget.or(settings.result_budget),
         })
     }

@@ -101,6 +101,19 @@ pub(super) struct ToolCache {
     any_task_only: AtomicBool,
     /// The server's entry in the on-disk cache, when the pool has one.
     disk: Option<DiskEntry>,
+    /// Told each time the list changed, for [`Pool::watch_tool_list_changes`](super::Pool::watch_tool_list_changes).
+    changes: Changes,
+}
+
+/// The senders of list-changed events (nothing is queued while nobody
+/// watches).
+#[derive(Debug)]
+pub(super) struct Changes(tokio::sync::broadcast::Sender<()>);
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes(tokio::sync::broadcast::channel(4).0)
+    }
 }
 
 impl ToolCache {
@@ -177,6 +190,14 @@ impl ToolCache {
                 disk.remove();
             }
         });
+        if self.changes.0.receiver_count() > 0 {
+            let _ = self.changes.0.send(());
+        }
+    }
+
+    /// The list-changed events from now on.
+    pub(super) fn watch(&self) -> tokio::sync::broadcast::Receiver<()> {
+        self.changes.0.subscribe()
     }
 }
 

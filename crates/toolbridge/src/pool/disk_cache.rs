@@ -234,6 +234,11 @@ fn spec_key(spec: &ServerSpec, declared: &ClientCapabilities) -> String {
         key.field("declared");
         key.field(&serde_json::to_string(declared).unwrap_or_default());
     }
+    // Only when set, so that the keys of entries without one stay as they were.
+    if let Some(enabled) = &spec.enabled_tools {
+        key.field("enabledTools");
+        key.list(enabled);
+    }
     let digest = key.0.finalize();
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -69,4 +69,5 @@ pub use error::{Feature, PoolError};
 pub use listing::Listing;
 pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
+pub use progress::{ProgressForward, forward_progress};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

@@ -14,6 +14,12 @@
 //! elicitation), no call on the connection times out, and the silence
 //! counts from the answer ([`ProgressLog::answering`]). The total bound
 //! still holds.
+//!
+//! A caller that relays progress to someone else (the gateway, to the
+//! client whose call it is) wraps the call in [`forward_progress`]: the
+//! requests it sends register their progress token, and the handler hands
+//! each notification for it to the caller's [`ProgressForward`]. Calls not
+//! wrapped pay one task-local lookup.
 
 use std::{
     collections::HashMap,
@@ -27,8 +33,8 @@ use std::{
 use rmcp::{
     RoleClient,
     model::{
-        CancelledNotification, CancelledNotificationParam, ClientNotification, ProgressToken,
-        RequestId, ServerResult,
+        CancelledNotification, CancelledNotificationParam, ClientNotification,
+        ProgressNotificationParam, ProgressToken, RequestId, ServerResult,
     },
     service::{Peer, RequestHandle, ServiceError},
 };
@@ -38,10 +44,29 @@ use tokio::time::Instant;
 /// matter (progress for calls that already ended).
 const PRUNE_AT: usize = 256;
 
+/// Receives the progress notifications of the requests made inside
+/// [`forward_progress`], with the token the pool gave the request upstream.
+pub type ProgressForward = Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>;
+
+tokio::task_local! {
+    static FORWARD: ProgressForward;
+}
+
+/// Runs `call` (a [`Pool::call_tool`](super::Pool::call_tool) or
+/// [`Pool::request`](super::Pool::request)) with its progress notifications
+/// handed to `forward` as they arrive, until its response.
+pub async fn forward_progress<F: std::future::Future>(
+    forward: ProgressForward,
+    call: F,
+) -> F::Output {
+    FORWARD.scope(forward, call).await
+}
+
 /// When progress last arrived, per progress token, on one connection.
-#[derive(Debug)]
 pub(super) struct ProgressLog {
     last: Mutex<HashMap<ProgressToken, Instant>>,
+    /// Where the notifications of requests made in [`forward_progress`] go.
+    forwards: Mutex<HashMap<ProgressToken, ProgressForward>>,
     /// Notes older than this can no longer extend any call (it is the pool's
     /// `max_total_call_time`).
     horizon: Duration,
@@ -69,6 +94,7 @@ impl ProgressLog {
     pub(super) fn new(horizon: Duration) -> Self {
         ProgressLog {
             last: Mutex::new(HashMap::new()),
+            forwards: Mutex::new(HashMap::new()),
             horizon,
             answering: AtomicUsize::new(0),
             answered: Mutex::new(None),
@@ -90,6 +116,23 @@ impl ProgressLog {
             return Some(Instant::now());
         }
         *self.answered.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes `params` (see [`ProgressLog::record`]) and hands it to the
+    /// forward registered for its token, if any.
+    pub(super) fn arrived(&self, params: ProgressNotificationParam) {
+        let forward = {
+            let forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+            if forwards.is_empty() {
+                None
+            } else {
+                forwards.get(&params.progress_token).cloned()
+            }
+        };
+        self.record(params.progress_token.clone());
+        if let Some(forward) = forward {
+            forward(params);
+        }
     }
 
     /// Notes that progress for `token` arrived now.
@@ -144,6 +187,16 @@ pub(super) async fn await_response(
     log: &ProgressLog,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
+    let _forwarding = FORWARD.try_with(Clone::clone).ok().map(|forward| {
+        log.forwards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(handle.progress_token.clone(), forward);
+        Forwarding {
+            log,
+            token: handle.progress_token.clone(),
+        }
+    });
     let mut pending = Pending {
         handle,
         armed: true,
@@ -191,6 +244,30 @@ pub(super) async fn await_response(
     pending.armed = false;
     log.forget(&pending.handle.progress_token);
     outcome
+}
+
+/// A request whose progress is forwarded; unregisters it when dropped.
+struct Forwarding<'a> {
+    log: &'a ProgressLog,
+    token: ProgressToken,
+}
+
+impl Drop for Forwarding<'_> {
+    fn drop(&mut self) {
+        self.log
+            .forwards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.token);
+    }
+}
+
+impl std::fmt::Debug for ProgressLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgressLog")
+            .field("horizon", &self.horizon)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A request in flight; tells the server to cancel it if dropped while armed.
