@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::disk_cache::DiskEntry;
-use crate::tools::McpTool;
+use crate::tools::{McpTool, TaskSupport};
 
 /// The shared tool-list cache of one server.
 #[derive(Debug, Default)]
@@ -32,16 +32,24 @@ struct State {
     generation: u64,
     /// The cached list, if one was stored since the last invalidation.
     tools: Option<Arc<Vec<McpTool>>>,
-    /// Whether some tool of `tools` can only be called as a task, so that
-    /// a call only searches the list when there is something to find.
-    any_task_only: bool,
+    /// Whether some tool of `tools` can be called as a task, so that a
+    /// call only searches the list when there is something to find.
+    any_task: bool,
 }
 
 impl State {
     fn set(&mut self, tools: Arc<Vec<McpTool>>) {
-        self.any_task_only = tools.iter().any(McpTool::requires_task);
+        self.any_task = tools.iter().any(|t| task_support(t).is_some());
         self.tools = Some(tools);
     }
+}
+
+/// `tool`'s task support, when it has some (`optional` or `required`).
+fn task_support(tool: &McpTool) -> Option<TaskSupport> {
+    tool.execution
+        .as_ref()
+        .and_then(|e| e.task_support)
+        .filter(|t| *t != TaskSupport::Forbidden)
 }
 
 /// The cache generation a listing started at; see [`ToolCache::put`].
@@ -77,18 +85,20 @@ impl ToolCache {
         Some(tools)
     }
 
-    /// Whether the cached list (in memory, else on disk) says `tool` can
-    /// only be called as a task. Unknown without a cached list: `false`.
-    pub(super) fn requires_task(&self, tool: &str) -> bool {
+    /// The task support the cached list (in memory, else on disk) gives
+    /// `tool`, when it has some. Unknown without a cached list: `None`.
+    pub(super) fn task_support(&self, tool: &str) -> Option<TaskSupport> {
+        let find = |tools: &[McpTool]| tools.iter().find(|t| t.name == tool).and_then(task_support);
         {
             let state = self.lock();
             if let Some(tools) = &state.tools {
-                return state.any_task_only
-                    && tools.iter().any(|t| t.name == tool && t.requires_task());
+                return match state.any_task {
+                    true => find(tools),
+                    false => None,
+                };
             }
         }
-        self.get_or_load()
-            .is_some_and(|tools| tools.iter().any(|t| t.name == tool && t.requires_task()))
+        self.get_or_load().and_then(|tools| find(&tools))
     }
 
     /// Takes a ticket before asking the server for its tools.

@@ -10,14 +10,23 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam},
+    model::{
+        ClientCapabilities, ClientConfig, CustomNotification, Implementation,
+        ProgressNotificationParam, TaskStatusNotificationParams,
+    },
     service::{NotificationContext, Peer, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::{PoolError, cache::ToolCache, progress::ProgressLog};
+use super::{
+    PoolError,
+    cache::ToolCache,
+    logs::{self, LogRouter},
+    progress::ProgressLog,
+    tasks::TaskEvents,
+};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
@@ -57,6 +66,19 @@ pub(super) struct Handler {
     /// Where they are passed on to whoever watches the server's progress
     /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
     feed: ProgressFeed,
+    /// Where log messages and task status notifications go.
+    routes: Routes,
+}
+
+/// Where a server's progress, log messages and task status notifications
+/// go; the slot's, kept across reconnects.
+pub(super) struct Routes {
+    /// Progress notifications, for whoever watches the server's progress.
+    pub(super) progress: ProgressFeed,
+    /// Log messages, to the request's or the pool's handler.
+    pub(super) logs: Arc<LogRouter>,
+    /// Task status notifications, to wake the task's poller.
+    pub(super) task_events: TaskEvents,
 }
 
 /// The progress notifications of one server, for those who watch them.
@@ -79,11 +101,56 @@ impl ClientHandler for Handler {
         self.progress.record(params.progress_token);
     }
 
+    // Logging is deprecated by SEP-2577, but both protocols still carry it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.routes.logs.deliver(params);
+    }
+
+    /// SEP-2663's `notifications/tasks`: wakes the task's poller.
+    async fn on_task_status(
+        &self,
+        params: TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.wake_task(params.task.task.task_id.clone());
+    }
+
+    /// 2025-11-25's `notifications/tasks/status` (rmcp has no type for it):
+    /// wakes the task's poller.
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/tasks/status"
+            && let Some(id) = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("taskId"))
+                .and_then(|id| id.as_str())
+        {
+            self.wake_task(id.to_owned());
+        }
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
         )
+    }
+}
+
+impl Handler {
+    fn wake_task(&self, task_id: String) {
+        if self.routes.task_events.receiver_count() > 0 {
+            let _ = self.routes.task_events.send(task_id);
+        }
     }
 }
 
@@ -100,6 +167,9 @@ pub(super) struct Connection {
     end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
+    /// The server speaks 2026-07-28: each request carries the log level it
+    /// wants (there is no `logging/setLevel`).
+    pub(super) log_level_per_request: bool,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
     /// Tells the supervisor to close the connection.
@@ -168,7 +238,7 @@ pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
     cache: Arc<ToolCache>,
-    feed: ProgressFeed,
+    routes: Routes,
     max_call_time: Duration,
     start_timeout: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
@@ -190,11 +260,13 @@ pub(super) async fn connect(
     let stderr = transport.stderr_tail();
     let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
+    let log_router = routes.logs.clone();
     let handler = Handler {
         server: server.clone(),
         cache,
         progress: progress.clone(),
-        feed,
+        feed: routes.progress.clone(),
+        routes,
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {
@@ -214,6 +286,20 @@ pub(super) async fn connect(
         },
     };
     let peer = service.peer().clone();
+    // Before any call, so that its messages come at the level asked; a
+    // server that refuses still logs, filtered here.
+    if logs::wants_set_level(&peer) {
+        match tokio::time::timeout_at(deadline, log_router.send_level(&peer)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!(server = %server, "logging/setLevel failed: {e}"),
+            Err(_) => {
+                return Err(timed_out(
+                    stderr.as_ref().and_then(|t| t.last(ERROR_STDERR_LINES)),
+                ));
+            }
+        }
+    }
+    let log_level_per_request = logs::per_request_level(&peer);
     let info = peer_info(&peer, kind, started.elapsed());
     tracing::debug!(
         server = %server,
@@ -244,6 +330,7 @@ pub(super) async fn connect(
             stderr,
             end_reason,
             progress,
+            log_level_per_request,
             ended,
             close,
             supervisor: Mutex::new(Some(supervisor)),

@@ -36,11 +36,13 @@ mod client_features;
 mod connection;
 mod disk_cache;
 mod error;
+mod logs;
 mod pages;
 mod progress;
 mod request;
 mod service;
 mod slot;
+mod tasks;
 
 pub use client_features::{
     ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider, SamplingHandler,

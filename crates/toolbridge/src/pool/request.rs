@@ -31,6 +31,9 @@ impl Pool {
         options: &CallOptions,
     ) -> Result<ServerResult, PoolError> {
         let slot = self.slot(server)?;
+        let features = options.client_features.as_ref();
+        // Log messages while it runs may be this request's.
+        let _in_flight = slot.logs.enter(features);
         let (conn, limits) = match options.timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -42,9 +45,15 @@ impl Pool {
             }
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
+        let meta = match conn.log_level_per_request {
+            true => slot.logs.request_meta(features),
+            false => None,
+        };
+        let mut request_options = PeerRequestOptions::no_options();
+        request_options.meta = meta;
         let response = match conn
             .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .send_request_with_option(request, request_options)
             .await
         {
             Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,

@@ -25,14 +25,16 @@ use super::{
     cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
+    logs::LogRouter,
     pages::{self, PagesError},
     progress::{self, Limits},
     slot::Slot,
+    tasks,
 };
 use crate::{
     config::ServerSpec,
     process::ProcessTracker,
-    tools::McpTool,
+    tools::{McpTool, TaskSupport},
     transport::{TransportContext, unreadable::unreadable_reason},
 };
 
@@ -109,6 +111,11 @@ pub struct CallOptions {
     /// call causes (the gateway: the client that made the call); what is
     /// not set here falls back to [`PoolOptions::client_features`].
     pub client_features: Option<ClientFeatures>,
+    /// Call a tool whose `execution.taskSupport` is `"optional"` as a task
+    /// (created, polled, its result fetched; see [`Pool::call_tool`]).
+    /// Tools whose support is `"required"` are always called as tasks, and
+    /// tools without task support never are.
+    pub as_task: bool,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -193,7 +200,8 @@ impl Pool {
                 .as_ref()
                 .map(|cache| DiskEntry::for_spec(cache, &spec));
             let cache = ToolCache::with_disk(disk);
-            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache)));
+            let logs = LogRouter::new(&spec.name, &options.client_features);
+            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache, logs)));
         }
         Pool {
             inner: Arc::new(Inner {
@@ -454,8 +462,7 @@ impl Pool {
                 number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
             },
         );
-        let timeout = options.timeout;
-        self.call_in_span(server, tool, arguments, timeout)
+        self.call_in_span(server, tool, arguments, &options)
             .instrument(span)
             .await
     }
@@ -465,8 +472,9 @@ impl Pool {
         server: &str,
         tool: &str,
         arguments: Option<JsonObject>,
-        timeout: Option<Duration>,
+        options: &CallOptions,
     ) -> Result<CallToolResult, PoolError> {
+        let timeout = options.timeout;
         let slot = self.slot(server)?;
         if !slot.spec.tool_enabled(tool) {
             return Err(PoolError::ToolDisabled {
@@ -476,12 +484,14 @@ impl Pool {
         }
         // The tool's `execution` is in its cached list. Without one, the
         // call is not delayed by a listing: the server answers for itself.
-        if slot.cache.requires_task(tool) {
-            return Err(PoolError::TaskRequired {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-            });
-        }
+        let as_task = match slot.cache.task_support(tool) {
+            Some(TaskSupport::Required) => true,
+            Some(TaskSupport::Optional) => options.as_task,
+            _ => false,
+        };
+        let features = options.client_features.as_ref();
+        // Log messages while it runs may be this call's.
+        let _in_flight = slot.logs.enter(features);
         let (conn, limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -495,6 +505,22 @@ impl Pool {
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
+        let meta = match conn.log_level_per_request {
+            true => slot.logs.request_meta(features),
+            false => None,
+        };
+        if as_task {
+            let create = tasks::task_request(tool, arguments, meta);
+            let task = self.call_as_task(slot, &conn, tool, create, limits, timeout);
+            return match Box::pin(task).await {
+                // Refused: as a plain call's refusal is.
+                Ok(result) if result.is_error == Some(true) => {
+                    let refused = Ok(ServerResult::CallToolResult(result));
+                    Box::pin(self.call_failed(slot, &conn, tool, timeout, refused)).await
+                }
+                other => other,
+            };
+        }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
@@ -503,13 +529,11 @@ impl Pool {
         // `response` lives in this block only: held across the await below,
         // it would take room in every call's future.
         let failed = {
-            // No rmcp options: the timeout is ours (see `progress`), cheaper
-            // per call than rmcp's progress-reset watcher.
-            let response = match conn
-                .peer
-                .send_request_with_option(request, PeerRequestOptions::no_options())
-                .await
-            {
+            // No rmcp timeout: ours (see `progress`) is cheaper per call
+            // than rmcp's progress-reset watcher.
+            let mut options = PeerRequestOptions::no_options();
+            options.meta = meta;
+            let response = match conn.peer.send_request_with_option(request, options).await {
                 Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
                 Err(e) => Err(e),
             };

@@ -12,6 +12,8 @@ use super::{
     PoolError,
     cache::ToolCache,
     connection::{self, Connection, Ended, ProgressFeed},
+    logs::LogRouter,
+    tasks::{TASK_EVENT_BACKLOG, TaskEvents},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -38,6 +40,12 @@ pub(super) struct Slot {
     /// The server's progress notifications, for watchers; kept across
     /// reconnects.
     pub(super) progress: ProgressFeed,
+    /// Where the server's log messages go, and at which level; kept across
+    /// reconnects.
+    pub(super) logs: Arc<LogRouter>,
+    /// The tasks the server sent a status notification for, to wake their
+    /// pollers.
+    pub(super) task_events: TaskEvents,
 }
 
 /// How many progress notifications a slow watcher may fall behind by
@@ -51,7 +59,7 @@ struct CrashHistory {
 }
 
 impl Slot {
-    pub(super) fn new(spec: ServerSpec, cache: ToolCache) -> Self {
+    pub(super) fn new(spec: ServerSpec, cache: ToolCache, logs: LogRouter) -> Self {
         Slot {
             spec,
             current: Mutex::new(None),
@@ -59,6 +67,8 @@ impl Slot {
             cache: Arc::new(cache),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
+            logs: Arc::new(logs),
+            task_events: tokio::sync::broadcast::channel(TASK_EVENT_BACKLOG).0,
         }
     }
 
@@ -117,7 +127,11 @@ impl Slot {
             &self.spec,
             ctx,
             self.cache.clone(),
-            self.progress.clone(),
+            connection::Routes {
+                progress: self.progress.clone(),
+                logs: self.logs.clone(),
+                task_events: self.task_events.clone(),
+            },
             max_call_time,
             start_timeout,
             on_end,

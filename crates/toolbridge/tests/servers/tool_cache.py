@@ -6,7 +6,8 @@ how many times the server was started. It lists the tools named in $TOOLS
 
   change   adds the tool "added" to the list and sends
            notifications/tools/list_changed before answering;
-  research can only be called as a task (execution.taskSupport "required").
+  research can only be called as a task (execution.taskSupport "required"):
+           the task is done by the first tasks/get, its result "research done".
 
 A call of any other name is answered as the Python SDK does: an isError
 result "Unknown tool: NAME".
@@ -53,6 +54,17 @@ def tools():
     return listed
 
 
+def task(status):
+    return {
+        "taskId": "research-1",
+        "status": status,
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttl": 60000,
+        "pollInterval": 10,
+    }
+
+
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -86,7 +98,10 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools()}})
     elif method == "tools/call":
         name = msg["params"]["name"]
-        if name == "change":
+        if name == "research" and "task" in msg["params"]:
+            # A task that is done at once (2025-11-25 tasks, SEP-1686).
+            send({"jsonrpc": "2.0", "id": id, "result": {"task": task("working")}})
+        elif name == "change":
             added.append("added")
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             text(id, "changed")
@@ -94,5 +109,9 @@ for line in sys.stdin:
             text(id, f"pong from {name}")
         else:
             text(id, f"Unknown tool: {name}", True)
+    elif method == "tasks/get":
+        send({"jsonrpc": "2.0", "id": id, "result": task("completed")})
+    elif method == "tasks/result":
+        text(id, "research done")
     else:
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": f"no method {method}"}})
