@@ -7,7 +7,7 @@ use std::{cell::OnceCell, path::Path};
 use tokio::sync::{Mutex, Notify};
 use toolbridge::{
     config::{Config, ConfigError, ConfigLocation, ServerSpec, StdioSpec},
-    pool::{Pool, PoolOptions, ToolCacheOptions},
+    pool::{ClientFeatures, Pool, PoolOptions, ToolCacheOptions},
 };
 
 use crate::{
@@ -33,6 +33,8 @@ pub struct Context {
     signals: Mutex<Option<Signals>>,
     /// Woken when `signals` is set.
     catching: Notify,
+    /// The least severe server log message shown on stderr; `None`: none.
+    server_logs: Option<crate::server_logs::LogLevel>,
 }
 
 /// The configured servers.
@@ -64,7 +66,14 @@ impl Context {
             servers: OnceCell::new(),
             signals: Mutex::new(None),
             catching: Notify::new(),
+            server_logs: None,
         }
+    }
+
+    /// Shows servers' log messages at `level` and above on stderr.
+    pub fn with_server_logs(mut self, level: Option<crate::server_logs::LogLevel>) -> Context {
+        self.server_logs = level;
+        self
     }
 
     /// The config file's path (it may not exist).
@@ -131,6 +140,14 @@ impl Context {
                 specs,
                 PoolOptions {
                     tool_cache,
+                    client_features: ClientFeatures {
+                        logs: self.server_logs.map(|_| {
+                            std::sync::Arc::new(crate::server_logs::StderrLogs)
+                                as std::sync::Arc<dyn toolbridge::pool::LogHandler>
+                        }),
+                        log_level: self.server_logs.map(|level| level.mcp()),
+                        ..ClientFeatures::default()
+                    },
                     ..PoolOptions::default()
                 },
             ),

@@ -9,7 +9,8 @@
 //! - `outcome`: exit codes, and the one place an error is printed;
 //! - `output` (stdout, where a closed pipe is not an error), `input` (the
 //!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`,
-//!   `terminal` (a server's control characters never reach a terminal raw).
+//!   `terminal` (a server's control characters never reach a terminal raw),
+//!   `server_logs` (servers' log messages on stderr).
 
 mod cli;
 mod commands;
@@ -19,6 +20,7 @@ mod inputs;
 mod outcome;
 mod output;
 mod progress;
+mod server_logs;
 mod signals;
 mod terminal;
 mod timeout;
@@ -73,7 +75,8 @@ fn run(cli: Cli) -> Outcome {
                 anyhow::Error::new(e).context("cannot start the async runtime"),
             )
         })?;
-    let ctx = Context::new(cli.config.as_deref(), cli.quiet);
+    let server_logs = server_logs::LogLevel::chosen(cli.log_level, cli.verbose, cli.quiet);
+    let ctx = Context::new(cli.config.as_deref(), cli.quiet).with_server_logs(server_logs);
     runtime.block_on(async {
         let outcome = tokio::select! {
             outcome = cli.command.run(&ctx) => outcome,
@@ -111,7 +114,7 @@ fn raise_open_file_limit() {
 fn init_logging(cli: &Cli) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let default = log_filter(cli.verbose, cli.quiet);
+    let default = log_filter(cli.verbose > 0, cli.quiet);
     let filter =
         EnvFilter::try_from_env("TOOLBRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     let colour = std::io::stderr().is_terminal()
@@ -120,7 +123,7 @@ fn init_logging(cli: &Cli) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(colour)
-        .with_target(cli.verbose)
+        .with_target(cli.verbose > 0)
         .without_time()
         .try_init();
 }
