@@ -33,7 +33,7 @@ impl Pool {
         let slot = self.slot(server)?;
         let features = options.client_features.as_ref();
         // Log messages while it runs may be this request's.
-        let _in_flight = slot.logs.enter(features);
+        let in_flight = slot.logs.enter(features);
         let (conn, limits) = match options.timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -59,6 +59,13 @@ impl Pool {
             Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
             Err(e) => Err(e),
         };
+        if features.is_some_and(|f| f.logs.is_some()) {
+            // rmcp hands each notification to a task of its own: the log
+            // messages sent just before the answer go to this request's
+            // handler while it is still in flight.
+            tokio::task::yield_now().await;
+        }
+        drop(in_flight);
         response.map_err(
             |e| match (self.service_error(slot, &conn, None, e), options.timeout) {
                 // The caller's bound, not what was left of it after the start.

@@ -462,9 +462,21 @@ impl Pool {
                 number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
             },
         );
-        self.call_in_span(server, tool, arguments, &options)
+        // Log messages while it runs may be this call's.
+        let features = options.client_features.as_ref();
+        let in_flight = self.inner.slots.get(server).map(|s| s.logs.enter(features));
+        let result = self
+            .call_in_span(server, tool, arguments, &options)
             .instrument(span)
-            .await
+            .await;
+        if in_flight.is_some() && features.is_some_and(|f| f.logs.is_some()) {
+            // rmcp hands each notification to a task of its own: the log
+            // messages sent just before the result go to this call's handler
+            // while it is still in flight.
+            tokio::task::yield_now().await;
+        }
+        drop(in_flight);
+        result
     }
 
     async fn call_in_span(
@@ -490,8 +502,6 @@ impl Pool {
             _ => false,
         };
         let features = options.client_features.as_ref();
-        // Log messages while it runs may be this call's.
-        let _in_flight = slot.logs.enter(features);
         let (conn, limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
