@@ -22,7 +22,6 @@ use toolbridge::{
 
 /// The reference server (`everything-server.ts`, run by Node 22 with tsx),
 /// on a free port of 127.0.0.1.
-
 async fn reference_server() -> ServerProcess {
     let dir = deps().join("conformance");
     let mut command =
