@@ -129,3 +129,44 @@ async fn a_task_call_dropped_by_its_caller_is_cancelled_on_the_server() {
     );
     pool.close_all().await;
 }
+
+/// `tests/servers/tool_cache.py`, whose `notified` tool may run as a task
+/// that asks to be polled once a day and says at once that it is done.
+fn notifying_server(dir: &std::path::Path) -> toolbridge::config::ServerSpec {
+    let mut spec =
+        toolbridge::config::ServerSpec::stdio("n", python(), [test_server("tool_cache.py")]);
+    if let toolbridge::config::TransportSpec::Stdio(stdio) = &mut spec.transport {
+        let starts = dir.join("n.starts").to_string_lossy().into_owned();
+        stdio.env.insert("STARTS_FILE".into(), starts);
+    }
+    spec
+}
+
+#[tokio::test]
+async fn an_optional_task_tool_runs_as_a_task_when_asked_and_a_status_notification_ends_the_wait() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pool = pool(vec![notifying_server(dir.path())]);
+    pool.list_server_tools("n").await.expect("listed");
+    let plain = pool
+        .call_tool("n", "notified", None, CallOptions::default())
+        .await
+        .expect("a plain call");
+    assert_eq!(flat(&plain), "done plainly");
+    // Polled once a day, it would time out after 20 s: the server's
+    // notifications/tasks/status wakes the poller.
+    let as_task = CallOptions {
+        as_task: true,
+        timeout: Some(SOON),
+        ..CallOptions::default()
+    };
+    let result = pool
+        .call_tool("n", "notified", None, as_task)
+        .await
+        .expect("the task's result");
+    assert_eq!(flat(&result), "research done");
+    pool.close_all().await;
+}
+
+fn flat(result: &toolbridge::rmcp_model::CallToolResult) -> String {
+    toolbridge::flatten_content(result)
+}
