@@ -4,14 +4,12 @@
 //! `tools/call` keeps its own path ([`Pool::call_tool`]), which also knows
 //! tools.
 
-use rmcp::{
-    model::{ClientRequest, ServerResult},
-    service::PeerRequestOptions,
-};
+use rmcp::model::{ClientRequest, ServerResult};
 
 use super::{
     CallOptions, Pool, PoolError,
     progress::{self, Limits},
+    service,
 };
 
 impl Pool {
@@ -45,15 +43,9 @@ impl Pool {
             }
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
-        let meta = match conn.log_level_per_request {
-            true => slot.logs.request_meta(features),
-            false => None,
-        };
-        let mut request_options = PeerRequestOptions::no_options();
-        request_options.meta = meta;
         let response = match conn
             .peer
-            .send_request_with_option(request, request_options)
+            .send_request_with_option(request, service::request_options(slot, &conn, features))
             .await
         {
             Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,

@@ -472,10 +472,15 @@ impl Pool {
         if in_flight.is_some() && features.is_some_and(|f| f.logs.is_some()) {
             // rmcp hands each notification to a task of its own: the log
             // messages sent just before the result go to this call's handler
-            // while it is still in flight.
-            tokio::task::yield_now().await;
+            // while it is still in flight. Boxed: rare, and the result held
+            // across the yield would grow every call's future.
+            return Box::pin(async move {
+                tokio::task::yield_now().await;
+                drop(in_flight);
+                result
+            })
+            .await;
         }
-        drop(in_flight);
         result
     }
 
@@ -515,21 +520,17 @@ impl Pool {
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
-        let meta = match conn.log_level_per_request {
-            true => slot.logs.request_meta(features),
-            false => None,
-        };
         if as_task {
-            let create = tasks::task_request(tool, arguments, meta);
-            let task = self.call_as_task(slot, &conn, tool, create, limits, timeout);
-            return match Box::pin(task).await {
-                // Refused: as a plain call's refusal is.
-                Ok(result) if result.is_error == Some(true) => {
-                    let refused = Ok(ServerResult::CallToolResult(result));
-                    Box::pin(self.call_failed(slot, &conn, tool, timeout, refused)).await
-                }
-                other => other,
-            };
+            // One expression: a local here would sit in every call's future.
+            return Box::pin(self.call_as_task(
+                slot,
+                &conn,
+                tool,
+                tasks::task_request(tool, arguments, request_meta(slot, &conn, features)),
+                limits,
+                timeout,
+            ))
+            .await;
         }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(arguments) = arguments {
@@ -541,9 +542,11 @@ impl Pool {
         let failed = {
             // No rmcp timeout: ours (see `progress`) is cheaper per call
             // than rmcp's progress-reset watcher.
-            let mut options = PeerRequestOptions::no_options();
-            options.meta = meta;
-            let response = match conn.peer.send_request_with_option(request, options).await {
+            let response = match conn
+                .peer
+                .send_request_with_option(request, request_options(slot, &conn, features))
+                .await
+            {
                 Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
                 Err(e) => Err(e),
             };
@@ -588,7 +591,7 @@ impl Pool {
 
     /// A call that did not return a plain result: an `isError` result (kept,
     /// unless the tool is unknown), or an error, as a [`PoolError`].
-    async fn call_failed(
+    pub(super) async fn call_failed(
         &self,
         slot: &Arc<Slot>,
         conn: &Arc<Connection>,
@@ -818,6 +821,31 @@ impl Pool {
         // Dropping the last handles kills any process group still alive.
         drop(conns);
     }
+}
+
+/// The `_meta` a request to `conn` adds: the log level its messages are
+/// wanted at, on 2026-07-28 (earlier protocols set it once per connection).
+pub(super) fn request_meta(
+    slot: &Slot,
+    conn: &Connection,
+    features: Option<&ClientFeatures>,
+) -> Option<rmcp::model::RequestMetaObject> {
+    match conn.log_level_per_request {
+        true => slot.logs.request_meta(features),
+        false => None,
+    }
+}
+
+/// rmcp's options for a request to `conn`: no timeout (ours is cheaper, see
+/// `progress`), and [`request_meta`].
+pub(super) fn request_options(
+    slot: &Slot,
+    conn: &Connection,
+    features: Option<&ClientFeatures>,
+) -> PeerRequestOptions {
+    let mut options = PeerRequestOptions::no_options();
+    options.meta = request_meta(slot, conn, features);
+    options
 }
 
 /// A call's id in logs: the caller's ([`CallOptions::call_id`]), else the

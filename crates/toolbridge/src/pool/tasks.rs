@@ -166,6 +166,10 @@ impl Pool {
             limits,
         };
         let mut state = match call.answer(call.send(create, None, idle, total).await?)? {
+            Answer::Done(result) if result.is_error == Some(true) => {
+                let refused = Ok(ServerResult::CallToolResult(result));
+                return self.call_failed(slot, conn, tool, timeout, refused).await;
+            }
             Answer::Done(result) => return Ok(result),
             Answer::Task(state) => state,
         };
@@ -232,7 +236,14 @@ impl Pool {
             Err(PoolError::Timeout { .. }) => {}
             _ => guard.task_id = None,
         }
-        outcome
+        match outcome {
+            // Refused: as a plain call's refusal is (an unknown tool, say).
+            Ok(result) if result.is_error == Some(true) => {
+                let refused = Ok(ServerResult::CallToolResult(result));
+                self.call_failed(slot, conn, tool, timeout, refused).await
+            }
+            other => other,
+        }
     }
 }
 
