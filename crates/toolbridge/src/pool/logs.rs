@@ -9,7 +9,10 @@
 //! in flight on the server, and it carries its own handler
 //! ([`CallOptions::client_features`]). With several requests in flight, a
 //! message goes to the pool's handler: better there than to the wrong
-//! client of a gateway.
+//! client of a gateway. (rmcp hands each notification to a task of its own;
+//! a request with its own handler yields once before it leaves the
+//! in-flight set, so the messages sent just before its answer are still
+//! its own.)
 //!
 //! Levels: on the 2025 protocols the level is set once per connection with
 //! `logging/setLevel`, right after the handshake, for servers that declare
