@@ -13,9 +13,14 @@ pub struct Cli {
     /// Config file (default: $TOOLBRIDGE_CONFIG, else ~/.config/toolbridge/config.json).
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
-    /// Show debug logs on stderr.
-    #[arg(short, long, global = true, conflicts_with = "quiet")]
-    pub verbose: bool,
+    /// Show debug logs on stderr; servers' log messages from info (-v) or
+    /// debug (-vv) up.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// The least severe server log message shown on stderr (default: warning;
+    /// info with -v, debug with -vv; none with -q).
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<crate::server_logs::LogLevel>,
     /// Show no logs or progress, only errors.
     #[arg(short, long, global = true)]
     pub quiet: bool,

@@ -7,7 +7,7 @@ use std::{cell::OnceCell, path::Path};
 use tokio::sync::{Mutex, Notify};
 use toolbridge::{
     config::{Config, ConfigError, ConfigLocation, ServerSpec, StdioSpec},
-    pool::{Pool, PoolOptions, ToolCacheOptions},
+    pool::{ClientFeatures, Pool, PoolOptions, ToolCacheOptions},
 };
 
 use crate::{
@@ -35,6 +35,8 @@ pub struct Context {
     catching: Notify,
     /// `--root`, `--accept-defaults`: what the pool offers servers.
     client: crate::client::Settings,
+    /// The least severe server log message shown on stderr; `None`: none.
+    server_logs: Option<crate::server_logs::LogLevel>,
 }
 
 /// The configured servers.
@@ -67,6 +69,7 @@ impl Context {
             signals: Mutex::new(None),
             catching: Notify::new(),
             client: crate::client::Settings::default(),
+            server_logs: None,
         }
     }
 
@@ -74,6 +77,12 @@ impl Context {
     /// `--accept-defaults`).
     pub fn with_client(mut self, client: crate::client::Settings) -> Context {
         self.client = client;
+        self
+    }
+
+    /// Shows servers' log messages at `level` and above on stderr.
+    pub fn with_server_logs(mut self, level: Option<crate::server_logs::LogLevel>) -> Context {
+        self.server_logs = level;
         self
     }
 
@@ -142,7 +151,14 @@ impl Context {
                 specs,
                 PoolOptions {
                     tool_cache,
-                    client_features,
+                    client_features: ClientFeatures {
+                        logs: self.server_logs.map(|_| {
+                            std::sync::Arc::new(crate::server_logs::StderrLogs)
+                                as std::sync::Arc<dyn toolbridge::pool::LogHandler>
+                        }),
+                        log_level: self.server_logs.map(|level| level.mcp()),
+                        ..client_features
+                    },
                     sign_in: sign_in(),
                     ..PoolOptions::default()
                 },

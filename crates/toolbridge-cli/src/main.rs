@@ -13,7 +13,8 @@
 //!   prompts share (which servers, failures, JSON with `serverId`);
 //! - `output` (stdout, where a closed pipe is not an error), `input` (the
 //!   `--args`/`--input` reader), `timeout` (`--timeout`), `progress`,
-//!   `terminal` (a server's control characters never reach a terminal raw).
+//!   `terminal` (a server's control characters never reach a terminal raw),
+//!   `server_logs` (servers' log messages on stderr).
 
 mod cli;
 mod client;
@@ -25,6 +26,7 @@ mod listing;
 mod outcome;
 mod output;
 mod progress;
+mod server_logs;
 mod signals;
 mod terminal;
 mod timeout;
@@ -83,10 +85,13 @@ fn run(cli: Cli) -> Outcome {
             anyhow::Error::new(e).context("cannot start the async runtime"),
         )
     })?;
-    let ctx = Context::new(cli.config.as_deref(), cli.quiet).with_client(client::Settings {
-        roots: cli.roots.clone(),
-        accept_defaults: cli.accept_defaults,
-    });
+    let server_logs = server_logs::LogLevel::chosen(cli.log_level, cli.verbose, cli.quiet);
+    let ctx = Context::new(cli.config.as_deref(), cli.quiet)
+        .with_client(client::Settings {
+            roots: cli.roots.clone(),
+            accept_defaults: cli.accept_defaults,
+        })
+        .with_server_logs(server_logs);
     runtime.block_on(async {
         let outcome = tokio::select! {
             outcome = cli.command.run(&ctx) => outcome,
@@ -124,7 +129,7 @@ fn raise_open_file_limit() {
 fn init_logging(cli: &Cli) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let mut default = log_filter(cli.verbose, cli.quiet);
+    let mut default = log_filter(cli.verbose > 0, cli.quiet);
     // The gateway's audit lines (one per call) are its default output.
     if matches!(cli.command, cli::Command::Serve(_)) && default == log_filter(false, false) {
         default = "warn,rmcp=off,toolbridge::audit=info";
@@ -137,7 +142,7 @@ fn init_logging(cli: &Cli) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(colour)
-        .with_target(cli.verbose)
+        .with_target(cli.verbose > 0)
         .without_time()
         .try_init();
 }

@@ -67,11 +67,11 @@ impl Setup {
 }
 
 #[test]
-fn call_prints_an_embedded_text_resource_as_its_text() {
+fn call_prints_an_embedded_text_resource_as_its_uri_then_its_text() {
     let setup = setup();
     assert_eq!(
         setup.call("results", "embedded_text"),
-        "buy milk\ncall Ada\n"
+        "[Resource: file:///notes/today.txt (text/plain)]\nbuy milk\ncall Ada\n"
     );
 
     // server-everything: a text item, the embedded resource, a text item.
@@ -82,7 +82,11 @@ fn call_prints_an_embedded_text_resource_as_its_text() {
         "{out}"
     );
     assert!(
-        lines[1].starts_with("Resource 1: This is a plaintext resource created at"),
+        lines[1] == "[Resource: demo://resource/dynamic/text/1 (text/plain)]",
+        "the embedded resource's URI is missing: {out}"
+    );
+    assert!(
+        lines[2].starts_with("Resource 1: This is a plaintext resource created at"),
         "the embedded resource's text is missing: {out}"
     );
     assert!(!out.contains("[Resource]"), "{out}");
@@ -105,7 +109,10 @@ fn call_prints_a_resource_link_with_its_uri() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert_eq!(lines[0], "the report:");
-    assert!(lines[1].contains("file:///reports/q3.pdf"), "{out}");
+    assert_eq!(
+        lines[1],
+        "[Resource link: <file:///reports/q3.pdf> (application/pdf)]"
+    );
 }
 
 /// `call` shows a user exactly the text `exec` hands the model.

@@ -109,9 +109,7 @@ impl McpTool {
     }
 
     /// True when the tool can only be called as a task
-    /// (`execution.taskSupport: "required"`), which toolbridge does not do
-    /// yet: such a tool is left out of the provider formats, and calling it
-    /// is an error.
+    /// (`execution.taskSupport: "required"`); the pool calls it as one.
     pub fn requires_task(&self) -> bool {
         self.execution
             .as_ref()

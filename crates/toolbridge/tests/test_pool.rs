@@ -302,7 +302,7 @@ async fn the_python_sdk_server_lists_and_calls_over_stdio() {
     let tools = pool.list_server_tools("py").await.expect("list");
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     names.sort();
-    assert_eq!(names, ["add", "echo", "fail", "image"]);
+    assert_eq!(names, ["add", "chatty", "echo", "fail", "image"]);
     assert_eq!(tools[0].id, format!("mcp__py__{}", tools[0].name));
     let result = pool
         .call_tool(

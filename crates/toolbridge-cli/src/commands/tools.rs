@@ -95,7 +95,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
             for tool in tools.iter().filter(|t| t.requires_task()) {
                 ctx.say(format!(
                     "note: tool \"{}\" of server \"{}\" is left out: it can only be called \
-                     as a task, which toolbridge does not support yet",
+                     as a task, which may run for minutes; `toolbridge call` runs it",
                     tool.name, tool.server_id
                 ));
             }

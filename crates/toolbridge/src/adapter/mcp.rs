@@ -120,7 +120,8 @@ impl Tool for McpToolAdapter {
 /// returned. Names are unique across all the returned tools, and the same
 /// as `toolbridge tools --format` gives. A tool that can only be called as
 /// a task ([`McpTool::requires_task`]) is left out, as from the provider
-/// formats: a model could not use it.
+/// formats: it may run for minutes while the model's turn waits (the pool
+/// runs it when called, [`Pool::call_tool`]).
 pub async fn load_mcp_tools(pool: &Pool, servers: &[String]) -> Vec<Arc<McpToolAdapter>> {
     let tools = pool.list_tools_of(servers).await.tools_logging_failures();
     McpToolAdapter::wrap_all(pool, tools, NameStyle::Mcp)

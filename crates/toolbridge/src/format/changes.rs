@@ -60,7 +60,7 @@ pub enum ChangeKind {
     /// tool is sent non-strict.
     StrictFallback,
     /// The tool is not sent to the provider at all (it can only be called
-    /// as a task, which toolbridge does not do yet).
+    /// as a task, which may run far longer than a model's turn waits).
     LeftOut,
 }
 

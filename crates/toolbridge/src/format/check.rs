@@ -211,7 +211,8 @@ fn left_out_task_required() -> Change {
         ChangeKind::LeftOut,
         false,
         "left out: the tool can only be called as a task (execution.taskSupport is \"required\"), \
-         which toolbridge does not do yet",
+         which may run for minutes while the model's turn waits; `toolbridge call` and \
+         Pool::call_tool run it",
     )
 }
 

@@ -72,8 +72,8 @@ pub fn convert_tools(
     let tools = unique_tools(tools);
     let tools = tools.as_ref();
     match provider(format) {
-        // A tool that can only run as a task would fail when the model
-        // calls it: it is not offered (`check` says why).
+        // A tool that can only run as a task may take minutes while the
+        // model's turn waits: it is not offered (`check` says why).
         Some(provider) if tools.iter().any(McpTool::requires_task) => {
             let callable: Vec<McpTool> = tools
                 .iter()

@@ -6,9 +6,10 @@ use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 ///
 /// - text as is;
 /// - images and audio as `[Image: mime]` and `[Audio: mime]`;
-/// - embedded text resources as their text;
-/// - embedded binary resources as `[Resource: uri (mime)]`;
-/// - resource links as one line: `[Resource link: name — uri (mime)]
+/// - embedded text resources as a `[Resource: uri (mime)]` line naming
+///   where the text comes from, then the text;
+/// - embedded binary resources as `[Resource: uri (mime, N bytes)]`;
+/// - resource links as one line: `[Resource link: name <uri> (mime)]
 ///   description` (the title stands for the name when there is one; a
 ///   name the uri already says is left out, and so are missing parts);
 /// - when `content` is empty, `structuredContent` as JSON text.
@@ -22,7 +23,10 @@ use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 ///     ContentBlock::image("iVBORw0KGgo=", "image/png"),
 ///     ContentBlock::embedded_text("file:///notes.txt", "buy milk"),
 /// ]);
-/// assert_eq!(flatten_content(&result), "Here is the chart:\n[Image: image/png]\nbuy milk");
+/// assert_eq!(
+///     flatten_content(&result),
+///     "Here is the chart:\n[Image: image/png]\n[Resource: file:///notes.txt (text/plain)]\nbuy milk"
+/// );
 /// ```
 pub fn flatten_content(result: &CallToolResult) -> String {
     if result.content.is_empty() {
@@ -58,10 +62,24 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::Image(i) => format!("[Image: {}]", i.mime_type),
         ContentBlock::Audio(a) => format!("[Audio: {}]", a.mime_type),
         ContentBlock::Resource(r) => match &r.resource {
-            ResourceContents::TextResourceContents { text, .. } => text.clone(),
-            ResourceContents::BlobResourceContents { uri, mime_type, .. } => {
-                format!("[Resource: {}]", described(uri, mime_type.as_deref()))
-            }
+            ResourceContents::TextResourceContents {
+                uri,
+                mime_type,
+                text,
+                ..
+            } => format!(
+                "[Resource: {}]\n{text}",
+                described(uri, mime_type.as_deref(), None)
+            ),
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => format!(
+                "[Resource: {}]",
+                described(uri, mime_type.as_deref(), Some(base64_len(blob)))
+            ),
             _ => "[Resource]".to_owned(),
         },
         ContentBlock::ResourceLink(link) => link_text(link),
@@ -76,9 +94,14 @@ fn link_text(link: &Resource) -> String {
     let mut out = String::from("[Resource link: ");
     if !name.is_empty() && !link.uri.contains(name) {
         out.push_str(&one_line(name));
-        out.push_str(" — ");
+        out.push(' ');
     }
-    out.push_str(&described(&link.uri, link.mime_type.as_deref()));
+    out.push('<');
+    out.push_str(&link.uri);
+    out.push('>');
+    if let Some(mime) = &link.mime_type {
+        out.push_str(&format!(" ({mime})"));
+    }
     out.push(']');
     if let Some(description) = link.description.as_deref().map(str::trim)
         && !description.is_empty()
@@ -94,11 +117,21 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn described(uri: &str, mime: Option<&str>) -> String {
-    match mime {
-        Some(mime) => format!("{uri} ({mime})"),
-        None => uri.to_owned(),
+/// `uri (mime, N bytes)`, leaving out what is not known.
+fn described(uri: &str, mime: Option<&str>, bytes: Option<usize>) -> String {
+    match (mime, bytes) {
+        (Some(mime), Some(n)) => format!("{uri} ({mime}, {n} bytes)"),
+        (Some(mime), None) => format!("{uri} ({mime})"),
+        (None, Some(n)) => format!("{uri} ({n} bytes)"),
+        (None, None) => uri.to_owned(),
     }
+}
+
+/// How many bytes the base64 text `blob` holds, without decoding it.
+fn base64_len(blob: &str) -> usize {
+    let digits = blob.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let padding = blob.bytes().rev().take_while(|b| *b == b'=').count().min(2);
+    (digits * 3 / 4).saturating_sub(padding)
 }
 
 #[cfg(test)]
@@ -135,7 +168,10 @@ mod tests {
         ]);
         assert_eq!(
             flatten_content(&result),
-            "text of a\n[Resource: file:///b.bin (application/octet-stream)]\n[Resource: file:///c]\n[Resource link: file:///d.png (image/png)]"
+            "[Resource: file:///a.txt (text/plain)]\ntext of a\n\
+             [Resource: file:///b.bin (application/octet-stream, 3 bytes)]\n\
+             [Resource: file:///c (3 bytes)]\n\
+             [Resource link: <file:///d.png> (image/png)]"
         );
     }
 
@@ -164,9 +200,9 @@ mod tests {
         ]);
         assert_eq!(
             flatten_content(&result),
-            "[Resource link: Quarterly report — https://example.com/q3.pdf (application/pdf)] Figures for Q3, by region\n\
-             [Resource link: Meeting notes — file:///notes.txt]\n\
-             [Resource link: file:///x]"
+            "[Resource link: Quarterly report <https://example.com/q3.pdf> (application/pdf)] Figures for Q3, by region\n\
+             [Resource link: Meeting notes <file:///notes.txt>]\n\
+             [Resource link: <file:///x>]"
         );
     }
 
@@ -189,9 +225,10 @@ mod tests {
                 "text",
                 "[Image: image/jpeg]",
                 "[Audio: audio/mpeg]",
+                "[Resource: file:///t.txt (text/plain)]",
                 "resource text",
-                "[Resource: file:///b.bin (application/zip)]",
-                "[Resource link: readme — file:///l.md]",
+                "[Resource: file:///b.bin (application/zip, 3 bytes)]",
+                "[Resource link: readme <file:///l.md>]",
             ]
         );
     }
@@ -203,6 +240,27 @@ mod tests {
         assert_eq!(
             flatten_content(&result),
             r#"{"error":"quota","retryAfterMs":500}"#
+        );
+    }
+
+    #[test]
+    fn a_blob_says_how_many_bytes_it_holds() {
+        for (blob, bytes) in [
+            ("", 0),
+            ("AA==", 1),
+            ("AAA=", 2),
+            ("AAAA", 3),
+            ("AAAA\nAAAA", 6),
+        ] {
+            assert_eq!(base64_len(blob), bytes, "{blob:?}");
+        }
+        let mut embedded = ResourceContents::blob("iVBORw0KGgo=", "test://chart");
+        if let ResourceContents::BlobResourceContents { mime_type, .. } = &mut embedded {
+            *mime_type = Some("image/png".to_owned());
+        }
+        assert_eq!(
+            block_text(&ContentBlock::resource(embedded)),
+            "[Resource: test://chart (image/png, 8 bytes)]"
         );
     }
 }

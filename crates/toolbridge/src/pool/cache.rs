@@ -18,7 +18,7 @@ use std::sync::{
 };
 
 use super::disk_cache::DiskEntry;
-use crate::tools::McpTool;
+use crate::tools::{McpTool, TaskSupport};
 
 /// The cache generation a listing started at; see [`ListCache::put`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,10 +95,10 @@ impl<T> ListCache<T> {
 pub(super) struct ToolCache {
     /// The list in memory.
     list: ListCache<McpTool>,
-    /// Whether some tool of the stored list can only be called as a task,
-    /// so that a call only searches the list when there is something to
-    /// find. Set before the list is stored, so never older than it.
-    any_task_only: AtomicBool,
+    /// Whether some tool of the stored list can be called as a task, so
+    /// that a call only searches the list when there is something to find.
+    /// Set before the list is stored, so never older than it.
+    any_task: AtomicBool,
     /// The server's entry in the on-disk cache, when the pool has one.
     disk: Option<DiskEntry>,
     /// Told each time the list changed, for [`Pool::watch_tool_list_changes`](super::Pool::watch_tool_list_changes).
@@ -114,6 +114,14 @@ impl Default for Changes {
     fn default() -> Self {
         Changes(tokio::sync::broadcast::channel(4).0)
     }
+}
+
+/// `tool`'s task support, when it has some (`optional` or `required`).
+fn task_support(tool: &McpTool) -> Option<TaskSupport> {
+    tool.execution
+        .as_ref()
+        .and_then(|e| e.task_support)
+        .filter(|t| *t != TaskSupport::Forbidden)
 }
 
 impl ToolCache {
@@ -143,14 +151,17 @@ impl ToolCache {
         Some(tools)
     }
 
-    /// Whether the cached list (in memory, else on disk) says `tool` can
-    /// only be called as a task. Unknown without a cached list: `false`.
-    pub(super) fn requires_task(&self, tool: &str) -> bool {
-        let find = |tools: &[McpTool]| tools.iter().any(|t| t.name == tool && t.requires_task());
+    /// The task support the cached list (in memory, else on disk) gives
+    /// `tool`, when it has some. Unknown without a cached list: `None`.
+    pub(super) fn task_support(&self, tool: &str) -> Option<TaskSupport> {
+        let find = |tools: &[McpTool]| tools.iter().find(|t| t.name == tool).and_then(task_support);
         if let Some(tools) = self.get() {
-            return self.any_task_only.load(Ordering::Acquire) && find(&tools);
+            return match self.any_task.load(Ordering::Acquire) {
+                true => find(&tools),
+                false => None,
+            };
         }
-        self.get_or_load().is_some_and(|tools| find(&tools))
+        self.get_or_load().and_then(|tools| find(&tools))
     }
 
     /// Takes a ticket before asking the server for its tools.
@@ -172,8 +183,8 @@ impl ToolCache {
     }
 
     fn note_tasks(&self, tools: &[McpTool]) {
-        let any = tools.iter().any(McpTool::requires_task);
-        self.any_task_only.store(any, Ordering::Release);
+        let any = tools.iter().any(|t| task_support(t).is_some());
+        self.any_task.store(any, Ordering::Release);
     }
 
     /// Drops the list in memory (a new connection); the disk entry stays,

@@ -15,9 +15,9 @@ use std::{
 use rmcp::{
     ClientHandler, RoleClient,
     model::{
-        ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-        ElicitResult, ErrorData, Implementation, ListRootsResult, ProgressNotificationParam,
-        ResourceUpdatedNotificationParam,
+        ClientConfig, CreateMessageRequestParams, CreateMessageResult, CustomNotification,
+        ElicitRequestParams, ElicitResult, ErrorData, Implementation, ListRootsResult,
+        ProgressNotificationParam, ResourceUpdatedNotificationParam, TaskStatusNotificationParams,
     },
     service::{InboundStreamOrigin, NotificationContext, Peer, RequestContext, RunningService},
 };
@@ -26,8 +26,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::{
-    ClientFeatures, PoolError, cache::ToolCache, catalog::Catalog, in_flight::InFlight,
+    ClientFeatures, PoolError,
+    cache::ToolCache,
+    catalog::Catalog,
+    in_flight::InFlight,
+    logs::{self, LogRouter},
     progress::ProgressLog,
+    tasks::TaskEvents,
 };
 use crate::{
     config::{ServerSpec, TransportKind},
@@ -76,6 +81,10 @@ pub(super) struct Handler {
     features: ClientFeatures,
     /// The requests in flight that brought their own handlers.
     in_flight: Arc<InFlight>,
+    /// Where log messages go: the request's or the pool's handler.
+    logs: Arc<LogRouter>,
+    /// Task status notifications, to wake the task's poller.
+    task_events: TaskEvents,
 }
 
 impl Handler {
@@ -126,6 +135,43 @@ impl ClientHandler for Handler {
         self.progress.arrived(params);
     }
 
+    // Logging is deprecated by SEP-2577, but both protocols still carry it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.logs.deliver(params);
+    }
+
+    /// SEP-2663's `notifications/tasks`: wakes the task's poller.
+    async fn on_task_status(
+        &self,
+        params: TaskStatusNotificationParams,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.wake_task(params.task.task.task_id.clone());
+    }
+
+    /// 2025-11-25's `notifications/tasks/status` (rmcp has no type for it):
+    /// wakes the task's poller.
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/tasks/status"
+            && let Some(id) = notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("taskId"))
+                .and_then(|id| id.as_str())
+        {
+            self.wake_task(id.to_owned());
+        }
+    }
+
     async fn list_roots(
         &self,
         context: RequestContext<RoleClient>,
@@ -167,7 +213,8 @@ impl ClientHandler for Handler {
 
 /// What a connection's handler gets from its slot, shared by the slot's
 /// successive connections: the lists it keeps up to date from the server's
-/// notifications, where progress goes, and the pool's client handlers.
+/// notifications, where progress goes, the pool's client handlers, and where log messages and task status
+/// notifications go.
 #[derive(Clone)]
 pub(super) struct Listeners {
     /// Dropped on `tools/list_changed`.
@@ -178,6 +225,18 @@ pub(super) struct Listeners {
     pub(super) catalog: Arc<Catalog>,
     /// The pool's client handlers.
     pub(super) features: ClientFeatures,
+    /// Log messages, to the request's or the pool's handler.
+    pub(super) logs: Arc<LogRouter>,
+    /// Task status notifications, to wake the task's poller.
+    pub(super) task_events: TaskEvents,
+}
+
+impl Handler {
+    fn wake_task(&self, task_id: String) {
+        if self.task_events.receiver_count() > 0 {
+            let _ = self.task_events.send(task_id);
+        }
+    }
 }
 
 /// A live connection.
@@ -195,6 +254,9 @@ pub(super) struct Connection {
     pub(super) progress: Arc<ProgressLog>,
     /// The requests in flight that brought their own client handlers.
     pub(super) in_flight: Arc<InFlight>,
+    /// The server speaks 2026-07-28: each request carries the log level it
+    /// wants (there is no `logging/setLevel`).
+    pub(super) log_level_per_request: bool,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
     /// Tells the supervisor to close the connection.
@@ -285,6 +347,7 @@ pub(super) async fn connect(
     let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let in_flight = Arc::new(InFlight::default());
+    let log_router = listeners.logs.clone();
     let handler = Handler {
         server: server.clone(),
         cache: listeners.cache,
@@ -293,6 +356,8 @@ pub(super) async fn connect(
         catalog: listeners.catalog,
         features: listeners.features,
         in_flight: in_flight.clone(),
+        logs: listeners.logs,
+        task_events: listeners.task_events,
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {
@@ -312,6 +377,20 @@ pub(super) async fn connect(
         },
     };
     let peer = service.peer().clone();
+    // Before any call, so that its messages come at the level asked; a
+    // server that refuses still logs, filtered here.
+    if logs::wants_set_level(&peer) {
+        match tokio::time::timeout_at(deadline, log_router.send_level(&peer)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!(server = %server, "logging/setLevel failed: {e}"),
+            Err(_) => {
+                return Err(timed_out(
+                    stderr.as_ref().and_then(|t| t.last(ERROR_STDERR_LINES)),
+                ));
+            }
+        }
+    }
+    let log_level_per_request = logs::per_request_level(&peer);
     let info = peer_info(&peer, kind, started.elapsed());
     tracing::debug!(
         server = %server,
@@ -343,6 +422,7 @@ pub(super) async fn connect(
             end_reason,
             progress,
             in_flight,
+            log_level_per_request,
             ended,
             close,
             supervisor: Mutex::new(Some(supervisor)),

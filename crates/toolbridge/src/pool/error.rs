@@ -154,18 +154,18 @@ pub enum PoolError {
         /// What gave it away.
         reason: String,
     },
-    /// The tool can only be called as a task (`execution.taskSupport` is
-    /// `"required"`), which toolbridge does not do yet.
-    #[error(
-        "tool \"{tool}\" of server \"{server}\" can only be called as a task \
-         (its execution.taskSupport is \"required\"), which toolbridge does not support yet; \
-         use an MCP client with task support for it"
-    )]
-    TaskRequired {
+    /// A tool call run as a task ended without a result: the server
+    /// cancelled the task, or it needs input toolbridge cannot give.
+    #[error("tool \"{tool}\" of server \"{server}\": task {task_id}: {message}")]
+    Task {
         /// The server's config name.
         server: String,
         /// The tool's name.
         tool: String,
+        /// The server's id for the task.
+        task_id: String,
+        /// What happened, and what to do.
+        message: String,
     },
     /// The server does not declare the capability a request needs (a
     /// prompt asked of a server without `prompts`, say). The all-servers
@@ -263,7 +263,6 @@ impl PoolError {
                 | PoolError::UnknownTool { .. }
                 | PoolError::Disabled { .. }
                 | PoolError::ToolDisabled { .. }
-                | PoolError::TaskRequired { .. }
                 | PoolError::NotOffered { .. }
                 | PoolError::UnknownResource { .. }
                 | PoolError::UnknownPrompt { .. }

@@ -28,7 +28,7 @@ use rmcp::{
     model::DEFAULT_MRTR_MAX_ROUNDS,
     model::{
         ClientRequest, ErrorData, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-        ServerResult,
+        RequestMetaObject, ServerResult,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -54,6 +54,7 @@ pub(super) async fn send(
     request: ClientRequest,
     call_features: Option<&ClientFeatures>,
     pool_features: &ClientFeatures,
+    meta: Option<RequestMetaObject>,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
     let started = Instant::now();
@@ -61,11 +62,9 @@ pub(super) async fn send(
     // Kept for a retry only where the server may ask for one; boxed, as is
     // the rest of the rare way: it would sit in every call's future.
     let retry = resendable(&request).then(|| Box::new(request.clone()));
-    // No rmcp options: the timeout is ours (see `progress`), cheaper per
-    // call than rmcp's progress-reset watcher.
     let handle = conn
         .peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .send_request_with_option(request, options(meta.clone()))
         .await?;
     if let Some(registration) = &registration {
         registration.sent_as(handle.id.clone());
@@ -84,6 +83,7 @@ pub(super) async fn send(
             server,
             features: completed.as_ref().unwrap_or(pool_features),
             registration: registration.as_ref(),
+            meta: meta.as_ref(),
             limits,
             started,
         },
@@ -108,13 +108,12 @@ async fn round(
     conn: &Connection,
     request: ClientRequest,
     registration: Option<&Registration>,
+    meta: Option<&RequestMetaObject>,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
-    // No rmcp options: the timeout is ours (see `progress`), cheaper per
-    // call than rmcp's progress-reset watcher.
     let handle = conn
         .peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .send_request_with_option(request, options(meta.cloned()))
         .await?;
     if let Some(registration) = registration {
         registration.sent_as(handle.id.clone());
@@ -128,8 +127,18 @@ struct Rounds<'a> {
     server: &'a str,
     features: &'a ClientFeatures,
     registration: Option<&'a Registration>,
+    /// The request's `_meta` (the log level asked on 2026-07-28).
+    meta: Option<&'a RequestMetaObject>,
     limits: Limits,
     started: Instant,
+}
+
+/// rmcp's options for one round: no rmcp timeout (ours is cheaper per call
+/// than rmcp's progress-reset watcher, see `progress`), and `meta`.
+fn options(meta: Option<RequestMetaObject>) -> PeerRequestOptions {
+    let mut options = PeerRequestOptions::no_options();
+    options.meta = meta;
+    options
 }
 
 /// Answers `asked` and sends `request` again, until the server gives its
@@ -144,6 +153,7 @@ async fn more_rounds(
         server,
         features,
         registration,
+        meta,
         limits,
         started,
     } = rounds;
@@ -194,7 +204,7 @@ async fn more_rounds(
             idle: limits.idle.min(left),
             total: left,
         };
-        match round(conn, request.clone(), registration, limits).await? {
+        match round(conn, request.clone(), registration, meta, limits).await? {
             ServerResult::InputRequiredResult(next) => asked = next,
             result => return Ok(result),
         }

@@ -49,9 +49,10 @@ mod connection;
 mod disk_cache;
 mod elicitation_form;
 mod error;
-mod listing;
 mod in_flight;
 mod input_required;
+mod listing;
+mod logs;
 mod pages;
 mod progress;
 mod prompts;
@@ -59,15 +60,16 @@ mod request;
 mod resources;
 mod service;
 mod slot;
+mod tasks;
 
 pub use client_features::{
     ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider, SamplingHandler,
 };
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
+pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use error::{Feature, PoolError};
 pub use listing::Listing;
-pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

@@ -172,7 +172,7 @@ pub(super) struct Limits {
 ///
 /// `at + after`, or a year from `at` where that sum overflows the clock (a
 /// library user's `Duration::MAX`): adding would panic.
-fn later(at: Instant, after: std::time::Duration) -> Instant {
+pub(super) fn later(at: Instant, after: std::time::Duration) -> Instant {
     at.checked_add(after)
         .unwrap_or_else(|| at + std::time::Duration::from_secs(365 * 24 * 3600))
 }

@@ -6,7 +6,7 @@
 
 use rmcp::model::{ClientRequest, ServerResult};
 
-use super::{CallOptions, Pool, PoolError, input_required, progress::Limits};
+use super::{CallOptions, Pool, PoolError, input_required, progress::Limits, service};
 
 impl Pool {
     /// Sends `request` to `server`, starting it if needed, and returns the
@@ -33,6 +33,9 @@ impl Pool {
     ) -> Result<ServerResult, PoolError> {
         let slot = self.slot(server)?;
         let method = request.method().to_owned();
+        let features = options.client_features.as_ref();
+        // Log messages while it runs may be this request's.
+        let in_flight = slot.logs.enter(features);
         let (conn, limits) = match options.timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -48,11 +51,19 @@ impl Pool {
             &conn,
             server,
             request,
-            options.client_features.as_ref(),
+            features,
             &self.inner.options.client_features,
+            service::request_meta(slot, &conn, features),
             limits,
         )
         .await;
+        if features.is_some_and(|f| f.logs.is_some()) {
+            // rmcp hands each notification to a task of its own: the log
+            // messages sent just before the answer go to this request's
+            // handler while it is still in flight.
+            tokio::task::yield_now().await;
+        }
+        drop(in_flight);
         response.map_err(|e| match self.service_error(slot, &conn, None, e) {
             // "Listing tools timed out" would name the wrong request.
             PoolError::Timeout { server, after, .. } => PoolError::RequestTimeout {

@@ -26,14 +26,16 @@ use super::{
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
     input_required,
+    logs::LogRouter,
     pages::{self, PagesError},
     progress::Limits,
     slot::Slot,
+    tasks,
 };
 use crate::{
     config::ServerSpec,
     process::ProcessTracker,
-    tools::McpTool,
+    tools::{McpTool, TaskSupport},
     transport::{TransportContext, unreadable::unreadable_reason},
 };
 
@@ -119,6 +121,11 @@ pub struct CallOptions {
     /// call causes (the gateway: the client that made the call); what is
     /// not set here falls back to [`PoolOptions::client_features`].
     pub client_features: Option<ClientFeatures>,
+    /// Call a tool whose `execution.taskSupport` is `"optional"` as a task
+    /// (created, polled, its result fetched; see [`Pool::call_tool`]).
+    /// Tools whose support is `"required"` are always called as tasks, and
+    /// tools without task support never are.
+    pub as_task: bool,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -204,7 +211,8 @@ impl Pool {
                 .as_ref()
                 .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
             let cache = ToolCache::with_disk(disk);
-            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache)));
+            let logs = LogRouter::new(&spec.name, &options.client_features);
+            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache, logs)));
         }
         Pool {
             inner: Arc::new(Inner {
@@ -470,9 +478,26 @@ impl Pool {
                 number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
             },
         );
-        self.call_in_span(server, tool, arguments, &options)
+        // Log messages while it runs may be this call's.
+        let features = options.client_features.as_ref();
+        let in_flight = self.inner.slots.get(server).map(|s| s.logs.enter(features));
+        let result = self
+            .call_in_span(server, tool, arguments, &options)
             .instrument(span)
-            .await
+            .await;
+        if in_flight.is_some() && features.is_some_and(|f| f.logs.is_some()) {
+            // rmcp hands each notification to a task of its own: the log
+            // messages sent just before the result go to this call's handler
+            // while it is still in flight. Boxed: rare, and the result held
+            // across the yield would grow every call's future.
+            return Box::pin(async move {
+                tokio::task::yield_now().await;
+                drop(in_flight);
+                result
+            })
+            .await;
+        }
+        result
     }
 
     async fn call_in_span(
@@ -492,12 +517,12 @@ impl Pool {
         }
         // The tool's `execution` is in its cached list. Without one, the
         // call is not delayed by a listing: the server answers for itself.
-        if slot.cache.requires_task(tool) {
-            return Err(PoolError::TaskRequired {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-            });
-        }
+        let as_task = match slot.cache.task_support(tool) {
+            Some(TaskSupport::Required) => true,
+            Some(TaskSupport::Optional) => options.as_task,
+            _ => false,
+        };
+        let features = options.client_features.as_ref();
         let (conn, limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
@@ -511,6 +536,18 @@ impl Pool {
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
+        if as_task {
+            // One expression: a local here would sit in every call's future.
+            return Box::pin(self.call_as_task(
+                slot,
+                &conn,
+                tool,
+                tasks::task_request(tool, arguments, request_meta(slot, &conn, features)),
+                limits,
+                timeout,
+            ))
+            .await;
+        }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
@@ -528,6 +565,7 @@ impl Pool {
                 request,
                 options.client_features.as_ref(),
                 &self.inner.options.client_features,
+                request_meta(slot, &conn, features),
                 limits,
             ))
             .await;
@@ -572,7 +610,7 @@ impl Pool {
 
     /// A call that did not return a plain result: an `isError` result (kept,
     /// unless the tool is unknown), or an error, as a [`PoolError`].
-    async fn call_failed(
+    pub(super) async fn call_failed(
         &self,
         slot: &Arc<Slot>,
         conn: &Arc<Connection>,
@@ -852,6 +890,19 @@ impl Pool {
         }
         // Dropping the last handles kills any process group still alive.
         drop(conns);
+    }
+}
+
+/// The `_meta` a request to `conn` adds: the log level its messages are
+/// wanted at, on 2026-07-28 (earlier protocols set it once per connection).
+pub(super) fn request_meta(
+    slot: &Slot,
+    conn: &Connection,
+    features: Option<&ClientFeatures>,
+) -> Option<rmcp::model::RequestMetaObject> {
+    match conn.log_level_per_request {
+        true => slot.logs.request_meta(features),
+        false => None,
     }
 }
 

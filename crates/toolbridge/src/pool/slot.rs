@@ -13,6 +13,8 @@ use super::{
     cache::ToolCache,
     catalog::Catalog,
     connection::{self, Connection, Ended, Listeners, ProgressFeed},
+    logs::LogRouter,
+    tasks::{TASK_EVENT_BACKLOG, TaskEvents},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -42,6 +44,12 @@ pub(super) struct Slot {
     /// Its resources, templates and prompts (cleared as the tool list is),
     /// subscriptions and resource updates.
     pub(super) catalog: Arc<Catalog>,
+    /// Where the server's log messages go, and at which level; kept across
+    /// reconnects.
+    pub(super) logs: Arc<LogRouter>,
+    /// The tasks the server sent a status notification for, to wake their
+    /// pollers.
+    pub(super) task_events: TaskEvents,
 }
 
 /// How many progress notifications a slow watcher may fall behind by
@@ -55,7 +63,7 @@ struct CrashHistory {
 }
 
 impl Slot {
-    pub(super) fn new(spec: ServerSpec, cache: ToolCache) -> Self {
+    pub(super) fn new(spec: ServerSpec, cache: ToolCache, logs: LogRouter) -> Self {
         Slot {
             spec,
             current: Mutex::new(None),
@@ -64,6 +72,8 @@ impl Slot {
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
             catalog: Arc::new(Catalog::default()),
+            logs: Arc::new(logs),
+            task_events: tokio::sync::broadcast::channel(TASK_EVENT_BACKLOG).0,
         }
     }
 
@@ -128,6 +138,8 @@ impl Slot {
                 progress: self.progress.clone(),
                 catalog: self.catalog.clone(),
                 features: features.clone(),
+                logs: self.logs.clone(),
+                task_events: self.task_events.clone(),
             },
             max_call_time,
             start_timeout,

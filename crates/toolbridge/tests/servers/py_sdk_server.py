@@ -7,7 +7,7 @@ HTTP transports bind to 127.0.0.1.
 import base64
 import sys
 
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 # A 1x1 PNG.
@@ -40,6 +40,14 @@ def image() -> Image:
 def fail(message: str) -> str:
     """Always fails with the given message."""
     raise ToolError(message)
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    """Log one message at each of debug, info, warning and error, then answer."""
+    for level in ("debug", "info", "warning", "error"):
+        await ctx.log(level, f"{level} from chatty", logger_name="chatty")
+    return "said it all"
 
 
 if __name__ == "__main__":

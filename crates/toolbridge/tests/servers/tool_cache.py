@@ -6,7 +6,11 @@ how many times the server was started. It lists the tools named in $TOOLS
 
   change   adds the tool "added" to the list and sends
            notifications/tools/list_changed before answering;
-  research can only be called as a task (execution.taskSupport "required").
+  research can only be called as a task (execution.taskSupport "required"):
+           the task is done by the first tasks/get, its result "research done";
+  notified may be called as a task ("optional"): plainly it answers "done
+           plainly"; as a task it asks to be polled once a day, and sends
+           notifications/tasks/status "completed" at once.
 
 A call of any other name is answered as the Python SDK does: an isError
 result "Unknown tool: NAME".
@@ -42,6 +46,14 @@ def tools():
     listed.append({"name": "change", "description": "adds a tool", "inputSchema": {"type": "object"}})
     listed.append(
         {
+            "name": "notified",
+            "description": "plain, or as a task that says when it is done",
+            "inputSchema": {"type": "object"},
+            "execution": {"taskSupport": "optional"},
+        }
+    )
+    listed.append(
+        {
             "name": "research",
             "title": "Research",
             "description": "only as a task",
@@ -51,6 +63,17 @@ def tools():
         }
     )
     return listed
+
+
+def task(status, task_id="research-1"):
+    return {
+        "taskId": task_id,
+        "status": status,
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttl": 60000,
+        "pollInterval": 10,
+    }
 
 
 def send(message):
@@ -86,7 +109,19 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": id, "result": {"tools": tools()}})
     elif method == "tools/call":
         name = msg["params"]["name"]
-        if name == "change":
+        if name == "research" and "task" in msg["params"]:
+            # A task that is done at once (2025-11-25 tasks, SEP-1686).
+            send({"jsonrpc": "2.0", "id": id, "result": {"task": task("working")}})
+        elif name == "notified" and "task" in msg["params"]:
+            # Asks to be polled once a day, and says when it is done.
+            slow = task("working", "notified-1")
+            slow["pollInterval"] = 86400000
+            send({"jsonrpc": "2.0", "id": id, "result": {"task": slow}})
+            done = task("completed", "notified-1")
+            send({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": done})
+        elif name == "notified":
+            text(id, "done plainly")
+        elif name == "change":
             added.append("added")
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             text(id, "changed")
@@ -94,5 +129,9 @@ for line in sys.stdin:
             text(id, f"pong from {name}")
         else:
             text(id, f"Unknown tool: {name}", True)
+    elif method == "tasks/get":
+        send({"jsonrpc": "2.0", "id": id, "result": task("completed", msg["params"]["taskId"])})
+    elif method == "tasks/result":
+        text(id, "research done")
     else:
         send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": f"no method {method}"}})

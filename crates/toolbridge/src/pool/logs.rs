@@ -1,0 +1,374 @@
+//! Server log messages (`notifications/message`): which handler gets each,
+//! and the level servers are asked for.
+//!
+//! A message goes to the [`LogHandler`] of the request it belongs to when it
+//! can be tied to one, else to the pool's ([`PoolOptions::client_features`]).
+//! MCP does not say which request a log message belongs to (rmcp does not
+//! pass on the response stream a streamable HTTP message came on), so the
+//! tie is made the one way that cannot misroute: when exactly one request is
+//! in flight on the server, and it carries its own handler
+//! ([`CallOptions::client_features`]). With several requests in flight, a
+//! message goes to the pool's handler: better there than to the wrong
+//! client of a gateway. (rmcp hands each notification to a task of its own;
+//! a request with its own handler yields once before it leaves the
+//! in-flight set, so the messages sent just before its answer are still
+//! its own.)
+//!
+//! Levels: on the 2025 protocols the level is set once per connection with
+//! `logging/setLevel`, right after the handshake, for servers that declare
+//! `logging`; on 2026-07-28 (no session) each request carries it in its
+//! `_meta` (`io.modelcontextprotocol/logLevel`). Either way a handler only
+//! gets messages at its level or above (its request's level, else the
+//! pool's): many servers log at every level whatever they are asked.
+//!
+//! [`PoolOptions::client_features`]: super::PoolOptions::client_features
+//! [`CallOptions::client_features`]: super::CallOptions::client_features
+
+// Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but the 2025-11-25
+// and 2026-07-28 protocols still carry it.
+#![allow(deprecated)]
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+    },
+};
+
+use rmcp::{
+    RoleClient,
+    model::{
+        ClientRequest, LoggingLevel, LoggingMessageNotificationParam, RequestMetaObject,
+        ServerResult, SetLevelRequest, SetLevelRequestParams,
+    },
+    service::{Peer, PeerRequestOptions, ServiceError},
+};
+
+use super::{ClientFeatures, LogHandler, Pool, PoolError, RequestOrigin};
+
+impl Pool {
+    /// Asks `server` for log messages at `level` and above from now on: at
+    /// once with `logging/setLevel` when it is running a 2025 protocol and
+    /// declares `logging`, else with its next start (or, on 2026-07-28, with
+    /// each request). The pool's handler filters at `level` too.
+    ///
+    /// Fails with [`PoolError::UnknownServer`] (or `Disabled`), or with the
+    /// server's refusal, which leaves the new level in place for filtering.
+    pub async fn set_log_level(&self, server: &str, level: LoggingLevel) -> Result<(), PoolError> {
+        let slot = self.slot(server)?;
+        slot.logs.set_level(level);
+        let Some(conn) = slot.current() else {
+            return Ok(());
+        };
+        if !wants_set_level(&conn.peer) {
+            return Ok(());
+        }
+        let timeout = slot.spec.call_timeout();
+        match tokio::time::timeout(timeout, slot.logs.send_level(&conn.peer)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(self.service_error(slot, &conn, None, e)),
+            Err(_) => Err(PoolError::Timeout {
+                server: server.to_owned(),
+                tool: None,
+                after: timeout,
+            }),
+        }
+    }
+}
+
+/// A handler and the least severe level it wants.
+#[derive(Clone)]
+struct Route {
+    handler: Arc<dyn LogHandler>,
+    level: Option<LoggingLevel>,
+}
+
+/// One server's log routing: the pool's handler, its level, and the
+/// requests in flight. Kept by the server's slot, across reconnects.
+pub(super) struct LogRouter {
+    /// The server's config name, for [`RequestOrigin`].
+    server: String,
+    /// The pool's handler, if any.
+    pool: Option<Arc<dyn LogHandler>>,
+    /// The level asked of the server ([`Pool::set_log_level`](super::Pool::set_log_level)
+    /// changes it).
+    level: Mutex<Option<LoggingLevel>>,
+    /// Requests in flight on the server, all of them: a message is tied to
+    /// a request only when there is exactly one. Two atomic operations per
+    /// request, the only cost on the hot path.
+    in_flight: AtomicUsize,
+    /// The requests in flight that carry their own handler, by number.
+    routes: Mutex<HashMap<u64, Route>>,
+    /// Numbers those requests.
+    next: AtomicU64,
+}
+
+impl LogRouter {
+    /// The routing of `server`'s messages, with the pool's `features`.
+    pub(super) fn new(server: &str, features: &ClientFeatures) -> Self {
+        LogRouter {
+            server: server.to_owned(),
+            pool: features.logs.clone(),
+            level: Mutex::new(features.log_level),
+            in_flight: AtomicUsize::new(0),
+            routes: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(0),
+        }
+    }
+
+    /// The level asked of the server now.
+    pub(super) fn level(&self) -> Option<LoggingLevel> {
+        *self.level.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Changes the level asked of the server (and the pool handler's filter).
+    pub(super) fn set_level(&self, level: LoggingLevel) {
+        *self.level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+    }
+
+    /// Notes a request in flight until the returned guard is dropped;
+    /// `features` are the request's own ([`CallOptions::client_features`](super::CallOptions::client_features)).
+    pub(super) fn enter(&self, features: Option<&ClientFeatures>) -> InFlight<'_> {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let route = features.and_then(|f| {
+            f.logs.clone().map(|handler| Route {
+                handler,
+                level: f.log_level,
+            })
+        });
+        let number = route.map(|route| {
+            let number = self.next.fetch_add(1, Ordering::Relaxed);
+            self.routes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(number, route);
+            number
+        });
+        InFlight {
+            router: self,
+            number,
+        }
+    }
+
+    /// The `_meta` a request carries on 2026-07-28: the level its logs are
+    /// wanted at, when someone takes them (`None`: nothing to add).
+    pub(super) fn request_meta(
+        &self,
+        features: Option<&ClientFeatures>,
+    ) -> Option<RequestMetaObject> {
+        let own = features.filter(|f| f.logs.is_some());
+        let level = match own {
+            Some(f) => f.log_level.or_else(|| self.level()),
+            None if self.pool.is_some() => self.level(),
+            None => None,
+        }?;
+        let mut meta = RequestMetaObject::new();
+        meta.set_log_level(level);
+        Some(meta)
+    }
+
+    /// Hands `message` to the handler it belongs to, if it is at that
+    /// handler's level or above.
+    pub(super) fn deliver(&self, message: LoggingMessageNotificationParam) {
+        let route = if self.in_flight.load(Ordering::Acquire) == 1 {
+            let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+            match routes.len() {
+                1 => routes.values().next().cloned(),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let route = match route {
+            Some(route) => Route {
+                level: route.level.or_else(|| self.level()),
+                ..route
+            },
+            None => match &self.pool {
+                Some(handler) => Route {
+                    handler: handler.clone(),
+                    level: self.level(),
+                },
+                None => {
+                    tracing::debug!(level = ?message.level, "server log message with no handler");
+                    return;
+                }
+            },
+        };
+        if route
+            .level
+            .is_some_and(|least| severity(message.level) < severity(least))
+        {
+            return;
+        }
+        route.handler.log(
+            RequestOrigin {
+                server: self.server.clone(),
+            },
+            message,
+        );
+    }
+
+    /// Asks a 2025 server that declares `logging` for the current level
+    /// (`logging/setLevel`), when one is set and someone takes the messages.
+    /// A server that refuses is only noted: its messages still arrive at its
+    /// own level, and are filtered here.
+    pub(super) async fn send_level(&self, peer: &Peer<RoleClient>) -> Result<(), ServiceError> {
+        let Some(level) = self.level() else {
+            return Ok(());
+        };
+        if !wants_set_level(peer) {
+            return Ok(());
+        }
+        let request =
+            ClientRequest::SetLevelRequest(SetLevelRequest::new(SetLevelRequestParams::new(level)));
+        match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?
+            .await_response()
+            .await?
+        {
+            ServerResult::EmptyResult(_) => Ok(()),
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
+    }
+}
+
+/// Whether `peer` is a server that takes `logging/setLevel`: one that
+/// declares `logging`, on a protocol with a session (2025).
+pub(super) fn wants_set_level(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        info.protocol_version.has_initialize() && info.capabilities.logging.is_some()
+    })
+}
+
+/// Whether `peer` speaks a protocol where each request carries its log level
+/// (2026-07-28: no session, no `logging/setLevel`).
+pub(super) fn per_request_level(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| !info.protocol_version.has_initialize())
+}
+
+/// A request in flight, noted by [`LogRouter::enter`].
+pub(super) struct InFlight<'a> {
+    router: &'a LogRouter,
+    /// Its number in `routes`, when it carries its own handler.
+    number: Option<u64>,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(number) = self.number {
+            self.router
+                .routes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&number);
+        }
+        self.router.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `level`'s rank, least severe first (RFC 5424 order, as MCP has it).
+pub(super) fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Mutex<Vec<String>>);
+
+    impl LogHandler for Collect {
+        fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(format!("{} {}", origin.server, message.data));
+        }
+    }
+
+    impl Collect {
+        fn take(&self) -> Vec<String> {
+            std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        }
+    }
+
+    fn message(level: LoggingLevel, text: &str) -> LoggingMessageNotificationParam {
+        LoggingMessageNotificationParam::new(level, serde_json::json!(text))
+    }
+
+    fn features(handler: &Arc<Collect>, level: Option<LoggingLevel>) -> ClientFeatures {
+        ClientFeatures {
+            logs: Some(handler.clone()),
+            log_level: level,
+            ..ClientFeatures::default()
+        }
+    }
+
+    #[test]
+    fn the_one_request_in_flight_with_a_handler_gets_the_message() {
+        let pool = Arc::new(Collect::default());
+        let own = Arc::new(Collect::default());
+        let router = LogRouter::new("s", &features(&pool, None));
+        {
+            let _call = router.enter(Some(&features(&own, None)));
+            router.deliver(message(LoggingLevel::Info, "mine"));
+        }
+        router.deliver(message(LoggingLevel::Info, "after"));
+        assert_eq!(own.take(), ["s \"mine\""]);
+        assert_eq!(pool.take(), ["s \"after\""]);
+    }
+
+    #[test]
+    fn with_two_requests_in_flight_the_pool_handler_gets_it() {
+        let pool = Arc::new(Collect::default());
+        let own = Arc::new(Collect::default());
+        let router = LogRouter::new("s", &features(&pool, None));
+        let _mine = router.enter(Some(&features(&own, None)));
+        let _other = router.enter(None);
+        router.deliver(message(LoggingLevel::Info, "whose?"));
+        assert!(own.take().is_empty());
+        assert_eq!(pool.take(), ["s \"whose?\""]);
+    }
+
+    #[test]
+    fn messages_below_the_level_are_dropped() {
+        let pool = Arc::new(Collect::default());
+        let router = LogRouter::new("s", &features(&pool, Some(LoggingLevel::Warning)));
+        router.deliver(message(LoggingLevel::Info, "chatter"));
+        router.deliver(message(LoggingLevel::Error, "broken"));
+        assert_eq!(pool.take(), ["s \"broken\""]);
+        router.set_level(LoggingLevel::Debug);
+        router.deliver(message(LoggingLevel::Debug, "detail"));
+        assert_eq!(pool.take(), ["s \"detail\""]);
+    }
+
+    #[test]
+    fn a_request_asks_for_its_own_level_or_the_pools() {
+        let pool = Arc::new(Collect::default());
+        let router = LogRouter::new("s", &features(&pool, Some(LoggingLevel::Warning)));
+        let meta = router.request_meta(None);
+        assert_eq!(
+            meta.and_then(|m| m.log_level()),
+            Some(LoggingLevel::Warning)
+        );
+        let own = features(&pool, Some(LoggingLevel::Debug));
+        let meta = router.request_meta(Some(&own));
+        assert_eq!(meta.and_then(|m| m.log_level()), Some(LoggingLevel::Debug));
+        let silent = LogRouter::new("s", &ClientFeatures::default());
+        assert!(silent.request_meta(None).is_none());
+    }
+}
