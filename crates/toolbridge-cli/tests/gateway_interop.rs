@@ -1,0 +1,257 @@
+//! Real MCP clients nobody here wrote, at pinned versions (the TypeScript SDK
+//! 1.32.2 and the Python `mcp` 2.3.0 SDK, scripts in tests/interop/), through
+//! `toolbridge serve` over HTTP and over `--stdio`, against an aggregate of
+//! real servers: server-everything (stdio) and a Python SDK server.
+
+mod common;
+mod gateway_support;
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    thread,
+};
+
+use common::*;
+use gateway_support::*;
+use serde_json::{Value, json};
+
+/// A client SDK, as the interop scripts drive it.
+#[derive(Clone, Copy, Debug)]
+enum Sdk {
+    TypeScript,
+    Python,
+}
+
+/// How a client reaches the gateway.
+#[derive(Clone, Debug)]
+enum Via {
+    /// Streamable HTTP at this URL, with the bearer token.
+    Http(String),
+    /// `toolbridge --config CONFIG serve --stdio`, started by the client.
+    Stdio(PathBuf),
+}
+
+fn interop_script(name: &str) -> PathBuf {
+    root()
+        .join("crates/toolbridge-cli/tests/interop")
+        .join(name)
+}
+
+/// Runs `plan` with `sdk`'s client via `via` (HOME under `home`); returns
+/// what it printed, or panics with its stderr.
+fn run_client(sdk: Sdk, via: &Via, plan: &Value, home: &Path) -> Value {
+    let deps = deps();
+    let mut cmd = match sdk {
+        Sdk::TypeScript => {
+            let mut c = Command::new("node");
+            c.arg(interop_script("client.cjs"))
+                .env("NODE_DEPS", deps.join("node"));
+            c
+        }
+        Sdk::Python => {
+            let mut c = Command::new(deps.join("py2/bin/python"));
+            c.arg(interop_script("client.py"));
+            c
+        }
+    };
+    cmd.arg(plan.to_string());
+    match via {
+        Via::Http(url) => {
+            cmd.args(["http", url]).env("INTEROP_TOKEN", TOKEN);
+        }
+        Via::Stdio(config) => {
+            cmd.args(["stdio", toolbridge(), "--config"])
+                .arg(config)
+                .args(["serve", "--stdio"]);
+        }
+    }
+    // The SDKs pass HOME (not XDG_*) on to the stdio gateway they start.
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("TOOLBRIDGE_CONFIG")
+        .current_dir(home)
+        .stdin(Stdio::null());
+    let out = cmd.output().expect("run the interop client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{sdk:?} client via {via:?} failed ({:?}):\n{stderr}",
+        out.status.code()
+    );
+    let line = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line)
+        .unwrap_or_else(|e| panic!("{sdk:?} client printed no JSON ({e}): {stdout}\n{stderr}"))
+}
+
+/// A config with server-everything over stdio as `everything` and the Python
+/// interop server as `py` (the server record `py`).
+fn aggregate_config(dir: &Path, py: Value) -> PathBuf {
+    write_config(
+        dir,
+        json!({
+            "everything": { "command": "node", "args": [everything_js(), "stdio"] },
+            "py": py,
+        }),
+    )
+}
+
+fn py_stdio() -> Value {
+    json!({
+        "command": python(),
+        "args": [interop_script("interop_server.py"), "stdio"],
+    })
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Both plans, so every client touches both upstreams: a tool of one, a
+/// resource and a prompt of the other.
+fn plans() -> [(Value, [&'static str; 3]); 2] {
+    [
+        (
+            json!({
+                "call": { "name": "everything__echo", "arguments": { "message": "hi" } },
+                "read": "py://greeting",
+                "prompt": { "name": "py__welcome", "arguments": { "name": "Ada" } },
+            }),
+            ["Echo: hi", "hello from python", "Welcome, Ada!"],
+        ),
+        (
+            json!({
+                "call": { "name": "py__shout", "arguments": { "text": "loud" } },
+                "read": "demo://resource/static/document/architecture.md",
+                "prompt": { "name": "everything__simple-prompt" },
+            }),
+            [
+                "LOUD",
+                "Everything Server",
+                "This is a simple prompt without arguments.",
+            ],
+        ),
+    ]
+}
+
+fn check_plan_result(who: &str, seen: &Value, expected: [&str; 3]) {
+    let tools = strings(&seen["tools"]);
+    for name in [
+        "everything__echo",
+        "everything__get-sum",
+        "py__shout",
+        "py__rendezvous",
+    ] {
+        assert!(
+            tools.iter().any(|t| t == name),
+            "{who}: {name} missing from {tools:?}"
+        );
+    }
+    assert_eq!(strings(&seen["call"]), [expected[0]], "{who}: tool call");
+    let read = strings(&seen["read"]);
+    assert!(
+        read.len() == 1 && read[0].contains(expected[1]),
+        "{who}: resource read gave {read:?}"
+    );
+    assert_eq!(strings(&seen["prompt"]), [expected[2]], "{who}: prompt");
+}
+
+#[test]
+fn both_sdks_list_call_read_and_get_prompts_over_http_and_stdio() {
+    let home = tempdir();
+    let config = aggregate_config(home.path(), py_stdio());
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let vias = [Via::Http(gateway.url.clone()), Via::Stdio(config.clone())];
+    // Every client at once: they share the HTTP gateway's upstreams.
+    let runs: Vec<_> = [Sdk::TypeScript, Sdk::Python]
+        .into_iter()
+        .flat_map(|sdk| vias.iter().cloned().map(move |via| (sdk, via)))
+        .flat_map(|(sdk, via)| {
+            plans()
+                .into_iter()
+                .map(move |(plan, expected)| (sdk, via.clone(), plan, expected))
+        })
+        .map(|(sdk, via, plan, expected)| {
+            let home = home.path().to_owned();
+            thread::spawn(move || {
+                let seen = run_client(sdk, &via, &plan, &home);
+                check_plan_result(&format!("{sdk:?} via {via:?}"), &seen, expected);
+            })
+        })
+        .collect();
+    let failures: Vec<_> = runs.into_iter().filter_map(|r| r.join().err()).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of 8 client runs failed (their panics are above)",
+        failures.len()
+    );
+}
+
+#[test]
+fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() {
+    // Over HTTP the upstream's progress, log messages and elicitation ride the
+    // stream of the request that caused them, so the gateway can tell whose
+    // they are even with both calls in flight on one upstream connection.
+    let py = python_listening_script();
+    let home = tempdir();
+    let config = aggregate_config(home.path(), json!({ "url": py.url("/mcp") }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let via = Via::Http(gateway.url.clone());
+    let runs: Vec<_> = [(Sdk::TypeScript, "ts"), (Sdk::Python, "py")]
+        .into_iter()
+        .map(|(sdk, tag)| {
+            let via = via.clone();
+            let home = home.path().to_owned();
+            thread::spawn(move || {
+                let plan =
+                    json!({ "rendezvous": { "name": "py__rendezvous", "tag": tag, "expect": 2 } });
+                (tag, run_client(sdk, &via, &plan, &home))
+            })
+        })
+        .collect();
+    for run in runs {
+        let (tag, seen) = run.join().expect("client thread");
+        assert_eq!(seen["isError"], false, "{tag}: {seen}");
+        assert_eq!(
+            strings(&seen["result"]),
+            [format!("{tag} got {tag} answer to question for {tag}")],
+            "{tag}: the elicitation must be answered by the client that caused it: {seen}"
+        );
+        assert_eq!(
+            strings(&seen["elicitations"]),
+            [format!("question for {tag}")],
+            "{tag}: elicitations: {seen}"
+        );
+        for (key, what) in [("progress", "progress for"), ("logs", "log for")] {
+            let got = strings(&seen[key]);
+            assert!(
+                !got.is_empty(),
+                "{tag}: no {key} reached the client: {seen}"
+            );
+            assert!(
+                got.iter().all(|m| *m == format!("{what} {tag}")),
+                "{tag}: {key} of another client: {got:?}"
+            );
+        }
+    }
+}
+
+/// tests/interop/interop_server.py over streamable HTTP on 127.0.0.1.
+fn python_listening_script() -> Listening {
+    Listening::start(
+        &python(),
+        &[
+            interop_script("interop_server.py")
+                .to_string_lossy()
+                .into_owned(),
+            "streamable-http".to_owned(),
+        ],
+        &[("PYTHONUNBUFFERED", "1")],
+    )
+}
