@@ -255,3 +255,42 @@ fn python_listening_script() -> Listening {
         &[("PYTHONUNBUFFERED", "1")],
     )
 }
+
+#[test]
+fn two_clients_at_once_each_get_only_their_own_progress_from_a_stdio_upstream() {
+    // Both calls run at once on the one server-everything process; the
+    // gateway remaps each client's progress token onto the shared upstream
+    // connection and back.
+    let home = tempdir();
+    let config = aggregate_config(home.path(), py_stdio());
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let via = Via::Http(gateway.url.clone());
+    let runs: Vec<_> = [(Sdk::TypeScript, 3), (Sdk::Python, 5)]
+        .into_iter()
+        .map(|(sdk, steps)| {
+            let via = via.clone();
+            let home = home.path().to_owned();
+            thread::spawn(move || {
+                let plan = json!({ "progress": {
+                    "name": "everything__trigger-long-running-operation",
+                    "arguments": { "duration": 1.5, "steps": steps },
+                } });
+                (sdk, steps, run_client(sdk, &via, &plan, &home))
+            })
+        })
+        .collect();
+    for run in runs {
+        let (sdk, steps, seen) = run.join().expect("client thread");
+        let expected: Vec<Value> = (1..=steps).map(|i| json!([i, steps])).collect();
+        let got: Vec<Value> = seen["progress"]
+            .as_array()
+            .expect("progress")
+            .iter()
+            .map(|p| json!([p[0].as_f64().unwrap() as u64, p[1].as_f64().unwrap() as u64]))
+            .collect();
+        assert_eq!(
+            got, expected,
+            "{sdk:?}: its own {steps} steps, no other's: {seen}"
+        );
+    }
+}

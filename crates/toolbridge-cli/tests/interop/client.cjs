@@ -9,6 +9,8 @@
 //   -> {"tools": [names], "call": [texts], "read": [texts], "prompt": [texts]}
 // or    {"rendezvous": {"name", "tag", "expect"}}
 //   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
+// or    {"progress": {"name", "arguments"}}
+//   -> {"result": [texts], "progress": [[progress, total]]}
 // Any failure: the error on stderr and exit code 1.
 "use strict";
 const { createRequire } = require("node:module");
@@ -50,7 +52,14 @@ async function main() {
   }
   await client.connect(transport);
   const out = {};
-  if (plan.rendezvous) {
+  if (plan.progress) {
+    const steps = [];
+    const result = await client.callTool(plan.progress, undefined, {
+      onprogress: (p) => steps.push([p.progress, p.total]),
+      timeout: 60000,
+    });
+    Object.assign(out, { result: texts(result.content), progress: steps });
+  } else if (plan.rendezvous) {
     const { name, tag, expect } = plan.rendezvous;
     if (client.getServerCapabilities()?.logging) await client.setLoggingLevel("info");
     const result = await client.callTool({ name, arguments: { tag, expect } }, undefined, {

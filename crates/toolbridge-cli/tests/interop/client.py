@@ -54,7 +54,16 @@ async def main() -> None:
         raise_exceptions=True,
     ) as client:
         out: dict = {}
-        if "rendezvous" in plan:
+        if "progress" in plan:
+            steps: list = []
+
+            async def on_step(progress: float, total: float | None, message: str | None) -> None:
+                steps.append([progress, total])
+
+            p = plan["progress"]
+            result = await client.call_tool(p["name"], p.get("arguments"), progress_callback=on_step)
+            out.update(result=texts(result.content), progress=steps)
+        elif "rendezvous" in plan:
             r = plan["rendezvous"]
             if client.server_capabilities and client.server_capabilities.logging is not None:
                 try:
