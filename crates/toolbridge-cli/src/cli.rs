@@ -44,6 +44,8 @@ pub enum Command {
     Doctor(commands::doctor::DoctorArgs),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     Completions(commands::completions::Args),
+    /// The gateway: serve every configured server as one MCP server (HTTP or stdio).
+    Serve(commands::serve::Args),
 }
 
 impl Command {
@@ -59,6 +61,7 @@ impl Command {
             Command::Presets(args) => commands::presets::run(args, ctx).await,
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,
             Command::Completions(args) => commands::completions::run(args, ctx).await,
+            Command::Serve(args) => commands::serve::run(args, ctx).await,
         }
     }
 }

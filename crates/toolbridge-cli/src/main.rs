@@ -64,15 +64,19 @@ fn main() -> ExitCode {
 /// started is closed on every way out, and a second signal while they close
 /// ends the process at once (their process groups are killed all the same).
 fn run(cli: Cli) -> Outcome {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Failure::new(
-                exit::CONNECTION,
-                anyhow::Error::new(e).context("cannot start the async runtime"),
-            )
-        })?;
+    // The gateway serves many clients at once: all cores. Every other
+    // command is one client of its servers: one thread is enough.
+    let mut builder = if matches!(cli.command, cli::Command::Serve(_)) {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = builder.enable_all().build().map_err(|e| {
+        Failure::new(
+            exit::CONNECTION,
+            anyhow::Error::new(e).context("cannot start the async runtime"),
+        )
+    })?;
     let ctx = Context::new(cli.config.as_deref(), cli.quiet);
     runtime.block_on(async {
         let outcome = tokio::select! {
@@ -111,7 +115,11 @@ fn raise_open_file_limit() {
 fn init_logging(cli: &Cli) {
     use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
-    let default = log_filter(cli.verbose, cli.quiet);
+    let mut default = log_filter(cli.verbose, cli.quiet);
+    // The gateway's audit lines (one per call) are its default output.
+    if matches!(cli.command, cli::Command::Serve(_)) && default == log_filter(false, false) {
+        default = "warn,rmcp=off,toolbridge::audit=info";
+    }
     let filter =
         EnvFilter::try_from_env("TOOLBRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     let colour = std::io::stderr().is_terminal()

@@ -8,5 +8,6 @@ pub mod doctor;
 pub mod example_server;
 pub mod exec;
 pub mod presets;
+pub mod serve;
 pub mod servers;
 pub mod tools;

@@ -24,8 +24,10 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorData,
-    ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationCapability, ErrorCode, ErrorData, FormElicitationCapability,
+    ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, RootsCapabilities,
+    SamplingCapability, UrlElicitationCapability,
 };
 
 /// Which server asks, for handlers that serve several.
@@ -62,6 +64,13 @@ pub trait ElicitationHandler: Send + Sync {
         origin: RequestOrigin,
         params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>>;
+
+    /// Whether URL-mode elicitations (a link for the user to open) are
+    /// handled too; declared as the `elicitation.url` capability. Default:
+    /// form mode only.
+    fn url_mode(&self) -> bool {
+        false
+    }
 }
 
 /// Receives the log messages servers send (`notifications/message`).
@@ -97,5 +106,106 @@ impl std::fmt::Debug for ClientFeatures {
             .field("logs", &self.logs.is_some())
             .field("log_level", &self.log_level)
             .finish()
+    }
+}
+
+impl ClientFeatures {
+    /// Each handler from `self`, else from `fallback` (a request's features
+    /// over the pool's).
+    pub fn or(&self, fallback: &ClientFeatures) -> ClientFeatures {
+        ClientFeatures {
+            roots: self.roots.clone().or_else(|| fallback.roots.clone()),
+            sampling: self.sampling.clone().or_else(|| fallback.sampling.clone()),
+            elicitation: self
+                .elicitation
+                .clone()
+                .or_else(|| fallback.elicitation.clone()),
+            logs: self.logs.clone().or_else(|| fallback.logs.clone()),
+            log_level: self.log_level.or(fallback.log_level),
+        }
+    }
+
+    /// The capabilities these handlers let a client declare: only those
+    /// whose handler is set.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = ClientCapabilities::default();
+        if self.roots.is_some() {
+            let mut roots = RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            capabilities.roots = Some(roots);
+        }
+        if self.sampling.is_some() {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
+        if let Some(elicitation) = &self.elicitation {
+            let mut declared = ElicitationCapability::new();
+            declared.form = Some(FormElicitationCapability::new());
+            if elicitation.url_mode() {
+                declared.url = Some(UrlElicitationCapability::default());
+            }
+            capabilities.elicitation = Some(declared);
+        }
+        capabilities
+    }
+}
+
+/// The JSON-RPC error for a request the client has no handler for: the
+/// server asked for `what` (`roots/list`, say) although it was not declared.
+pub(super) fn not_offered(server: &str, what: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "the client does not offer {what} to server \"{server}\": the application gave \
+             toolbridge no handler for it (and did not declare the capability)"
+        ),
+        None,
+    )
+}
+
+impl ClientFeatures {
+    /// `roots/list` from `server`, answered by the roots handler.
+    pub(super) async fn answer_roots(&self, server: &str) -> Result<ListRootsResult, ErrorData> {
+        match &self.roots {
+            Some(roots) => roots.list_roots(origin(server)).await,
+            None => Err(not_offered(server, "roots")),
+        }
+    }
+
+    /// `sampling/createMessage` from `server`, answered by the sampling
+    /// handler.
+    pub(super) async fn answer_sampling(
+        &self,
+        server: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.sampling {
+            Some(sampling) => sampling.create_message(origin(server), params).await,
+            None => Err(not_offered(server, "sampling")),
+        }
+    }
+
+    /// `elicitation/create` from `server`, answered by the elicitation
+    /// handler; a URL-mode request only when it handles that mode.
+    pub(super) async fn answer_elicitation(
+        &self,
+        server: &str,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.elicitation {
+            Some(handler)
+                if handler.url_mode()
+                    || !matches!(params, ElicitRequestParams::UrlElicitationParams { .. }) =>
+            {
+                handler.elicit(origin(server), params).await
+            }
+            Some(_) => Err(not_offered(server, "URL-mode elicitation")),
+            None => Err(not_offered(server, "elicitation")),
+        }
+    }
+}
+
+fn origin(server: &str) -> RequestOrigin {
+    RequestOrigin {
+        server: server.to_owned(),
     }
 }

@@ -1,6 +1,10 @@
 //! One live connection to one server: the rmcp client, its supervisor task,
 //! and what the server told us about itself.
 
+// Roots and sampling are deprecated by SEP-2577 but still carried (see
+// client_features).
+#![allow(deprecated)]
+
 mod handshake;
 
 use std::{
@@ -10,14 +14,19 @@ use std::{
 
 use rmcp::{
     ClientHandler, RoleClient,
-    model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam},
-    service::{NotificationContext, Peer, RunningService},
+    model::{
+        ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+        ElicitResult, ErrorData, Implementation, ListRootsResult, ProgressNotificationParam,
+    },
+    service::{InboundStreamOrigin, NotificationContext, Peer, RequestContext, RunningService},
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
-use super::{PoolError, cache::ToolCache, progress::ProgressLog};
+use super::{
+    ClientFeatures, PoolError, cache::ToolCache, in_flight::InFlight, progress::ProgressLog,
+};
 use crate::{
     config::{ServerSpec, TransportKind},
     transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
@@ -57,6 +66,21 @@ pub(super) struct Handler {
     /// Where they are passed on to whoever watches the server's progress
     /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
     feed: ProgressFeed,
+    /// The pool's handlers: they decide the capabilities declared, and
+    /// answer what no request in flight claims.
+    features: ClientFeatures,
+    /// The requests in flight that brought their own handlers.
+    in_flight: Arc<InFlight>,
+}
+
+impl Handler {
+    /// The handlers for a server-to-client request (see `in_flight`).
+    fn route(&self, context: &RequestContext<RoleClient>) -> ClientFeatures {
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        self.in_flight
+            .route(origin)
+            .unwrap_or_else(|| self.features.clone())
+    }
 }
 
 /// The progress notifications of one server, for those who watch them.
@@ -79,12 +103,50 @@ impl ClientHandler for Handler {
         self.progress.record(params.progress_token);
     }
 
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.route(&context).answer_roots(&self.server).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.route(&context)
+            .answer_sampling(&self.server, params)
+            .await
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.route(&context)
+            .answer_elicitation(&self.server, params)
+            .await
+    }
+
+    /// Declares only the features the pool has handlers for.
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.features.capabilities(),
             Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
         )
     }
+}
+
+/// What a connection's client handler gets from the pool.
+pub(super) struct Shared {
+    /// The server's tool cache, dropped on `tools/list_changed`.
+    pub(super) cache: Arc<ToolCache>,
+    /// Where the server's progress goes for watchers.
+    pub(super) feed: ProgressFeed,
+    /// The pool's client handlers.
+    pub(super) features: ClientFeatures,
 }
 
 /// A live connection.
@@ -100,6 +162,8 @@ pub(super) struct Connection {
     end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
+    /// The requests in flight that brought their own client handlers.
+    pub(super) in_flight: Arc<InFlight>,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
     /// Tells the supervisor to close the connection.
@@ -167,8 +231,7 @@ pub(super) struct Ended {
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
-    cache: Arc<ToolCache>,
-    feed: ProgressFeed,
+    shared: Shared,
     max_call_time: Duration,
     start_timeout: Duration,
     on_end: impl FnOnce(Ended) + Send + 'static,
@@ -190,11 +253,14 @@ pub(super) async fn connect(
     let stderr = transport.stderr_tail();
     let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
+    let in_flight = Arc::new(InFlight::default());
     let handler = Handler {
         server: server.clone(),
-        cache,
+        cache: shared.cache,
         progress: progress.clone(),
-        feed,
+        feed: shared.feed,
+        features: shared.features,
+        in_flight: in_flight.clone(),
     };
     let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
     let service: RunningService<RoleClient, Handler> = match handshake.await {
@@ -244,6 +310,7 @@ pub(super) async fn connect(
             stderr,
             end_reason,
             progress,
+            in_flight,
             ended,
             close,
             supervisor: Mutex::new(Some(supervisor)),

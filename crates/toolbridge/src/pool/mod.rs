@@ -36,6 +36,8 @@ mod client_features;
 mod connection;
 mod disk_cache;
 mod error;
+mod in_flight;
+mod input_required;
 mod pages;
 mod progress;
 mod request;

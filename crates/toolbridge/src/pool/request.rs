@@ -4,15 +4,9 @@
 //! `tools/call` keeps its own path ([`Pool::call_tool`]), which also knows
 //! tools.
 
-use rmcp::{
-    model::{ClientRequest, ServerResult},
-    service::PeerRequestOptions,
-};
+use rmcp::model::{ClientRequest, ServerResult};
 
-use super::{
-    CallOptions, Pool, PoolError,
-    progress::{self, Limits},
-};
+use super::{CallOptions, Pool, PoolError, input_required, progress::Limits};
 
 impl Pool {
     /// Sends `request` to `server`, starting it if needed, and returns the
@@ -24,6 +18,11 @@ impl Pool {
     /// [`PoolOptions::max_total_call_time`](super::PoolOptions::max_total_call_time).
     /// On timeout, or when the caller drops the future, the server is sent
     /// `notifications/cancelled`. A JSON-RPC error is [`PoolError::Server`].
+    ///
+    /// An input-required answer (2026-07-28) to `tools/call`, `prompts/get`
+    /// or `resources/read` is answered through the client handlers
+    /// ([`CallOptions::client_features`], else the pool's) and the request
+    /// sent again, within the same limits; the final result is returned.
     pub async fn request(
         &self,
         server: &str,
@@ -42,14 +41,15 @@ impl Pool {
             }
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
-        let response = match conn
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
-            Err(e) => Err(e),
-        };
+        let response = input_required::send(
+            &conn,
+            server,
+            request,
+            options.client_features.as_ref(),
+            &self.inner.options.client_features,
+            limits,
+        )
+        .await;
         response.map_err(
             |e| match (self.service_error(slot, &conn, None, e), options.timeout) {
                 // The caller's bound, not what was left of it after the start.

@@ -15,7 +15,7 @@ use rmcp::{
         CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
         ProgressNotificationParam, ServerResult,
     },
-    service::{PeerRequestOptions, ServiceError},
+    service::ServiceError,
 };
 use tokio::sync::Semaphore;
 use tracing::Instrument as _;
@@ -25,8 +25,9 @@ use super::{
     cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
+    input_required,
     pages::{self, PagesError},
-    progress::{self, Limits},
+    progress::Limits,
     slot::Slot,
 };
 use crate::{
@@ -256,6 +257,7 @@ impl Pool {
         Box::pin(slot.start(
             &self.inner.ctx,
             &self.inner.start_limit,
+            &self.inner.options.client_features,
             self.inner.options.start_timeout,
             self.inner.options.max_total_call_time,
         ))
@@ -454,8 +456,7 @@ impl Pool {
                 number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
             },
         );
-        let timeout = options.timeout;
-        self.call_in_span(server, tool, arguments, timeout)
+        self.call_in_span(server, tool, arguments, &options)
             .instrument(span)
             .await
     }
@@ -465,8 +466,9 @@ impl Pool {
         server: &str,
         tool: &str,
         arguments: Option<JsonObject>,
-        timeout: Option<Duration>,
+        options: &CallOptions,
     ) -> Result<CallToolResult, PoolError> {
+        let timeout = options.timeout;
         let slot = self.slot(server)?;
         if !slot.spec.tool_enabled(tool) {
             return Err(PoolError::ToolDisabled {
@@ -503,16 +505,18 @@ impl Pool {
         // `response` lives in this block only: held across the await below,
         // it would take room in every call's future.
         let failed = {
-            // No rmcp options: the timeout is ours (see `progress`), cheaper
-            // per call than rmcp's progress-reset watcher.
-            let response = match conn
-                .peer
-                .send_request_with_option(request, PeerRequestOptions::no_options())
-                .await
-            {
-                Ok(handle) => progress::await_response(handle, &conn.progress, limits).await,
-                Err(e) => Err(e),
-            };
+            // Boxed: the request's future (rmcp's send, the wait, the
+            // input-required state) is ~5 KiB, and one allocation per call
+            // is cheaper than copying that each time the caller moves it.
+            let response = Box::pin(input_required::send(
+                &conn,
+                server,
+                request,
+                options.client_features.as_ref(),
+                &self.inner.options.client_features,
+                limits,
+            ))
+            .await;
             match response {
                 Ok(ServerResult::CallToolResult(result)) if result.is_error != Some(true) => {
                     return Ok(result);
@@ -718,6 +722,28 @@ impl Pool {
         }
     }
 
+    /// Tells every running server that the roots changed
+    /// (`notifications/roots/list_changed`), so that those that care ask
+    /// again; call it after the roots handler's answer changed. Servers
+    /// started later ask anyway. Does nothing when the pool offers no roots.
+    pub async fn roots_changed(&self) {
+        if self.inner.options.client_features.roots.is_none() {
+            return;
+        }
+        let conns: Vec<Arc<Connection>> = self
+            .inner
+            .order
+            .iter()
+            .filter_map(|name| self.inner.slots.get(name)?.current())
+            .collect();
+        join_all(conns.iter().map(|conn| async move {
+            if let Err(e) = conn.peer.notify_roots_list_changed().await {
+                tracing::debug!(error = %e, "cannot tell a server its roots changed");
+            }
+        }))
+        .await;
+    }
+
     /// The servers that are running now (a live connection), in config
     /// order: what [`Pool::close_all`] would close.
     pub fn running_server_names(&self) -> Vec<String> {
@@ -837,8 +863,8 @@ mod tests {
     fn a_call_future_does_not_carry_the_server_start_inline() {
         // Starting a server (spawn, handshake, timers) is boxed; inline it
         // made every call's future ~12 KiB, copied each time a caller moves
-        // it into join_all or a task. What remains is mostly rmcp's own
-        // request future (~3 KiB).
+        // it into join_all or a task. The request itself (rmcp's future,
+        // the wait, the input-required loop: ~5 KiB) is boxed too.
         let size = future_size(&|| {
             let pool: &'static Pool = unreachable!();
             pool.call_tool("server", "tool", None, unreachable!())

@@ -9,9 +9,9 @@ use std::{
 use tracing::Instrument as _;
 
 use super::{
-    PoolError,
+    ClientFeatures, PoolError,
     cache::ToolCache,
-    connection::{self, Connection, Ended, ProgressFeed},
+    connection::{self, Connection, Ended, ProgressFeed, Shared},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 
@@ -79,6 +79,7 @@ impl Slot {
         self: &Arc<Self>,
         ctx: &TransportContext,
         start_limit: &tokio::sync::Semaphore,
+        features: &ClientFeatures,
         start_timeout: Duration,
         max_call_time: Duration,
     ) -> Result<Arc<Connection>, PoolError> {
@@ -116,8 +117,11 @@ impl Slot {
         let conn = connection::connect(
             &self.spec,
             ctx,
-            self.cache.clone(),
-            self.progress.clone(),
+            Shared {
+                cache: self.cache.clone(),
+                feed: self.progress.clone(),
+                features: features.clone(),
+            },
             max_call_time,
             start_timeout,
             on_end,

@@ -1,0 +1,137 @@
+//! `toolbridge serve`: the gateway, one MCP server over every configured
+//! server, on streamable HTTP (`--listen`) or stdio (`--stdio`).
+//!
+//! On HTTP it prints one line on stderr as soon as it listens, whatever
+//! `-q` says, for scripts and tests to read the address from:
+//! `toolbridge: listening on http://127.0.0.1:PORT/mcp`.
+
+use std::{net::SocketAddr, process::ExitCode};
+
+use anyhow::anyhow;
+use tokio_util::sync::CancellationToken;
+use toolbridge::{config::ServerSpec, pool::PoolOptions};
+use toolbridge_gateway::{
+    Gateway, GatewayOptions, Security, TokenSource, http,
+    security::{TOKEN_ENV, TOKEN_FILE},
+};
+
+use crate::{
+    context::Context,
+    outcome::{Failure, Outcome, exit},
+    signals::Signals,
+};
+
+/// The default listen address: loopback, a port unlikely to be taken.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where to listen for MCP over HTTP (port 0: any free port).
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    /// Serve MCP on stdin/stdout instead of HTTP.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Serve only this server (repeatable; default: every enabled server).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+}
+
+pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    let specs = load(ctx, &args.servers)?;
+    let gateway = Gateway::new(
+        specs,
+        GatewayOptions {
+            pool: PoolOptions::default(),
+            ..GatewayOptions::default()
+        },
+    );
+    let stop = CancellationToken::new();
+    let mut signals = Signals::catch()
+        .map_err(|e| Failure::new(exit::CONNECTION, anyhow!("cannot catch signals: {e}")))?;
+    let watching = toolbridge_gateway::watch::watch(
+        ctx.config_path().to_owned(),
+        gateway.clone(),
+        || load(ctx, &args.servers).map_err(|f| format!("{:#}", f.error)),
+        stop.clone(),
+    );
+    let serving = async {
+        if args.stdio {
+            toolbridge_gateway::stdio::serve(gateway.clone()).await
+        } else {
+            serve_http(&args, ctx, gateway.clone(), stop.clone()).await
+        }
+    };
+    let outcome = tokio::select! {
+        result = serving => result
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| Failure::new(exit::CONNECTION, e)),
+        signal = signals.recv() => {
+            tracing::info!("received {}; closing servers", signal.name());
+            Ok(signal.exit_code())
+        }
+        () = watching => Ok(ExitCode::SUCCESS),
+    };
+    stop.cancel();
+    gateway.close_all().await;
+    outcome
+}
+
+async fn serve_http(
+    args: &Args,
+    ctx: &Context,
+    gateway: Gateway,
+    stop: CancellationToken,
+) -> Result<(), toolbridge_gateway::GatewayError> {
+    let token_file = ctx
+        .config_path()
+        .parent()
+        .map(|dir| dir.join(TOKEN_FILE))
+        .unwrap_or_else(|| TOKEN_FILE.into());
+    let (security, source) =
+        Security::new(args.listen, std::env::var(TOKEN_ENV).ok(), &token_file)?;
+    let listener = http::bind(args.listen).await?;
+    let addr = listener.local_addr().unwrap_or(args.listen);
+    match source {
+        TokenSource::File(path) => eprintln!(
+            "toolbridge: clients must send Authorization: Bearer <the token in {}>",
+            path.display()
+        ),
+        TokenSource::Env => ctx.say(format_args!(
+            "toolbridge: clients must send Authorization: Bearer ${TOKEN_ENV}"
+        )),
+        TokenSource::None => {}
+    }
+    eprintln!("toolbridge: listening on {}", http::mcp_url(addr));
+    let router = http::router(gateway, security, stop.clone());
+    http::serve(listener, router, stop).await
+}
+
+/// The servers to serve: the config's enabled servers, or those named with
+/// `--server` (an unknown name is a usage error). Entries that cannot be
+/// resolved (an unset `${VAR}`) are left out with a warning.
+fn load(ctx: &Context, only: &[String]) -> Result<Vec<ServerSpec>, Failure> {
+    let config = ctx.load_config()?;
+    let names = config.server_names();
+    for wanted in only {
+        if !names.iter().any(|n| n == wanted) {
+            return Err(Failure::usage(
+                toolbridge_gateway::GatewayError::UnknownServer {
+                    server: wanted.clone(),
+                    known: names.join(", "),
+                },
+            ));
+        }
+    }
+    let mut specs = Vec::new();
+    for name in names {
+        if !only.is_empty() && !only.iter().any(|n| n == name) {
+            continue;
+        }
+        match config.resolve(name) {
+            Ok(spec) => specs.push(spec),
+            Err(e) => ctx.say(format_args!("toolbridge: warning: not serving {name}: {e}")),
+        }
+    }
+    Ok(specs)
+}

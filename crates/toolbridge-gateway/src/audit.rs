@@ -1,0 +1,57 @@
+//! The audit trail: one line per tool call, at info level on target
+//! `toolbridge::audit` (server, tool, client session, duration, outcome).
+//! Arguments only at debug level; tokens and headers never.
+
+use std::time::Duration;
+
+use rmcp::model::JsonObject;
+
+/// The log target of audit lines.
+pub const TARGET: &str = "toolbridge::audit";
+
+/// How a call ended, as the audit line and the metrics say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The tool answered.
+    Ok,
+    /// The tool answered `isError`.
+    ToolError,
+    /// The call failed (unknown tool, server down, timeout...).
+    Failed,
+    /// The client cancelled it.
+    Cancelled,
+}
+
+impl Outcome {
+    /// The word in the audit line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::ToolError => "tool_error",
+            Outcome::Failed => "failed",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Logs a call about to be made: its arguments, at debug level only.
+pub fn arguments(server: &str, tool: &str, arguments: Option<&JsonObject>) {
+    if tracing::enabled!(target: TARGET, tracing::Level::DEBUG) {
+        let arguments = arguments
+            .map(|a| serde_json::Value::Object(a.clone()).to_string())
+            .unwrap_or_default();
+        tracing::debug!(target: TARGET, server, tool, %arguments, "tool call arguments");
+    }
+}
+
+/// Logs one finished call.
+pub fn call(server: &str, tool: &str, took: Duration, outcome: Outcome) {
+    tracing::info!(
+        target: TARGET,
+        server,
+        tool,
+        duration_ms = took.as_secs_f64() * 1000.0,
+        outcome = outcome.as_str(),
+        "tool call"
+    );
+}

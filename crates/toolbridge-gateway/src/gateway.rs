@@ -1,0 +1,563 @@
+//! [`Gateway`]: the state every client session shares: the upstream pools,
+//! the name tables, the resource routes, the connected clients, the metrics.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, RwLock},
+};
+
+use futures::future::join_all;
+use rmcp::{
+    RoleServer,
+    model::{
+        ClientRequest, ErrorCode, ErrorData, ListPromptsRequest, ListResourceTemplatesRequest,
+        ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate,
+        ServerResult, Tool,
+    },
+    service::Peer,
+};
+use toolbridge::{
+    config::ServerSpec,
+    pool::{CallOptions, Pool, PoolError, PoolOptions},
+    tools::McpTool,
+};
+
+use crate::{
+    client_peer::NoClient,
+    metrics::Metrics,
+    names::{Catalog, Route},
+    upstreams::{Changes, SharedUpstreams, Upstreams},
+};
+
+/// At most this many pages are read from one server's listing.
+const MAX_PAGES: usize = 100;
+
+/// Gateway-wide settings.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    /// The options of each upstream's pool (timeouts, tool cache). The
+    /// client features are the gateway's own: each call brings its client's.
+    pub pool: PoolOptions,
+    /// How many items one page of a listing gives a client.
+    pub page_size: usize,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions {
+            pool: PoolOptions::default(),
+            page_size: 200,
+        }
+    }
+}
+
+/// The gateway's shared state. Cheap to clone.
+#[derive(Clone)]
+pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The upstream servers now; swapped whole by [`Gateway::reload`].
+    upstreams: RwLock<SharedUpstreams>,
+    /// The options the pools were made with.
+    pool_options: PoolOptions,
+    /// Items per page to clients.
+    page_size: usize,
+    /// The tool catalog and the lists it was built from: rebuilt when a
+    /// server's cached list is another one (it changed) or the servers did.
+    tools: Mutex<Option<ToolsCache>>,
+    /// The prompt catalog of the latest prompt listing.
+    prompts: Mutex<Option<Arc<Catalog<Prompt>>>>,
+    /// Resource URI → server, from the latest listings.
+    resources: Mutex<HashMap<String, String>>,
+    /// Resource template → server, from the latest listings.
+    templates: Mutex<Vec<(String, String)>>,
+    /// Connected clients (sessions), told when lists change.
+    clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// Calls, errors, latency, upstream state.
+    metrics: Metrics,
+}
+
+struct ToolsCache {
+    upstreams: SharedUpstreams,
+    lists: Vec<Arc<Vec<McpTool>>>,
+    catalog: Arc<Catalog<Tool>>,
+}
+
+impl Gateway {
+    /// A gateway over `specs` (disabled servers left out); nothing starts
+    /// until a client asks.
+    pub fn new(specs: Vec<ServerSpec>, options: GatewayOptions) -> Gateway {
+        let mut pool_options = options.pool;
+        pool_options.client_features = NoClient::features();
+        let upstreams = Arc::new(Upstreams::new(specs, &pool_options));
+        Gateway {
+            inner: Arc::new(Inner {
+                upstreams: RwLock::new(upstreams),
+                pool_options,
+                page_size: options.page_size.max(1),
+                tools: Mutex::new(None),
+                prompts: Mutex::new(None),
+                resources: Mutex::new(HashMap::new()),
+                templates: Mutex::new(Vec::new()),
+                clients: Mutex::new(Vec::new()),
+                metrics: Metrics::default(),
+            }),
+        }
+    }
+
+    /// The upstream servers now.
+    pub fn upstreams(&self) -> SharedUpstreams {
+        self.inner
+            .upstreams
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Items per page to clients.
+    pub fn page_size(&self) -> usize {
+        self.inner.page_size
+    }
+
+    /// The metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// Each upstream server and whether it is running now.
+    pub fn upstream_states(&self) -> Vec<(String, bool)> {
+        self.upstreams()
+            .iter()
+            .map(|(name, pool)| (name.to_owned(), !pool.running_server_names().is_empty()))
+            .collect()
+    }
+
+    /// Replaces the servers with `specs`: new ones are added, removed and
+    /// changed ones closed (changed ones start again with their new entry
+    /// on next use), the others untouched. Connected clients are told the
+    /// lists changed.
+    pub async fn reload(&self, specs: Vec<ServerSpec>) -> Changes {
+        let (closing, changes) = {
+            let mut current = self
+                .inner
+                .upstreams
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            let (next, closing, changes) = current.updated(specs, &self.inner.pool_options);
+            if !changes.is_empty() {
+                *current = Arc::new(next);
+            }
+            (closing, changes)
+        };
+        if changes.is_empty() {
+            return changes;
+        }
+        tracing::info!(
+            added = ?changes.added,
+            removed = ?changes.removed,
+            changed = ?changes.changed,
+            "config changed; servers updated"
+        );
+        self.lists_changed().await;
+        join_all(closing.iter().map(Pool::close_all)).await;
+        changes
+    }
+
+    /// Forgets what the gateway knows of the lists and tells every client
+    /// that tools, prompts and resources may have changed.
+    pub async fn lists_changed(&self) {
+        *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let clients: Vec<Peer<RoleServer>> = {
+            let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+            clients.retain(|peer| !peer.is_transport_closed());
+            clients.clone()
+        };
+        join_all(clients.iter().map(|peer| async move {
+            let _ = peer.notify_tool_list_changed().await;
+            let _ = peer.notify_prompt_list_changed().await;
+            let _ = peer.notify_resource_list_changed().await;
+        }))
+        .await;
+    }
+
+    /// Remembers a connected client, to tell it when lists change.
+    pub fn register_client(&self, peer: Peer<RoleServer>) {
+        let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.retain(|peer| !peer.is_transport_closed());
+        clients.push(peer);
+    }
+
+    /// Closes every upstream server (the gateway is stopping).
+    pub async fn close_all(&self) {
+        self.upstreams().close_all().await;
+    }
+
+    /// The tools of every upstream server under the names clients see.
+    /// Servers that cannot be listed are left out (and logged).
+    pub async fn tools(&self) -> Arc<Catalog<Tool>> {
+        let upstreams = self.upstreams();
+        let results = join_all(
+            upstreams
+                .iter()
+                .map(|(name, pool)| async move { pool.list_server_tools(name).await }),
+        )
+        .await;
+        let mut lists = Vec::with_capacity(results.len());
+        for ((name, _), result) in upstreams.iter().zip(results) {
+            match result {
+                Ok(list) => lists.push(list),
+                Err(e) => {
+                    tracing::warn!(server = name, error = %e, "leaving the server's tools out");
+                    lists.push(Arc::new(Vec::new()));
+                }
+            }
+        }
+        let mut cache = self.inner.tools.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(cached) = cache.as_ref()
+            && Arc::ptr_eq(&cached.upstreams, &upstreams)
+            && cached.lists.len() == lists.len()
+            && cached
+                .lists
+                .iter()
+                .zip(&lists)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+        {
+            return cached.catalog.clone();
+        }
+        let items = upstreams
+            .order
+            .iter()
+            .zip(&lists)
+            .flat_map(|(server, list)| {
+                list.iter()
+                    .map(move |t| (server.clone(), t.name.clone(), to_rmcp_tool(t)))
+            })
+            .collect();
+        let catalog = Arc::new(Catalog::build(
+            items,
+            upstreams.order.len() > 1,
+            |t, name| t.name = name.to_owned().into(),
+        ));
+        *cache = Some(ToolsCache {
+            upstreams,
+            lists,
+            catalog: catalog.clone(),
+        });
+        catalog
+    }
+
+    /// Where the tool clients call `name` is: itself on the one upstream
+    /// when there is one (no listing needed), else from the catalog.
+    pub async fn resolve_tool(&self, name: &str) -> Option<Route> {
+        let upstreams = self.upstreams();
+        if let [only] = upstreams.order.as_slice() {
+            return Some(Route {
+                server: only.clone(),
+                name: name.to_owned(),
+            });
+        }
+        self.tools().await.resolve(name).cloned()
+    }
+
+    /// The prompts of every upstream server under the names clients see.
+    pub async fn prompts(&self) -> Arc<Catalog<Prompt>> {
+        let upstreams = self.upstreams();
+        let lists = self
+            .list_each(&upstreams, |cursor| {
+                ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(
+                    PaginatedRequestParams::default().with_cursor(cursor),
+                ))
+            })
+            .await;
+        let items = lists
+            .into_iter()
+            .flat_map(|(server, results)| {
+                results.into_iter().flat_map(move |result| match result {
+                    ServerResult::ListPromptsResult(page) => page
+                        .prompts
+                        .into_iter()
+                        .map(|p| (server.clone(), p.name.clone(), p))
+                        .collect::<Vec<_>>(),
+                    _ => Vec::new(),
+                })
+            })
+            .collect();
+        let catalog = Arc::new(Catalog::build(
+            items,
+            upstreams.order.len() > 1,
+            |p, name| p.name = name.to_owned(),
+        ));
+        *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = Some(catalog.clone());
+        catalog
+    }
+
+    /// Where the prompt clients call `name` is.
+    pub async fn resolve_prompt(&self, name: &str) -> Option<Route> {
+        let upstreams = self.upstreams();
+        if let [only] = upstreams.order.as_slice() {
+            return Some(Route {
+                server: only.clone(),
+                name: name.to_owned(),
+            });
+        }
+        let known = self
+            .inner
+            .prompts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|c| c.resolve(name).cloned());
+        match known {
+            Some(route) => Some(route),
+            None => self.prompts().await.resolve(name).cloned(),
+        }
+    }
+
+    /// The resources of every upstream server (URIs unchanged), noting which
+    /// server has each.
+    pub async fn resources(&self) -> Vec<Resource> {
+        let upstreams = self.upstreams();
+        let lists = self
+            .list_each(&upstreams, |cursor| {
+                ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
+                    PaginatedRequestParams::default().with_cursor(cursor),
+                ))
+            })
+            .await;
+        let mut all = Vec::new();
+        let mut routes = HashMap::new();
+        for (server, results) in lists {
+            for result in results {
+                if let ServerResult::ListResourcesResult(page) = result {
+                    for resource in page.resources {
+                        routes
+                            .entry(resource.uri.clone())
+                            .or_insert_with(|| server.clone());
+                        all.push(resource);
+                    }
+                }
+            }
+        }
+        *self
+            .inner
+            .resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = routes;
+        all
+    }
+
+    /// The resource templates of every upstream server, noting which server
+    /// has each.
+    pub async fn resource_templates(&self) -> Vec<ResourceTemplate> {
+        let upstreams = self.upstreams();
+        let lists = self
+            .list_each(&upstreams, |cursor| {
+                ClientRequest::ListResourceTemplatesRequest(
+                    ListResourceTemplatesRequest::with_param(
+                        PaginatedRequestParams::default().with_cursor(cursor),
+                    ),
+                )
+            })
+            .await;
+        let mut all = Vec::new();
+        let mut routes = Vec::new();
+        for (server, results) in lists {
+            for result in results {
+                if let ServerResult::ListResourceTemplatesResult(page) = result {
+                    for template in page.resource_templates {
+                        routes.push((template.uri_template.clone(), server.clone()));
+                        all.push(template);
+                    }
+                }
+            }
+        }
+        *self
+            .inner
+            .templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = routes;
+        all
+    }
+
+    /// The servers that may have resource `uri`, the likeliest first: the
+    /// one that listed it, else those with a template it fits, else (when
+    /// nothing is known) every server in config order.
+    pub async fn servers_for_uri(&self, uri: &str) -> Vec<String> {
+        let upstreams = self.upstreams();
+        if let [only] = upstreams.order.as_slice() {
+            return vec![only.clone()];
+        }
+        for attempt in 0..2 {
+            let listed = self
+                .inner
+                .resources
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(uri)
+                .cloned();
+            if let Some(server) = listed {
+                return vec![server];
+            }
+            let fitting: Vec<String> = self
+                .inner
+                .templates
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .filter(|(template, _)| template_fits(template, uri))
+                .map(|(_, server)| server.clone())
+                .collect();
+            if !fitting.is_empty() {
+                return fitting;
+            }
+            if attempt == 0 {
+                self.resources().await;
+                self.resource_templates().await;
+            }
+        }
+        upstreams.order.clone()
+    }
+
+    /// Every page of one listing from each server, in config order; a server
+    /// that does not offer it gives nothing, one that fails is logged.
+    async fn list_each(
+        &self,
+        upstreams: &Upstreams,
+        request: impl Fn(Option<String>) -> ClientRequest + Copy,
+    ) -> Vec<(String, Vec<ServerResult>)> {
+        join_all(upstreams.iter().map(|(name, pool)| async move {
+            let pages = match list_pages(pool, name, request).await {
+                Ok(pages) => pages,
+                Err(e) if is_not_offered(&e) => Vec::new(),
+                Err(e) => {
+                    tracing::warn!(server = name, error = %e, "leaving the server's listing out");
+                    Vec::new()
+                }
+            };
+            (name.to_owned(), pages)
+        }))
+        .await
+    }
+}
+
+/// Every page of a listing from `server`, following `nextCursor`, bounded.
+async fn list_pages(
+    pool: &Pool,
+    server: &str,
+    request: impl Fn(Option<String>) -> ClientRequest,
+) -> Result<Vec<ServerResult>, PoolError> {
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    let options = CallOptions::default();
+    for _ in 0..MAX_PAGES {
+        let page = pool
+            .request(server, request(cursor.take()), &options)
+            .await?;
+        let next = match &page {
+            ServerResult::ListPromptsResult(p) => p.next_cursor.clone(),
+            ServerResult::ListResourcesResult(p) => p.next_cursor.clone(),
+            ServerResult::ListResourceTemplatesResult(p) => p.next_cursor.clone(),
+            _ => None,
+        };
+        pages.push(page);
+        match next {
+            Some(next) if !next.is_empty() => cursor = Some(next),
+            _ => return Ok(pages),
+        }
+    }
+    tracing::warn!(
+        server,
+        "the server's listing goes on past {MAX_PAGES} pages; keeping the first"
+    );
+    Ok(pages)
+}
+
+/// Whether a server said it does not offer what was asked (method not
+/// found), which in an aggregate listing means "nothing", not a failure.
+fn is_not_offered(error: &PoolError) -> bool {
+    matches!(error, PoolError::Server { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND.0)
+}
+
+/// Whether `uri` may come from `template` (RFC 6570): the text before the
+/// first expression is a prefix of it. Enough to pick the server; the
+/// server itself decides.
+fn template_fits(template: &str, uri: &str) -> bool {
+    let literal = template.split('{').next().unwrap_or_default();
+    !literal.is_empty() && uri.starts_with(literal)
+}
+
+/// A pool tool as rmcp's model, for a client's `tools/list`.
+fn to_rmcp_tool(tool: &McpTool) -> Tool {
+    let mut out = Tool::default();
+    out.name = tool.name.clone().into();
+    out.title = tool.title.clone();
+    out.description = (!tool.description.is_empty()).then(|| tool.description.clone().into());
+    out.input_schema = tool.input_schema.clone();
+    out.output_schema = tool.output_schema.clone();
+    out.annotations = tool.annotations.clone();
+    out.icons = tool.icons.clone();
+    out
+}
+
+/// A pool error as the JSON-RPC error a client gets: the server's own error
+/// as it was, the rest as an internal error naming the server.
+pub fn to_mcp_error(error: PoolError) -> ErrorData {
+    match error {
+        PoolError::Server { code, message, .. } => ErrorData::new(ErrorCode(code), message, None),
+        e if e.is_usage() => ErrorData::invalid_params(e.to_string(), None),
+        e => ErrorData::internal_error(e.to_string(), None),
+    }
+}
+
+/// A page of `items` for a client: `cursor` is the offset as a string.
+pub fn page<T: Clone>(
+    items: &[T],
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<(Vec<T>, Option<String>), ErrorData> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => c
+            .parse::<usize>()
+            .ok()
+            .filter(|s| *s <= items.len())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("invalid cursor {c:?}; list from the start"),
+                    None,
+                )
+            })?,
+    };
+    let end = start.saturating_add(size).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    Ok((items[start..end].to_vec(), next))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_follow_offsets_and_reject_foreign_cursors() {
+        let items: Vec<u32> = (0..5).collect();
+        let (first, next) = page(&items, None, 2).unwrap_or_default();
+        assert_eq!(first, [0, 1]);
+        assert_eq!(next.as_deref(), Some("2"));
+        let (last, next) = page(&items, Some("4"), 2).unwrap_or_default();
+        assert_eq!((last, next), (vec![4], None));
+        assert!(page(&items, Some("x"), 2).is_err());
+    }
+
+    #[test]
+    fn a_template_fits_the_uris_with_its_literal_prefix() {
+        assert!(template_fits(
+            "test://template/{id}/data",
+            "test://template/7/data"
+        ));
+        assert!(!template_fits("test://template/{id}", "file:///x"));
+        assert!(!template_fits("{all}", "file:///x"));
+    }
+}

@@ -1,0 +1,91 @@
+//! The gateway over HTTP: MCP's streamable HTTP at `/mcp` (rmcp's server:
+//! 2025-11-25 sessions with `Mcp-Session-Id`, and 2026-07-28 stateless
+//! requests with `server/discover`), `/healthz` and `/metrics`, all behind
+//! [`security::check`](crate::security::check). The web page (issue 14) is
+//! nested at `/` by its own module.
+
+use std::{net::SocketAddr, sync::Arc};
+
+use axum::{Router, extract::State, response::IntoResponse, routing::get};
+use http::{StatusCode, header};
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Gateway, GatewayError, Security, security, session};
+
+/// Binds the listener on `addr` (port 0: any free port; see
+/// [`TcpListener::local_addr`] for the one chosen).
+pub async fn bind(addr: SocketAddr) -> Result<TcpListener, GatewayError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| GatewayError::Bind { addr, source })
+}
+
+/// The gateway's routes. `shutdown` ends the MCP sessions.
+pub fn router(gateway: Gateway, security: Security, shutdown: CancellationToken) -> Router {
+    // Host and Origin are checked by `security` for every route, so rmcp's
+    // own checks (loopback Host names only, Origin off) are not repeated.
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_cancellation_token(shutdown);
+    let mcp = StreamableHttpService::new(
+        session::factory(gateway.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .nest_service("/mcp", mcp)
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .with_state(gateway)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(security),
+            security::check,
+        ))
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: CancellationToken,
+) -> Result<(), GatewayError> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await
+        .map_err(GatewayError::Serve)
+}
+
+/// The URL clients use for `addr`.
+pub fn mcp_url(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+async fn healthz(State(gateway): State<Gateway>) -> impl IntoResponse {
+    let servers: Vec<serde_json::Value> = gateway
+        .upstream_states()
+        .into_iter()
+        .map(|(name, running)| serde_json::json!({ "name": name, "running": running }))
+        .collect();
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::json!({ "status": "ok", "servers": servers }).to_string(),
+    )
+}
+
+async fn metrics(State(gateway): State<Gateway>) -> impl IntoResponse {
+    let text = gateway.metrics().encode(&gateway.upstream_states());
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    )
+}

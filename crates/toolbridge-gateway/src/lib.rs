@@ -1,0 +1,43 @@
+//! The toolbridge gateway: one MCP server over every server toolbridge pools
+//! (`toolbridge serve`).
+//!
+//! Clients (Claude Desktop, Cursor, VS Code, agents) connect to the gateway
+//! over streamable HTTP (`/mcp`) or stdio; the gateway keeps one upstream
+//! connection per configured server, shared by all of them, and forwards
+//! what MCP carries: tools, resources, prompts, completion, logging levels,
+//! ping; server-to-client requests go back to the client whose request
+//! caused them.
+//!
+//! Layout, one file per concept:
+//! - [`upstreams`]: the configured servers, one `toolbridge::pool::Pool`
+//!   each, so that a config change starts and stops only what changed;
+//! - [`names`]: the names clients see (unchanged with one upstream,
+//!   `{server}__{name}` with several) and the tables that route them back;
+//! - [`session`]: the rmcp `ServerHandler` one client session talks to;
+//! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
+//!   elicitation, roots and log messages;
+//! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
+//!   [`security`]: Host and Origin checks, the bearer token;
+//! - [`stdio`]: the same server on stdin/stdout;
+//! - [`metrics`] and [`audit`]: what each call leaves behind;
+//! - [`watch`]: the config file watcher.
+//!
+//! Data flow: client ─► session (names resolved) ─► upstream pool
+//! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
+
+pub mod audit;
+pub mod client_peer;
+pub mod error;
+pub mod gateway;
+pub mod http;
+pub mod metrics;
+pub mod names;
+pub mod security;
+pub mod session;
+pub mod stdio;
+pub mod upstreams;
+pub mod watch;
+
+pub use error::GatewayError;
+pub use gateway::{Gateway, GatewayOptions};
+pub use security::{Security, TokenSource};

@@ -1,0 +1,261 @@
+//! Who may talk to the gateway over HTTP: `Host` and `Origin` checks (DNS
+//! rebinding, foreign web pages) and the bearer token.
+//!
+//! - On a loopback listener, `Host` must name a loopback host (`localhost`,
+//!   `127.0.0.1`, `[::1]`, any port): a web page whose domain was rebound to
+//!   127.0.0.1 sends its own domain and gets 403.
+//! - An `Origin` header, when present, must be the gateway's own origin (the
+//!   `Host` it was reached at) or, on a loopback listener, a loopback
+//!   origin; any other gets 403. Clients that are not browsers send none.
+//! - A listener off loopback requires `Authorization: Bearer TOKEN`; with a
+//!   token configured (`$TOOLBRIDGE_GATEWAY_TOKEN`), loopback requires it
+//!   too. Missing or wrong: 401. `/healthz` needs no token (load balancers
+//!   probe it); it tells nothing but whether the gateway is up.
+//!
+//! The token is compared in constant time and never logged.
+
+use std::{
+    io::Write as _,
+    net::{IpAddr, SocketAddr},
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use axum::{
+    body::Body,
+    extract::{Request, State},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use http::{StatusCode, header};
+
+use crate::GatewayError;
+
+/// The environment variable that sets the bearer token.
+pub const TOKEN_ENV: &str = "TOOLBRIDGE_GATEWAY_TOKEN";
+
+/// The token file's name, in the config folder.
+pub const TOKEN_FILE: &str = "gateway-token";
+
+/// Where the token came from, for the message at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    /// No token: a loopback listener without `$TOOLBRIDGE_GATEWAY_TOKEN`.
+    None,
+    /// `$TOOLBRIDGE_GATEWAY_TOKEN`.
+    Env,
+    /// Generated into (or read from) this file.
+    File(PathBuf),
+}
+
+/// The HTTP access rules of one listener.
+#[derive(Clone)]
+pub struct Security {
+    /// The listener is on a loopback address.
+    loopback: bool,
+    /// The bearer token every request (but `/healthz`) must carry.
+    token: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for Security {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Security")
+            .field("loopback", &self.loopback)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl Security {
+    /// The rules for a listener on `listen`: `env_token` (the value of
+    /// `$TOOLBRIDGE_GATEWAY_TOKEN`) when set; else, off loopback, the token
+    /// in `token_file`, generated there (mode 0600) the first time.
+    pub fn new(
+        listen: SocketAddr,
+        env_token: Option<String>,
+        token_file: &Path,
+    ) -> Result<(Security, TokenSource), GatewayError> {
+        let loopback = listen.ip().is_loopback();
+        let (token, source) = match env_token.filter(|t| !t.trim().is_empty()) {
+            Some(token) => (Some(token.trim().to_owned()), TokenSource::Env),
+            None if loopback => (None, TokenSource::None),
+            None => (
+                Some(file_token(token_file)?),
+                TokenSource::File(token_file.to_owned()),
+            ),
+        };
+        Ok((
+            Security {
+                loopback,
+                token: token.map(Arc::from),
+            },
+            source,
+        ))
+    }
+
+    /// Whether requests need the token.
+    pub fn requires_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// Checks `request`'s `Host`, `Origin` and token; the refusal if any.
+    fn refuse(&self, request: &Request) -> Option<Response> {
+        let headers = request.headers();
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default();
+        if self.loopback && !is_loopback_host(host_name(host)) {
+            return Some(refusal(
+                StatusCode::FORBIDDEN,
+                "Host is not a loopback name; the gateway listens on loopback only",
+            ));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let allowed =
+                origin
+                    .to_str()
+                    .ok()
+                    .and_then(origin_authority)
+                    .is_some_and(|authority| {
+                        authority.eq_ignore_ascii_case(host)
+                            || (self.loopback && is_loopback_host(host_name(authority)))
+                    });
+            if !allowed {
+                return Some(refusal(
+                    StatusCode::FORBIDDEN,
+                    "requests from a foreign web page (Origin) are refused",
+                ));
+            }
+        }
+        if request.uri().path() == "/healthz" {
+            return None;
+        }
+        if let Some(token) = &self.token {
+            let given = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|h| h.to_str().ok())
+                .and_then(|h| h.strip_prefix("Bearer "))
+                .map(str::trim);
+            if !given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes())) {
+                let mut response = refusal(
+                    StatusCode::UNAUTHORIZED,
+                    "missing or wrong bearer token; send Authorization: Bearer TOKEN",
+                );
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    http::HeaderValue::from_static("Bearer"),
+                );
+                return Some(response);
+            }
+        }
+        None
+    }
+}
+
+/// The axum middleware that applies [`Security`] to every route.
+pub async fn check(
+    State(security): State<Arc<Security>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match security.refuse(&request) {
+        Some(refusal) => {
+            tracing::info!(
+                path = %request.uri().path(),
+                status = refusal.status().as_u16(),
+                "refused a request"
+            );
+            refusal
+        }
+        None => next.run(request).await,
+    }
+}
+
+fn refusal(status: StatusCode, message: &'static str) -> Response {
+    (status, Body::from(message)).into_response()
+}
+
+/// The host part of a `Host` value or an authority (`[::1]:80` → `[::1]`).
+fn host_name(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority
+            .find(']')
+            .map_or(authority, |end| &authority[..=end]);
+    }
+    authority.split(':').next().unwrap_or(authority)
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `host[:port]` of an `Origin` (`http://localhost:3000` → `localhost:3000`).
+fn origin_authority(origin: &str) -> Option<&str> {
+    let (_, rest) = origin.split_once("://")?;
+    Some(rest.split('/').next().unwrap_or(rest))
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The token in `path`, generated there first if the file does not exist.
+fn file_token(path: &Path) -> Result<String, GatewayError> {
+    let failed = |source| GatewayError::TokenFile {
+        path: path.to_owned(),
+        source,
+    };
+    match std::fs::read_to_string(path) {
+        Ok(token) if !token.trim().is_empty() => return Ok(token.trim().to_owned()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(failed(e)),
+    }
+    let token = random_token().map_err(failed)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).map_err(failed)?;
+    file.write_all(format!("{token}\n").as_bytes())
+        .map_err(failed)?;
+    Ok(token)
+}
+
+/// 32 random bytes from the system, as hex.
+fn random_token() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        assert_eq!(host_name("[::1]:8080"), "[::1]");
+        assert_eq!(host_name("localhost:1"), "localhost");
+        assert!(is_loopback_host("[::1]") && is_loopback_host("127.0.0.1"));
+        assert!(!is_loopback_host("evil.example.com"));
+        assert_eq!(
+            origin_authority("http://localhost:3000"),
+            Some("localhost:3000")
+        );
+        assert!(constant_time_eq(b"abc", b"abc") && !constant_time_eq(b"abc", b"abd"));
+    }
+}

@@ -1,0 +1,389 @@
+//! [`Session`]: the MCP server one client talks to. Every request is
+//! resolved to its upstream server (names and resource routes from
+//! [`Gateway`]) and forwarded through that server's pool, with the client's
+//! own handlers for what the server asks back.
+
+// Logging and resources/subscribe are deprecated by SEP-2577 / SEP-2567 in
+// rmcp 3.11, but 2025-11-25 clients use them.
+#![allow(deprecated)]
+
+use std::{sync::Arc, time::Instant};
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
+        CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
+        GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequest,
+        ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities,
+        ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest,
+        SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
+    },
+    service::{NotificationContext, RequestContext},
+};
+use toolbridge::pool::{CallOptions, PoolError};
+
+use crate::{
+    audit::{self, Outcome},
+    client_peer::ClientPeer,
+    gateway::{Gateway, page, to_mcp_error},
+};
+
+/// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
+/// stateless 2026-07-28 client; over stdio: the one client).
+#[derive(Clone)]
+pub struct Session {
+    gateway: Gateway,
+}
+
+impl Session {
+    /// A session on `gateway`.
+    pub fn new(gateway: Gateway) -> Session {
+        Session { gateway }
+    }
+
+    /// The options of a call made for the request of `context`: its
+    /// client's handlers.
+    fn call_options(context: &RequestContext<RoleServer>) -> CallOptions {
+        CallOptions {
+            client_features: Some(ClientPeer::features(
+                context.peer.clone(),
+                Some(context.id.clone()),
+            )),
+            ..CallOptions::default()
+        }
+    }
+
+    /// Forwards `request` to `server`, ending it when the client cancels.
+    async fn forward(
+        &self,
+        server: &str,
+        request: ClientRequest,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let upstreams = self.gateway.upstreams();
+        let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
+        let options = Self::call_options(context);
+        tokio::select! {
+            result = pool.request(server, request, &options) => result.map_err(to_mcp_error),
+            () = context.ct.cancelled() => Err(cancelled()),
+        }
+    }
+
+    /// Forwards `request` to each of `servers` until one knows the resource
+    /// (an error other than "not found" stops there).
+    async fn forward_resource(
+        &self,
+        uri: &str,
+        request: impl Fn() -> ClientRequest,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let servers = self.gateway.servers_for_uri(uri).await;
+        let mut last = None;
+        for server in &servers {
+            match self.forward(server, request(), context).await {
+                Ok(result) => return Ok(result),
+                Err(e) if servers.len() > 1 && is_not_found(&e) => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| {
+            ErrorData::resource_not_found(
+                format!("no server of the gateway has resource {uri}"),
+                None,
+            )
+        }))
+    }
+}
+
+impl ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            "toolbridge-gateway",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.gateway.register_client(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let catalog = self.gateway.tools().await;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (tools, next) = page(&catalog.items, cursor, self.gateway.page_size())?;
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(route) = self.gateway.resolve_tool(&request.name).await else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the gateway has no tool named {:?}; list the tools to see their names",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        let upstreams = self.gateway.upstreams();
+        let pool = upstreams
+            .pool(&route.server)
+            .ok_or_else(|| gone(&route.server))?;
+        audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+        let options = Self::call_options(&context);
+        let started = Instant::now();
+        let result = tokio::select! {
+            result = pool.call_tool(&route.server, &route.name, request.arguments, options) => Some(result),
+            () = context.ct.cancelled() => None,
+        };
+        let took = started.elapsed();
+        let outcome = match &result {
+            None => Outcome::Cancelled,
+            Some(Ok(r)) if r.is_error == Some(true) => Outcome::ToolError,
+            Some(Ok(_)) => Outcome::Ok,
+            Some(Err(_)) => Outcome::Failed,
+        };
+        audit::call(&route.server, &route.name, took, outcome);
+        self.gateway
+            .metrics()
+            .call(&route.server, &route.name, took, outcome != Outcome::Ok);
+        match result {
+            None => Err(cancelled()),
+            Some(Ok(result)) => Ok(CallToolResponse::Complete(result)),
+            Some(Err(e)) => Err(to_mcp_error(e)),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let catalog = self.gateway.prompts().await;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (prompts, next) = page(&catalog.items, cursor, self.gateway.page_size())?;
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        mut request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(route) = self.gateway.resolve_prompt(&request.name).await else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "the gateway has no prompt named {:?}; list the prompts to see their names",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        request.name = route.name;
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(request));
+        match self.forward(&route.server, request, &context).await? {
+            ServerResult::GetPromptResult(result) => Ok(GetPromptResponse::Complete(result)),
+            ServerResult::InputRequiredResult(result) => {
+                Ok(GetPromptResponse::InputRequired(result))
+            }
+            _ => Err(unexpected(&route.server, "prompts/get")),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = self.gateway.resources().await;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (resources, next) = page(&resources, cursor, self.gateway.page_size())?;
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = self.gateway.resource_templates().await;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (templates, next) = page(&templates, cursor, self.gateway.page_size())?;
+        let mut result = ListResourceTemplatesResult::with_all_items(templates);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let forwarded = self
+            .forward_resource(
+                &uri,
+                || ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request.clone())),
+                &context,
+            )
+            .await?;
+        match forwarded {
+            ServerResult::ReadResourceResult(result) => Ok(ReadResourceResponse::Complete(result)),
+            ServerResult::InputRequiredResult(result) => {
+                Ok(ReadResourceResponse::InputRequired(result))
+            }
+            _ => Err(unexpected(&uri, "resources/read")),
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = request.uri.clone();
+        self.forward_resource(
+            &uri,
+            || ClientRequest::SubscribeRequest(SubscribeRequest::new(request.clone())),
+            &context,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = request.uri.clone();
+        self.forward_resource(
+            &uri,
+            || ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(request.clone())),
+            &context,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn complete(
+        &self,
+        mut request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let server = match &mut request.r#ref {
+            Reference::Prompt(prompt) => {
+                let route = self
+                    .gateway
+                    .resolve_prompt(&prompt.name)
+                    .await
+                    .ok_or_else(|| {
+                        ErrorData::invalid_params(
+                            format!("the gateway has no prompt named {:?}", prompt.name),
+                            None,
+                        )
+                    })?;
+                prompt.name = route.name;
+                route.server
+            }
+            Reference::Resource(template) => {
+                let servers = self.gateway.servers_for_uri(&template.uri).await;
+                servers.into_iter().next().ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("no server of the gateway has template {}", template.uri),
+                        None,
+                    )
+                })?
+            }
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "the gateway completes prompt and resource template arguments only",
+                    None,
+                ));
+            }
+        };
+        let request = ClientRequest::CompleteRequest(CompleteRequest::new(request));
+        match self.forward(&server, request, &context).await? {
+            ServerResult::CompleteResult(result) => Ok(result),
+            _ => Err(unexpected(&server, "completion/complete")),
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Every running upstream that offers logging; the others ignore it.
+        let upstreams = self.gateway.upstreams();
+        let options = Self::call_options(&context);
+        let sends = upstreams.iter().map(|(server, pool)| {
+            let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request.clone()));
+            let options = &options;
+            async move {
+                match pool.request(server, request, options).await {
+                    Ok(_) => {}
+                    Err(PoolError::Server { .. }) => {}
+                    Err(e) => tracing::debug!(server, error = %e, "cannot set the log level"),
+                }
+            }
+        });
+        futures::future::join_all(sends).await;
+        Ok(())
+    }
+}
+
+fn gone(server: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!("server {server} was removed from the gateway's config; list again"),
+        None,
+    )
+}
+
+fn cancelled() -> ErrorData {
+    ErrorData::internal_error("the client cancelled the request", None)
+}
+
+fn unexpected(what: &str, method: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!("{what} answered {method} with another kind of result"),
+        None,
+    )
+}
+
+fn is_not_found(error: &ErrorData) -> bool {
+    error.code == rmcp::model::ErrorCode::RESOURCE_NOT_FOUND
+        || error.code == rmcp::model::ErrorCode::INVALID_PARAMS
+}
+
+/// A factory of sessions for rmcp's HTTP service.
+pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
+    let gateway = Arc::new(gateway);
+    move || Ok(Session::new((*gateway).clone()))
+}

@@ -1,0 +1,66 @@
+//! Watches the config file and hands each new version to the gateway.
+//!
+//! Polls the file's modification time, size and inode once a second rather
+//! than using inotify (the `notify` crate): editors and toolbridge itself
+//! replace the file by renaming a new one over it, which inotify reports
+//! as events on the folder that differ by editor and platform, and a watch
+//! on the file itself is lost with the old inode. One `stat` a second costs
+//! nothing and sees every way of changing the file.
+
+use std::{path::PathBuf, time::Duration};
+
+use tokio_util::sync::CancellationToken;
+use toolbridge::config::ServerSpec;
+
+use crate::Gateway;
+
+/// How often the file is looked at.
+pub const POLL: Duration = Duration::from_secs(1);
+
+/// What identifies one version of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Version {
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+fn version(path: &PathBuf) -> Option<Version> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some(Version {
+        modified: meta.modified().ok(),
+        len: meta.len(),
+        #[cfg(unix)]
+        inode: std::os::unix::fs::MetadataExt::ino(&meta),
+    })
+}
+
+/// Until `stop`, reloads the gateway's servers with `load()` whenever the
+/// file at `path` changes. A version that does not load (a typo mid-edit)
+/// is logged and the servers stay as they were.
+pub async fn watch<F>(path: PathBuf, gateway: Gateway, load: F, stop: CancellationToken)
+where
+    F: Fn() -> Result<Vec<ServerSpec>, String>,
+{
+    let mut seen = version(&path);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(POLL) => {}
+        }
+        let now = version(&path);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        match load() {
+            Ok(specs) => {
+                gateway.reload(specs).await;
+            }
+            Err(e) => {
+                tracing::warn!(file = %path.display(), "keeping the servers as they were: {e}");
+            }
+        }
+    }
+}
