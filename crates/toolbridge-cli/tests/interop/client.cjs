@@ -5,8 +5,8 @@
 //   NODE_DEPS=.deps/node node client.cjs PLAN_JSON stdio COMMAND ARGS...
 //
 // $INTEROP_TOKEN, when set, is sent as `Authorization: Bearer ...`.
-// PLAN: {"call": {"name", "arguments"}, "read": URI, "prompt": {"name", "arguments"}}
-//   -> {"tools": [names], "call": [texts], "read": [texts], "prompt": [texts]}
+// PLAN: {"calls": [{"name", "arguments"}], "reads": [URI], "prompts": [{"name", "arguments"}]}
+//   -> {"tools": [names], "calls": [[texts]], "reads": [[texts]], "prompts": [[texts]]}
 // or    {"rendezvous": {"name", "tag", "expect"}}
 //   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
 // or    {"progress": {"name", "arguments"}}
@@ -75,12 +75,17 @@ async function main() {
       out.tools.push(...page.tools.map((t) => t.name));
       cursor = page.nextCursor;
     } while (cursor);
-    const called = await client.callTool(plan.call);
-    out.call = texts(called.content);
-    const read = await client.readResource({ uri: plan.read });
-    out.read = read.contents.map((c) => c.text ?? c.blob);
-    const prompt = await client.getPrompt(plan.prompt);
-    out.prompt = prompt.messages.map((m) => m.content.text);
+    out.calls = [];
+    for (const call of plan.calls) out.calls.push(texts((await client.callTool(call)).content));
+    out.reads = [];
+    for (const uri of plan.reads) {
+      const read = await client.readResource({ uri });
+      out.reads.push(read.contents.map((c) => c.text ?? c.blob));
+    }
+    out.prompts = [];
+    for (const p of plan.prompts) {
+      out.prompts.push((await client.getPrompt(p)).messages.map((m) => m.content.text));
+    }
   }
   console.log(JSON.stringify(out));
   await client.close();

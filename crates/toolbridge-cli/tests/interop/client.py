@@ -85,12 +85,17 @@ async def main() -> None:
                 if not cursor:
                     break
             out["tools"] = tools
-            called = await client.call_tool(plan["call"]["name"], plan["call"].get("arguments"))
-            out["call"] = texts(called.content)
-            read = await client.read_resource(plan["read"])
-            out["read"] = [getattr(c, "text", None) or getattr(c, "blob", None) for c in read.contents]
-            prompt = await client.get_prompt(plan["prompt"]["name"], plan["prompt"].get("arguments"))
-            out["prompt"] = [m.content.text for m in prompt.messages]
+            out["calls"] = [texts((await client.call_tool(c["name"], c.get("arguments"))).content)
+                            for c in plan["calls"]]
+            out["reads"] = []
+            for uri in plan["reads"]:
+                read = await client.read_resource(uri)
+                out["reads"].append([getattr(c, "text", None) or getattr(c, "blob", None)
+                                     for c in read.contents])
+            out["prompts"] = []
+            for p in plan["prompts"]:
+                prompt = await client.get_prompt(p["name"], p.get("arguments"))
+                out["prompts"].append([m.content.text for m in prompt.messages])
         print(json.dumps(out), flush=True)
 
 
