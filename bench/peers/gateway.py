@@ -34,6 +34,8 @@ def main() -> None:
     p.add_argument("--supergateway", required=True)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--sessions", type=int, default=100)
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="multiplies every call count (0.05 for a quick check of the script)")
     a = p.parse_args()
     tb = a.toolbridge
     work = tempfile.mkdtemp(prefix="gateway-bench-")
@@ -49,7 +51,9 @@ def main() -> None:
         r = json.loads(out)
         if r["errors"]:
             sys.exit(f"toolbridge bench reported errors: {r}")
-        return {"calls_per_sec": r["calls_per_sec"], "p50_ms": r["latency_ms"]["p50"]}
+        # camelCase since the JSON output was unified; snake_case before.
+        rate = r.get("callsPerSec", r.get("calls_per_sec"))
+        return {"calls_per_sec": rate, "p50_ms": r.get("latencyMs", r.get("latency_ms"))["p50"]}
 
     def through(url: str, seq: int, conc: int) -> dict:
         config = write(work, "client.json", {"mcpServers": {"s": {
@@ -93,7 +97,7 @@ def main() -> None:
     for r in range(a.rounds):
         order = targets[r % len(targets):] + targets[:r % len(targets)]
         for name, fn, (seq, conc) in order:
-            results[name].append(fn(seq, conc))
+            results[name].append(fn(max(10, int(seq * a.scale)), max(64, int(conc * a.scale))))
         print(f"round {r + 1} of {a.rounds} done", file=sys.stderr)
 
     def med(name: str, mode: str, key: str) -> float:
