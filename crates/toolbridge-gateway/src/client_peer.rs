@@ -6,12 +6,24 @@
 //! Each server-to-client request carries the id of the client's request it
 //! belongs to (rmcp's `OriginatingRequestId`), so over streamable HTTP it
 //! rides that request's response stream, as the spec asks.
+//!
+//! What the pool cannot tie to one request (a server that sends its
+//! sampling request on the standalone stream) comes to the pool-wide
+//! handlers, [`Unrouted`]: it goes to the client whose call is the only one
+//! in flight on that server, else it is refused (a request) or dropped (a
+//! log message), never sent to a client that did not cause it.
 
 // Roots, sampling and logging are deprecated by SEP-2577 (rmcp 3.11 warns),
 // but the 2025-11-25 protocol the gateway's clients speak still carries them.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+};
 
 use futures::future::BoxFuture;
 use rmcp::{
@@ -141,57 +153,148 @@ impl LogHandler for ClientPeer {
     }
 }
 
-/// The pool-wide handlers: declared upstream so that servers offer the
-/// tools that need them, they answer whatever could not be tied to a
-/// client's request with an error saying so.
-#[derive(Debug, Clone, Copy)]
-pub struct NoClient;
+/// The gateway's calls in flight, per upstream server, with their clients.
+#[derive(Default)]
+pub struct InFlight {
+    calls: Mutex<HashMap<String, Vec<(u64, ClientFeatures)>>>,
+    next: AtomicU64,
+}
 
-fn no_client() -> ErrorData {
+/// A call in flight; dropping it ends it.
+pub struct InFlightCall {
+    registry: Arc<InFlight>,
+    server: String,
+    key: u64,
+}
+
+impl InFlight {
+    /// Notes a call to `server` made with `features` until the guard drops.
+    pub fn enter(self: &Arc<Self>, server: &str, features: ClientFeatures) -> InFlightCall {
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(server.to_owned())
+            .or_default()
+            .push((key, features));
+        InFlightCall {
+            registry: self.clone(),
+            server: server.to_owned(),
+            key,
+        }
+    }
+
+    /// The features of the one call in flight on `server`, if exactly one.
+    fn only(&self, server: &str) -> Option<ClientFeatures> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        match calls.get(server).map(Vec::as_slice) {
+            Some([(_, features)]) => Some(features.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for InFlightCall {
+    fn drop(&mut self) {
+        let mut calls = self
+            .registry
+            .calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = calls.get_mut(&self.server) {
+            list.retain(|(key, _)| *key != self.key);
+            if list.is_empty() {
+                calls.remove(&self.server);
+            }
+        }
+    }
+}
+
+/// The pool-wide handlers: every feature is declared upstream, so servers
+/// offer the tools that need them; what reaches these goes to the client
+/// of the only call in flight on that server, else is refused.
+#[derive(Clone)]
+pub struct Unrouted {
+    in_flight: Arc<InFlight>,
+}
+
+fn no_client(server: &str) -> ErrorData {
     ErrorData::internal_error(
-        "no gateway client is waiting for this request: the server asked outside of a client's call",
+        format!(
+            "the gateway cannot tell which of its clients server {server} is asking: \
+             it asked outside of a call, or during several"
+        ),
         None,
     )
 }
 
-impl RootsProvider for NoClient {
+impl Unrouted {
+    /// The pool-wide features over the calls in `in_flight`.
+    pub fn features(in_flight: Arc<InFlight>) -> ClientFeatures {
+        let me = Arc::new(Unrouted { in_flight });
+        ClientFeatures {
+            roots: Some(me.clone()),
+            sampling: Some(me.clone()),
+            elicitation: Some(me.clone()),
+            logs: Some(me),
+            log_level: None,
+        }
+    }
+}
+
+impl RootsProvider for Unrouted {
     fn list_roots(
         &self,
-        _origin: RequestOrigin,
+        origin: RequestOrigin,
     ) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>> {
-        Box::pin(async { Ok(ListRootsResult::default()) })
+        Box::pin(async move {
+            match self.in_flight.only(&origin.server).and_then(|f| f.roots) {
+                Some(roots) => roots.list_roots(origin).await,
+                // Asked outside of a call: the gateway shares no folders.
+                None => Ok(ListRootsResult::default()),
+            }
+        })
     }
 }
 
-impl SamplingHandler for NoClient {
+impl SamplingHandler for Unrouted {
     fn create_message(
         &self,
-        _origin: RequestOrigin,
-        _params: CreateMessageRequestParams,
+        origin: RequestOrigin,
+        params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ErrorData>> {
-        Box::pin(async { Err(no_client()) })
+        Box::pin(async move {
+            match self.in_flight.only(&origin.server).and_then(|f| f.sampling) {
+                Some(sampling) => sampling.create_message(origin, params).await,
+                None => Err(no_client(&origin.server)),
+            }
+        })
     }
 }
 
-impl ElicitationHandler for NoClient {
+impl ElicitationHandler for Unrouted {
     fn elicit(
         &self,
-        _origin: RequestOrigin,
-        _params: ElicitRequestParams,
+        origin: RequestOrigin,
+        params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>> {
-        Box::pin(async { Err(no_client()) })
+        Box::pin(async move {
+            match self
+                .in_flight
+                .only(&origin.server)
+                .and_then(|f| f.elicitation)
+            {
+                Some(elicitation) => elicitation.elicit(origin, params).await,
+                None => Err(no_client(&origin.server)),
+            }
+        })
     }
 }
 
-impl NoClient {
-    /// The pool-wide features: every request feature declared, none answered.
-    pub fn features() -> ClientFeatures {
-        ClientFeatures {
-            roots: Some(Arc::new(NoClient)),
-            sampling: Some(Arc::new(NoClient)),
-            elicitation: Some(Arc::new(NoClient)),
-            logs: None,
-            log_level: None,
+impl LogHandler for Unrouted {
+    fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
+        if let Some(logs) = self.in_flight.only(&origin.server).and_then(|f| f.logs) {
+            logs.log(origin, message);
         }
     }
 }

@@ -18,12 +18,12 @@ use rmcp::{
 };
 use toolbridge::{
     config::ServerSpec,
-    pool::{CallOptions, Pool, PoolError, PoolOptions},
+    pool::{CallOptions, ClientFeatures, Pool, PoolError, PoolOptions},
     tools::McpTool,
 };
 
 use crate::{
-    client_peer::NoClient,
+    client_peer::{InFlight, InFlightCall, Unrouted},
     metrics::Metrics,
     names::{Catalog, Route},
     upstreams::{Changes, SharedUpstreams, Upstreams},
@@ -77,6 +77,8 @@ struct Inner {
     clients: Mutex<Vec<Peer<RoleServer>>>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
+    /// The calls in flight per server, for what the pool cannot route.
+    in_flight: Arc<InFlight>,
 }
 
 struct ToolsCache {
@@ -89,8 +91,9 @@ impl Gateway {
     /// A gateway over `specs` (disabled servers left out); nothing starts
     /// until a client asks.
     pub fn new(specs: Vec<ServerSpec>, options: GatewayOptions) -> Gateway {
+        let in_flight = Arc::new(InFlight::default());
         let mut pool_options = options.pool;
-        pool_options.client_features = NoClient::features();
+        pool_options.client_features = Unrouted::features(in_flight.clone());
         let upstreams = Arc::new(Upstreams::new(specs, &pool_options));
         Gateway {
             inner: Arc::new(Inner {
@@ -103,6 +106,7 @@ impl Gateway {
                 templates: Mutex::new(Vec::new()),
                 clients: Mutex::new(Vec::new()),
                 metrics: Metrics::default(),
+                in_flight,
             }),
         }
     }
@@ -114,6 +118,12 @@ impl Gateway {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Notes a call to `server` for a client with `features` until the
+    /// guard drops.
+    pub fn enter_call(&self, server: &str, features: ClientFeatures) -> InFlightCall {
+        self.inner.in_flight.enter(server, features)
     }
 
     /// Items per page to clients.

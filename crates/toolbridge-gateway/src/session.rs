@@ -15,14 +15,14 @@ use rmcp::{
         CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
         GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequest,
-        ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities,
-        ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequest,
-        SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
+        ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
+        SubscribeRequest, SubscribeRequestParams, UnsubscribeRequest, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext},
 };
-use toolbridge::pool::{CallOptions, PoolError};
+use toolbridge::pool::{CallOptions, PoolError, ProgressForward, forward_progress};
 
 use crate::{
     audit::{self, Outcome},
@@ -65,8 +65,13 @@ impl Session {
         let upstreams = self.gateway.upstreams();
         let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
         let options = Self::call_options(context);
+        let _in_flight = self
+            .gateway
+            .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
-            result = pool.request(server, request, &options) => result.map_err(to_mcp_error),
+            result = relaying_progress(context, pool.request(server, request, &options)) => {
+                result.map_err(to_mcp_error)
+            }
             () = context.ct.cancelled() => Err(cancelled()),
         }
     }
@@ -153,9 +158,16 @@ impl ServerHandler for Session {
             .ok_or_else(|| gone(&route.server))?;
         audit::arguments(&route.server, &route.name, request.arguments.as_ref());
         let options = Self::call_options(&context);
+        let _in_flight = self.gateway.enter_call(
+            &route.server,
+            options.client_features.clone().unwrap_or_default(),
+        );
         let started = Instant::now();
         let result = tokio::select! {
-            result = pool.call_tool(&route.server, &route.name, request.arguments, options) => Some(result),
+            result = relaying_progress(
+                &context,
+                pool.call_tool(&route.server, &route.name, request.arguments, options),
+            ) => Some(result),
             () = context.ct.cancelled() => None,
         };
         let took = started.elapsed();
@@ -358,6 +370,39 @@ impl ServerHandler for Session {
         Ok(())
     }
 }
+
+/// Runs `call` relaying its upstream progress to the client under the
+/// client's own progress token, when the client asked for progress; the
+/// notifications are sent in order, all before the result.
+async fn relaying_progress<F: std::future::Future>(
+    context: &RequestContext<RoleServer>,
+    call: F,
+) -> F::Output {
+    let Some(token) = context.meta.get_progress_token() else {
+        return call.await;
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+    let forward: ProgressForward = Arc::new(move |mut params: ProgressNotificationParam| {
+        params.progress_token = token.clone();
+        let _ = tx.send(params);
+    });
+    let peer = context.peer.clone();
+    let relay = tokio::spawn(async move {
+        while let Some(params) = rx.recv().await {
+            if peer.notify_progress(params).await.is_err() {
+                break;
+            }
+        }
+    });
+    let output = forward_progress(forward, call).await;
+    // The forward is gone with the call: the relay ends once it has sent
+    // what it holds. Bounded, should a client stop reading.
+    let _ = tokio::time::timeout(RELAY_DRAIN, relay).await;
+    output
+}
+
+/// The longest a call's result waits for its progress to reach the client.
+const RELAY_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn gone(server: &str) -> ErrorData {
     ErrorData::internal_error(

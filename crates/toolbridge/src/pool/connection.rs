@@ -100,7 +100,7 @@ impl ClientHandler for Handler {
         if self.feed.receiver_count() > 0 {
             let _ = self.feed.send(params.clone());
         }
-        self.progress.record(params.progress_token);
+        self.progress.arrived(params);
     }
 
     async fn list_roots(

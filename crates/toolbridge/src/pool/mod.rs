@@ -51,4 +51,5 @@ pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
 pub use error::PoolError;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
+pub use progress::{ProgressForward, forward_progress};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

@@ -8,14 +8,24 @@
 //! is rare and calls are many, so here the cost sits on the rare side: the
 //! client handler notes when progress arrives ([`ProgressLog::record`]), and
 //! a call reads that note only when its one timer fires.
+//!
+//! A caller that relays progress to someone else (the gateway, to the
+//! client whose call it is) wraps the call in [`forward_progress`]: the
+//! requests it sends register their progress token, and the handler hands
+//! each notification for it to the caller's [`ProgressForward`]. Calls not
+//! wrapped pay one task-local lookup.
 
-use std::{collections::HashMap, sync::Mutex, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use rmcp::{
     RoleClient,
     model::{
-        CancelledNotification, CancelledNotificationParam, ClientNotification, ProgressToken,
-        RequestId, ServerResult,
+        CancelledNotification, CancelledNotificationParam, ClientNotification,
+        ProgressNotificationParam, ProgressToken, RequestId, ServerResult,
     },
     service::{Peer, RequestHandle, ServiceError},
 };
@@ -25,10 +35,29 @@ use tokio::time::Instant;
 /// matter (progress for calls that already ended).
 const PRUNE_AT: usize = 256;
 
+/// Receives the progress notifications of the requests made inside
+/// [`forward_progress`], with the token the pool gave the request upstream.
+pub type ProgressForward = Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>;
+
+tokio::task_local! {
+    static FORWARD: ProgressForward;
+}
+
+/// Runs `call` (a [`Pool::call_tool`](super::Pool::call_tool) or
+/// [`Pool::request`](super::Pool::request)) with its progress notifications
+/// handed to `forward` as they arrive, until its response.
+pub async fn forward_progress<F: std::future::Future>(
+    forward: ProgressForward,
+    call: F,
+) -> F::Output {
+    FORWARD.scope(forward, call).await
+}
+
 /// When progress last arrived, per progress token, on one connection.
-#[derive(Debug)]
 pub(super) struct ProgressLog {
     last: Mutex<HashMap<ProgressToken, Instant>>,
+    /// Where the notifications of requests made in [`forward_progress`] go.
+    forwards: Mutex<HashMap<ProgressToken, ProgressForward>>,
     /// Notes older than this can no longer extend any call (it is the pool's
     /// `max_total_call_time`).
     horizon: Duration,
@@ -38,7 +67,25 @@ impl ProgressLog {
     pub(super) fn new(horizon: Duration) -> Self {
         ProgressLog {
             last: Mutex::new(HashMap::new()),
+            forwards: Mutex::new(HashMap::new()),
             horizon,
+        }
+    }
+
+    /// Notes `params` (see [`ProgressLog::record`]) and hands it to the
+    /// forward registered for its token, if any.
+    pub(super) fn arrived(&self, params: ProgressNotificationParam) {
+        let forward = {
+            let forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+            if forwards.is_empty() {
+                None
+            } else {
+                forwards.get(&params.progress_token).cloned()
+            }
+        };
+        self.record(params.progress_token.clone());
+        if let Some(forward) = forward {
+            forward(params);
         }
     }
 
@@ -94,6 +141,16 @@ pub(super) async fn await_response(
     log: &ProgressLog,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
+    let _forwarding = FORWARD.try_with(Clone::clone).ok().map(|forward| {
+        log.forwards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(handle.progress_token.clone(), forward);
+        Forwarding {
+            log,
+            token: handle.progress_token.clone(),
+        }
+    });
     let mut pending = Pending {
         handle,
         armed: true,
@@ -138,6 +195,30 @@ pub(super) async fn await_response(
     pending.armed = false;
     log.forget(&pending.handle.progress_token);
     outcome
+}
+
+/// A request whose progress is forwarded; unregisters it when dropped.
+struct Forwarding<'a> {
+    log: &'a ProgressLog,
+    token: ProgressToken,
+}
+
+impl Drop for Forwarding<'_> {
+    fn drop(&mut self) {
+        self.log
+            .forwards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.token);
+    }
+}
+
+impl std::fmt::Debug for ProgressLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgressLog")
+            .field("horizon", &self.horizon)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A request in flight; tells the server to cancel it if dropped while armed.
