@@ -116,6 +116,7 @@ fn strings(v: &Value) -> Vec<String> {
 /// What every client does: a tool, a resource and a prompt of each upstream.
 fn plan() -> Value {
     json!({
+        "expectTools": ["everything__echo", "py__shout"],
         "calls": [
             { "name": "everything__echo", "arguments": { "message": "hi" } },
             { "name": "py__shout", "arguments": { "text": "loud" } },
@@ -176,6 +177,7 @@ fn both_sdks_list_call_read_and_get_prompts_over_http_and_stdio() {
     let home = tempdir();
     let config = aggregate_config(home.path(), py_stdio());
     let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["everything__echo", "py__shout"]);
     let sdks = [Sdk::TypeScript, Sdk::Python];
     // Both SDKs at once over HTTP: they share the gateway's upstreams.
     let http = Via::Http(gateway.url.clone());
@@ -188,7 +190,8 @@ fn both_sdks_list_call_read_and_get_prompts_over_http_and_stdio() {
         .collect();
     for run in runs {
         let (sdk, seen) = run.join().expect("client thread");
-        check_plan_result(&format!("{sdk:?} over HTTP"), &seen);
+        let who = format!("{sdk:?} over HTTP (gateway's log:\n{}\n)", gateway.log());
+        check_plan_result(&who, &seen);
     }
     // Over stdio each client starts its own gateway (and its upstreams):
     // one after the other, to keep the machine's load down.
@@ -208,6 +211,7 @@ fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() 
     let home = tempdir();
     let config = aggregate_config(home.path(), json!({ "url": py.url("/mcp") }));
     let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["everything__echo", "py__rendezvous"]);
     let via = Via::Http(gateway.url.clone());
     let runs: Vec<_> = [(Sdk::TypeScript, "ts"), (Sdk::Python, "py")]
         .into_iter()
@@ -223,7 +227,8 @@ fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() 
         .collect();
     for run in runs {
         let (tag, seen) = run.join().expect("client thread");
-        assert_eq!(seen["isError"], false, "{tag}: {seen}");
+        let log = gateway.log();
+        assert_eq!(seen["isError"], false, "{tag}: {seen}\n{log}");
         assert_eq!(
             strings(&seen["result"]),
             [format!("{tag} got {tag} answer to question for {tag}")],
@@ -270,6 +275,7 @@ fn two_clients_at_once_each_get_only_their_own_progress_from_a_stdio_upstream() 
     let home = tempdir();
     let config = aggregate_config(home.path(), py_stdio());
     let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["everything__trigger-long-running-operation"]);
     let via = Via::Http(gateway.url.clone());
     let runs: Vec<_> = [(Sdk::TypeScript, 3), (Sdk::Python, 5)]
         .into_iter()
@@ -287,16 +293,23 @@ fn two_clients_at_once_each_get_only_their_own_progress_from_a_stdio_upstream() 
         .collect();
     for run in runs {
         let (sdk, steps, seen) = run.join().expect("client thread");
-        let expected: Vec<Value> = (1..=steps).map(|i| json!([i, steps])).collect();
-        let got: Vec<Value> = seen["progress"]
+        let got: Vec<(u64, u64)> = seen["progress"]
             .as_array()
             .expect("progress")
             .iter()
-            .map(|p| json!([p[0].as_f64().unwrap() as u64, p[1].as_f64().unwrap() as u64]))
+            .map(|p| (p[0].as_f64().unwrap() as u64, p[1].as_f64().unwrap() as u64))
             .collect();
-        assert_eq!(
-            got, expected,
-            "{sdk:?}: its own {steps} steps, no other's: {seen}"
+        let log = gateway.log();
+        // Every step is this client's (its own total), in order, from the
+        // first. The last may come after the result, and SDKs drop those.
+        assert_eq!(got.first(), Some(&(1, steps)), "{sdk:?}: {seen}\n{log}");
+        assert!(
+            got.iter().all(|&(_, total)| total == steps),
+            "{sdk:?}: progress of another client's call: {seen}\n{log}"
+        );
+        assert!(
+            got.windows(2).all(|w| w[1].0 == w[0].0 + 1) && got.len() as u64 <= steps,
+            "{sdk:?}: its {steps} steps in order, each once: {seen}\n{log}"
         );
     }
 }

@@ -80,6 +80,53 @@ impl Gateway {
         }
     }
 
+    /// Waits (90 s at most) until the gateway lists every tool in `names`:
+    /// its upstreams have started. On a loaded machine a server can miss
+    /// its first start (rmcp gives `server/discover` 10 s) and be started
+    /// again on a later request.
+    pub fn wait_for_tools(&self, names: &[&str]) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut listed = Vec::new();
+        let ready = runtime.block_on(async {
+            let mut client = RawClient::new(&self.url);
+            client.initialize().await;
+            let deadline = std::time::Instant::now() + Duration::from_secs(90);
+            while std::time::Instant::now() < deadline {
+                let answer = client.request("tools/list", json!({})).await;
+                listed = answer
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.pointer("/result/tools"))
+                    .and_then(Value::as_array)
+                    .map(|tools| {
+                        tools
+                            .iter()
+                            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if names.iter().all(|n| listed.iter().any(|l| l == n)) {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            false
+        });
+        assert!(
+            ready,
+            "the gateway never listed all of {names:?} (last: {listed:?}); its log:\n{}",
+            self.log()
+        );
+    }
+
+    /// What the gateway wrote on stderr so far, for a failure's message.
+    pub fn log(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
     /// The gateway's process id (also its process group's).
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -5,7 +5,10 @@
 //   NODE_DEPS=.deps/node node client.cjs PLAN_JSON stdio COMMAND ARGS...
 //
 // $INTEROP_TOKEN, when set, is sent as `Authorization: Bearer ...`.
-// PLAN: {"calls": [{"name", "arguments"}], "reads": [URI], "prompts": [{"name", "arguments"}]}
+// PLAN: {"expectTools": [names], "calls": [{"name", "arguments"}], "reads": [URI],
+//        "prompts": [{"name", "arguments"}]}
+//   (tools are listed again, for 90 s at most, until every expected one is there: an
+//   upstream that missed its first start on a loaded machine is started again)
 //   -> {"tools": [names], "calls": [[texts]], "reads": [[texts]], "prompts": [[texts]]}
 // or    {"rendezvous": {"name", "tag", "expect"}}
 //   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
@@ -68,13 +71,19 @@ async function main() {
     });
     Object.assign(out, seen, { result: texts(result.content), isError: !!result.isError });
   } else {
-    out.tools = [];
-    let cursor;
-    do {
-      const page = await client.listTools({ cursor });
-      out.tools.push(...page.tools.map((t) => t.name));
-      cursor = page.nextCursor;
-    } while (cursor);
+    const deadline = Date.now() + 90000;
+    for (;;) {
+      out.tools = [];
+      let cursor;
+      do {
+        const page = await client.listTools({ cursor });
+        out.tools.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      const missing = (plan.expectTools ?? []).filter((n) => !out.tools.includes(n));
+      if (missing.length === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     out.calls = [];
     for (const call of plan.calls) out.calls.push(texts((await client.callTool(call)).content));
     out.reads = [];

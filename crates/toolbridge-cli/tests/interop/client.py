@@ -11,6 +11,7 @@ $INTEROP_TOKEN, when set, is sent as `Authorization: Bearer ...`.
 import json
 import os
 import sys
+import time
 
 import anyio
 import httpx2
@@ -76,14 +77,22 @@ async def main() -> None:
             )
             out.update(seen, result=texts(result.content), isError=bool(result.is_error))
         else:
-            tools: list = []
-            cursor = None
+            # Listed again, for 90 s at most, until every expected tool is there
+            # (see client.cjs).
+            deadline = time.monotonic() + 90
             while True:
-                page = await client.list_tools(cursor=cursor)
-                tools += [t.name for t in page.tools]
-                cursor = page.next_cursor
-                if not cursor:
+                tools: list = []
+                cursor = None
+                while True:
+                    page = await client.list_tools(cursor=cursor)
+                    tools += [t.name for t in page.tools]
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                missing = [n for n in plan.get("expectTools", []) if n not in tools]
+                if not missing or time.monotonic() > deadline:
                     break
+                await anyio.sleep(0.2)
             out["tools"] = tools
             out["calls"] = [texts((await client.call_tool(c["name"], c.get("arguments"))).content)
                             for c in plan["calls"]]
