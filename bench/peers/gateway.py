@@ -51,9 +51,7 @@ def main() -> None:
         r = json.loads(out)
         if r["errors"]:
             sys.exit(f"toolbridge bench reported errors: {r}")
-        # camelCase since the JSON output was unified; snake_case before.
-        rate = r.get("callsPerSec", r.get("calls_per_sec"))
-        return {"calls_per_sec": rate, "p50_ms": r.get("latencyMs", r.get("latency_ms"))["p50"]}
+        return {"calls_per_sec": r["callsPerSec"], "p50_ms": r["latencyMs"]["p50"]}
 
     def through(url: str, seq: int, conc: int) -> dict:
         config = write(work, "client.json", {"mcpServers": {"s": {
