@@ -35,7 +35,8 @@ wait_for() { # wait_for FILE PATTERN SECONDS
 }
 
 port=$(free_port)
-(cd "$EVERYTHING_SERVER" && PORT=$port setsid "$NODE22" node_modules/.bin/tsx everything-server.ts >"$work/upstream.log" 2>&1) &
+# exec: the subshell becomes the server, a process group of its own.
+(cd "$EVERYTHING_SERVER" && PORT=$port exec setsid "$NODE22" node_modules/.bin/tsx everything-server.ts >"$work/upstream.log" 2>&1) &
 pids+=($!)
 wait_for "$work/upstream.log" "$port" 60
 

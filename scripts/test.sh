@@ -12,6 +12,9 @@ cargo test --workspace
 # The official MCP conformance suite's client scenarios, against the binary
 # built above (installs the suite into .deps/conformance once).
 scripts/conformance.sh
+# The suite's server scenarios through the gateway (`toolbridge serve` in
+# front of the suite's reference server).
+scripts/conformance-gateway.sh
 # The library's features: without them it is the pure part (tools, formats,
 # presets) with no tokio runtime, HTTP or TLS; `client` alone runs stdio
 # servers. Checked, not tested: one crate, cheap.

@@ -20,7 +20,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -41,10 +41,12 @@ use toolbridge::pool::{
 };
 
 /// One client's peer, and the request of its that the traffic belongs to.
-#[derive(Clone)]
 pub struct ClientPeer {
     peer: Peer<RoleServer>,
     request: Option<RequestId>,
+    /// Log messages on their way to the client, in order (a task sends
+    /// them; started with the first).
+    logs: OnceLock<tokio::sync::mpsc::UnboundedSender<LoggingMessageNotificationParam>>,
 }
 
 impl ClientPeer {
@@ -52,7 +54,11 @@ impl ClientPeer {
     /// its request `request`.
     pub fn features(peer: Peer<RoleServer>, request: Option<RequestId>) -> ClientFeatures {
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
-        let me = Arc::new(ClientPeer { peer, request });
+        let me = Arc::new(ClientPeer {
+            peer,
+            request,
+            logs: OnceLock::new(),
+        });
         let declared =
             |f: fn(&rmcp::model::ClientCapabilities) -> bool| capabilities.as_ref().is_some_and(f);
         ClientFeatures {
@@ -146,10 +152,19 @@ impl ElicitationHandler for ClientPeer {
 
 impl LogHandler for ClientPeer {
     fn log(&self, _origin: RequestOrigin, message: LoggingMessageNotificationParam) {
-        let peer = self.peer.clone();
-        tokio::spawn(async move {
-            let _ = peer.notify_logging_message(message).await;
+        let sender = self.logs.get_or_init(|| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let peer = self.peer.clone();
+            tokio::spawn(async move {
+                while let Some(message) = rx.recv().await {
+                    if peer.notify_logging_message(message).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            tx
         });
+        let _ = sender.send(message);
     }
 }
 

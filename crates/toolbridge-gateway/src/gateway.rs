@@ -95,9 +95,9 @@ impl Gateway {
         let mut pool_options = options.pool;
         pool_options.client_features = Unrouted::features(in_flight.clone());
         let upstreams = Arc::new(Upstreams::new(specs, &pool_options));
-        Gateway {
+        let gateway = Gateway {
             inner: Arc::new(Inner {
-                upstreams: RwLock::new(upstreams),
+                upstreams: RwLock::new(upstreams.clone()),
                 pool_options,
                 page_size: options.page_size.max(1),
                 tools: Mutex::new(None),
@@ -108,7 +108,52 @@ impl Gateway {
                 metrics: Metrics::default(),
                 in_flight,
             }),
+        };
+        gateway.watch_tool_lists(&upstreams, &upstreams.order);
+        gateway
+    }
+
+    /// Passes each tool list change of the servers `names` on to the
+    /// clients, for as long as their pools live.
+    fn watch_tool_lists(&self, upstreams: &Upstreams, names: &[String]) {
+        use tokio::sync::broadcast::error::RecvError;
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        for name in names {
+            let Some(Ok(mut changes)) = upstreams
+                .pool(name)
+                .map(|pool| pool.watch_tool_list_changes(name))
+            else {
+                continue;
+            };
+            let gateway = Arc::downgrade(&self.inner);
+            runtime.spawn(async move {
+                loop {
+                    if let Err(RecvError::Closed) = changes.recv().await {
+                        return;
+                    }
+                    let Some(inner) = gateway.upgrade() else {
+                        return;
+                    };
+                    Gateway { inner }.tools_changed().await;
+                }
+            });
         }
+    }
+
+    /// An upstream's tools changed: the catalog is rebuilt on next use and
+    /// clients are told.
+    async fn tools_changed(&self) {
+        *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let clients = self.live_clients();
+        join_all(clients.iter().map(|peer| peer.notify_tool_list_changed())).await;
+    }
+
+    fn live_clients(&self) -> Vec<Peer<RoleServer>> {
+        let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.retain(|peer| !peer.is_transport_closed());
+        clients.clone()
     }
 
     /// The upstream servers now.
@@ -149,17 +194,18 @@ impl Gateway {
     /// on next use), the others untouched. Connected clients are told the
     /// lists changed.
     pub async fn reload(&self, specs: Vec<ServerSpec>) -> Changes {
-        let (closing, changes) = {
+        let (next, closing, changes) = {
             let mut current = self
                 .inner
                 .upstreams
                 .write()
                 .unwrap_or_else(|e| e.into_inner());
             let (next, closing, changes) = current.updated(specs, &self.inner.pool_options);
+            let next = Arc::new(next);
             if !changes.is_empty() {
-                *current = Arc::new(next);
+                *current = next.clone();
             }
-            (closing, changes)
+            (next, closing, changes)
         };
         if changes.is_empty() {
             return changes;
@@ -170,6 +216,13 @@ impl Gateway {
             changed = ?changes.changed,
             "config changed; servers updated"
         );
+        let started: Vec<String> = changes
+            .added
+            .iter()
+            .chain(&changes.changed)
+            .cloned()
+            .collect();
+        self.watch_tool_lists(&next, &started);
         self.lists_changed().await;
         join_all(closing.iter().map(Pool::close_all)).await;
         changes
@@ -180,11 +233,7 @@ impl Gateway {
     pub async fn lists_changed(&self) {
         *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let clients: Vec<Peer<RoleServer>> = {
-            let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
-            clients.retain(|peer| !peer.is_transport_closed());
-            clients.clone()
-        };
+        let clients = self.live_clients();
         join_all(clients.iter().map(|peer| async move {
             let _ = peer.notify_tool_list_changed().await;
             let _ = peer.notify_prompt_list_changed().await;

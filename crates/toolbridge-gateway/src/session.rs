@@ -434,8 +434,7 @@ fn is_not_found(error: &ErrorData) -> bool {
 
 /// A factory of sessions for rmcp's HTTP service.
 pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
-    let gateway = Arc::new(gateway);
-    move || Ok(Session::new((*gateway).clone()))
+    move || Ok(Session::new(gateway.clone()))
 }
 
 /// `result` with `resultType: "complete"` where the upstream left it out:

@@ -1087,7 +1087,7 @@ mod tests {
                  "resultBudget": 5000, "startupTimeout": 20},
   "mcpServers": {
     "own": {"command": "x", "inheritEnv": ["DISPLAY", "HTTPS_PROXY"], "startupTimeout": 5,
-            "resultBudget": 100, "disabledTools": ["rm"]},
+            "resultBudget": 100, "disabledTools": ["rm"], "enabledTools": ["ls", "rm"]},
     "plain": {"command": "y"}
   }
 }"#;
@@ -1100,6 +1100,9 @@ mod tests {
         assert_eq!(own.startup_timeout, Some(Duration::from_secs(5)));
         assert_eq!(own.result_budget, Some(100));
         assert!(!own.tool_enabled("rm") && own.tool_enabled("ls"));
+        // Not in the allow list.
+        assert!(!own.tool_enabled("cat"));
+        assert!(config.resolve("plain").unwrap().tool_enabled("cat"));
         let TransportSpec::Stdio(stdio) = &own.transport else {
             panic!()
         };

@@ -113,6 +113,8 @@ pub(crate) struct ServerRecord {
     pub(crate) startup_timeout: Option<Duration>,
     /// Tools never listed nor called (`disabledTools`).
     pub(crate) disabled_tools: Vec<String>,
+    /// The only tools listed and called, when set (`enabledTools`).
+    pub(crate) enabled_tools: Option<Vec<String>>,
     /// Most characters of one result given to a model (`resultBudget`).
     pub(crate) result_budget: Option<usize>,
     /// Kept in the file but never started.
@@ -138,6 +140,7 @@ impl fmt::Debug for ServerRecord {
             .field("timeout", &self.timeout)
             .field("startup_timeout", &self.startup_timeout)
             .field("disabled_tools", &self.disabled_tools)
+            .field("enabled_tools", &self.enabled_tools)
             .field("result_budget", &self.result_budget)
             .field("disabled", &self.disabled)
             .finish()
@@ -168,6 +171,7 @@ impl ServerRecord {
             timeout: None,
             startup_timeout: None,
             disabled_tools: Vec::new(),
+            enabled_tools: None,
             result_budget: None,
             disabled: false,
         }
@@ -208,6 +212,10 @@ impl ServerRecord {
             timeout: fields.timeout("timeout")?,
             startup_timeout: fields.timeout("startupTimeout")?,
             disabled_tools: fields.string_array("disabledTools")?,
+            enabled_tools: match fields.get("enabledTools") {
+                Some(_) => Some(fields.string_array("enabledTools")?),
+                None => None,
+            },
             result_budget: fields.positive_integer("resultBudget")?,
             disabled: fields.boolean("disabled")?,
         };
@@ -417,6 +425,7 @@ impl ServerRecord {
             disabled: self.disabled,
             startup_timeout: self.startup_timeout.or(settings.startup_timeout),
             disabled_tools: self.disabled_tools.clone(),
+            enabled_tools: self.enabled_tools.clone(),
             result_budget: self.result_budget.or(settings.result_budget),
         })
     }

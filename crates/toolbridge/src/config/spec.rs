@@ -43,6 +43,10 @@ pub struct ServerSpec {
     /// Tools of this server that are never listed nor called
     /// (`disabledTools`, as Cline and Claude Code write it).
     pub disabled_tools: Vec<String>,
+    /// When set, the only tools of this server that are listed and called
+    /// (`enabledTools`, an allow list; `disabledTools` still removes from
+    /// it). `None`: every tool.
+    pub enabled_tools: Option<Vec<String>>,
     /// The most characters of one result given to a model (`resultBudget`);
     /// `None` means the default budget.
     pub result_budget: Option<usize>,
@@ -174,6 +178,7 @@ impl ServerSpec {
             disabled: false,
             startup_timeout: None,
             disabled_tools: Vec::new(),
+            enabled_tools: None,
             result_budget: None,
         }
     }
@@ -196,6 +201,7 @@ impl ServerSpec {
             disabled: false,
             startup_timeout: None,
             disabled_tools: Vec::new(),
+            enabled_tools: None,
             result_budget: None,
         }
     }
@@ -215,9 +221,13 @@ impl ServerSpec {
         self.timeout.unwrap_or(DEFAULT_CALL_TIMEOUT)
     }
 
-    /// False for a tool in `disabledTools`: the pool neither lists nor
-    /// calls it.
+    /// False for a tool in `disabledTools`, or missing from `enabledTools`
+    /// when that is set: the pool neither lists nor calls it.
     pub fn tool_enabled(&self, tool: &str) -> bool {
         !self.disabled_tools.iter().any(|disabled| disabled == tool)
+            && self
+                .enabled_tools
+                .as_ref()
+                .is_none_or(|enabled| enabled.iter().any(|e| e == tool))
     }
 }

@@ -14,7 +14,7 @@ use super::{
 };
 
 /// The keys of a server entry that toolbridge reads.
-pub(crate) const SERVER_FIELDS: [&str; 18] = [
+pub(crate) const SERVER_FIELDS: [&str; 19] = [
     "type",
     "transport",
     "transportType",
@@ -30,6 +30,7 @@ pub(crate) const SERVER_FIELDS: [&str; 18] = [
     "startupTimeout",
     "disabled",
     "disabledTools",
+    "enabledTools",
     "resultBudget",
     "inheritEnv",
     "oauth",

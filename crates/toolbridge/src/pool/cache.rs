@@ -24,6 +24,19 @@ pub(super) struct ToolCache {
     state: Mutex<State>,
     /// The server's entry in the on-disk cache, when the pool has one.
     disk: Option<DiskEntry>,
+    /// Told each time the list changed, for [`Pool::watch_tool_list_changes`](super::Pool::watch_tool_list_changes).
+    changes: Changes,
+}
+
+/// The senders of list-changed events (nothing is queued while nobody
+/// watches).
+#[derive(Debug)]
+pub(super) struct Changes(tokio::sync::broadcast::Sender<()>);
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes(tokio::sync::broadcast::channel(4).0)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -54,6 +67,7 @@ impl ToolCache {
         ToolCache {
             state: Mutex::default(),
             disk,
+            changes: Changes::default(),
         }
     }
 
@@ -129,6 +143,15 @@ impl ToolCache {
         if let Some(disk) = &self.disk {
             disk.remove();
         }
+        drop(state);
+        if self.changes.0.receiver_count() > 0 {
+            let _ = self.changes.0.send(());
+        }
+    }
+
+    /// The list-changed events from now on.
+    pub(super) fn watch(&self) -> tokio::sync::broadcast::Receiver<()> {
+        self.changes.0.subscribe()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -218,6 +218,11 @@ fn spec_key(spec: &ServerSpec) -> String {
         }
     }
     key.list(&spec.disabled_tools);
+    // Only when set, so that the keys of entries without one stay as they were.
+    if let Some(enabled) = &spec.enabled_tools {
+        key.field("enabledTools");
+        key.list(enabled);
+    }
     let digest = key.0.finalize();
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

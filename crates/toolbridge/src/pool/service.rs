@@ -772,6 +772,19 @@ impl Pool {
         Ok(self.slot(server)?.progress.subscribe())
     }
 
+    /// An event each time `server`'s tool list changes (the server sent
+    /// `notifications/tools/list_changed`, or a call showed the cached list
+    /// out of date), from now on, across restarts: for a program that
+    /// passes the list on (the gateway tells its clients). Several changes
+    /// while nobody reads may arrive as one
+    /// ([`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)).
+    pub fn watch_tool_list_changes(
+        &self,
+        server: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<()>, PoolError> {
+        Ok(self.slot(server)?.cache.watch())
+    }
+
     /// What `server` said about itself when it started, if it is running.
     pub fn connection_info(&self, server: &str) -> Option<ConnectionInfo> {
         let slot = self.inner.slots.get(server)?;
