@@ -257,8 +257,6 @@ impl Haproxy {
             .arg("-db")
             .arg("-f")
             .arg(&cfg)
-            // The health check sends the gateway's token from here.
-            .env("TOOLBRIDGE_GATEWAY_TOKEN", TOKEN)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
