@@ -16,6 +16,17 @@ use common::*;
 use gateway_support::*;
 use serde_json::{Value, json};
 
+/// One test at a time: each starts a gateway, Node and Python servers and
+/// SDK clients, and three at once on two loaded cores made upstreams miss
+/// rmcp's 10 s `server/discover` window.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A client SDK, as the interop scripts drive it.
 #[derive(Clone, Copy, Debug)]
 enum Sdk {
@@ -174,6 +185,7 @@ fn check_plan_result(who: &str, seen: &Value) {
 
 #[test]
 fn both_sdks_list_call_read_and_get_prompts_over_http_and_stdio() {
+    let _serial = one_at_a_time();
     let home = tempdir();
     let config = aggregate_config(home.path(), py_stdio());
     let gateway = Gateway::start(&config, home.path(), &[]);
@@ -204,6 +216,7 @@ fn both_sdks_list_call_read_and_get_prompts_over_http_and_stdio() {
 
 #[test]
 fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() {
+    let _serial = one_at_a_time();
     // Over HTTP the upstream's progress, log messages and elicitation ride the
     // stream of the request that caused them, so the gateway can tell whose
     // they are even with both calls in flight on one upstream connection.
@@ -269,6 +282,7 @@ fn python_listening_script() -> Listening {
 
 #[test]
 fn two_clients_at_once_each_get_only_their_own_progress_from_a_stdio_upstream() {
+    let _serial = one_at_a_time();
     // Both calls run at once on the one server-everything process; the
     // gateway remaps each client's progress token onto the shared upstream
     // connection and back.
