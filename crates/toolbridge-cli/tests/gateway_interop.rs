@@ -238,9 +238,13 @@ fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() 
             })
         })
         .collect();
-    for run in runs {
-        let (tag, seen) = run.join().expect("client thread");
-        let log = gateway.log();
+    let seen: Vec<(&str, Value)> = runs
+        .into_iter()
+        .map(|run| run.join().expect("client thread"))
+        .collect();
+    let log = gateway.log();
+    // Both clients' elicitations and progress first, then their logs.
+    for (tag, seen) in &seen {
         assert_eq!(seen["isError"], false, "{tag}: {seen}\n{log}");
         assert_eq!(
             strings(&seen["result"]),
@@ -252,11 +256,13 @@ fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() 
             [format!("question for {tag}")],
             "{tag}: elicitations: {seen}"
         );
-        for (key, what) in [("progress", "progress for"), ("logs", "log for")] {
+    }
+    for (key, what) in [("progress", "progress for"), ("logs", "log for")] {
+        for (tag, seen) in &seen {
             let got = strings(&seen[key]);
             assert!(
                 !got.is_empty(),
-                "{tag}: no {key} reached the client: {seen}"
+                "{tag}: no {key} reached the client: {seen}\n{log}"
             );
             assert!(
                 got.iter().all(|m| *m == format!("{what} {tag}")),
