@@ -16,6 +16,9 @@ NPM_PACKAGES=(
   "@modelcontextprotocol/server-memory@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
   "@modelcontextprotocol/server-sequential-thinking@2026.8.31"
+  # The TypeScript SDK as a client of the gateway (interop tests): the version
+  # server-everything 2026.8.31 resolves to.
+  "@modelcontextprotocol/sdk@1.32.2"
 )
 # Python environments: name and pinned requirements.
 #   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
@@ -49,6 +52,30 @@ install_venv() {
   echo "$want" > "$deps/$name/.stamp"
 }
 
+# HAProxy (Debian's package) in front of gateway replicas (gateway_replicas.rs):
+# installed with apt-get when missing and possible, else its .deb unpacked
+# into .deps/haproxy without root.
+install_haproxy() {
+  if command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || [ -x "$deps/haproxy/usr/sbin/haproxy" ]; then
+    return
+  fi
+  if [ "$(id -u)" = 0 ]; then
+    log "installing haproxy with apt-get"
+    apt-get install -y -qq haproxy >&2 || { apt-get update -qq >&2 && apt-get install -y -qq haproxy >&2; }
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    log "installing haproxy with sudo apt-get"
+    sudo -n apt-get install -y -qq haproxy >&2
+  else
+    log "unpacking haproxy's .deb into $deps/haproxy"
+    local tmp
+    tmp="$(mktemp -d)"
+    (cd "$tmp" && apt-get download haproxy >&2)
+    dpkg -x "$tmp"/haproxy_*.deb "$deps/haproxy"
+    rm -rf "$tmp"
+  fi
+}
+
+install_haproxy
 install_npm &
 npm_pid=$!
 install_venv py2 "${PY2_REQS[@]}"

@@ -36,7 +36,7 @@ def main() -> None:
             r = json.loads(out)
             if r["errors"]:
                 sys.exit(f"toolbridge bench reported errors: {r}")
-            return {"calls_per_sec": r["calls_per_sec"], "cpu_us_per_call": r["client_cpu_us_per_call"]}
+            return {"calls_per_sec": r["callsPerSec"], "cpu_us_per_call": r["clientCpuUsPerCall"]}
 
         return {"seq": bench(seq, 1), "conc": bench(conc, IN_FLIGHT)}
 

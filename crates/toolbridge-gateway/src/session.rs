@@ -71,7 +71,7 @@ impl Session {
             .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
             result = relaying_progress(context, pool.request(server, request, &options)) => {
-                result.map_err(to_mcp_error)
+                result.map(stamp_complete).map_err(to_mcp_error)
             }
             () = context.ct.cancelled() => Err(cancelled()),
         }
@@ -202,7 +202,12 @@ impl ServerHandler for Session {
             .call(&route.server, &route.name, took, outcome != Outcome::Ok);
         match result {
             None => Err(cancelled()),
-            Some(Ok(result)) => Ok(CallToolResponse::Complete(result)),
+            Some(Ok(mut result)) => {
+                result
+                    .result_type
+                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
+                Ok(CallToolResponse::Complete(result))
+            }
             Some(Err(e)) => Err(to_mcp_error(e)),
         }
     }
@@ -449,4 +454,19 @@ fn is_not_found(error: &ErrorData) -> bool {
 /// A factory of sessions for rmcp's HTTP service.
 pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
     move || Ok(Session::new(gateway.clone()))
+}
+
+/// `result` with `resultType: "complete"` where the upstream left it out:
+/// 2026-07-28 requires it on every result, and rmcp removes it again for
+/// clients of older versions.
+fn stamp_complete(mut result: ServerResult) -> ServerResult {
+    let result_type = match &mut result {
+        ServerResult::CompleteResult(r) => &mut r.result_type,
+        ServerResult::GetPromptResult(r) => &mut r.result_type,
+        ServerResult::ReadResourceResult(r) => &mut r.result_type,
+        ServerResult::CallToolResult(r) => &mut r.result_type,
+        _ => return result,
+    };
+    result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
+    result
 }

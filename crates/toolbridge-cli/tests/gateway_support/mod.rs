@@ -1,0 +1,423 @@
+//! Fixtures of the gateway's interop and replica tests: `toolbridge serve`
+//! started as a real process, HAProxy in front of replicas, and MCP over
+//! plain HTTP for the steps a test must see one by one (status codes, the
+//! `Mcp-Session-Id` header).
+
+#![allow(dead_code)]
+
+use std::{
+    io::BufRead,
+    net::TcpListener,
+    os::unix::process::CommandExt,
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+
+use crate::common::{root, toolbridge, wait_until};
+
+/// The bearer token every gateway of these tests requires.
+pub const TOKEN: &str = "interop-test-token-7f3a";
+
+/// One `toolbridge serve` over HTTP, in its own process group (killed on drop).
+pub struct Gateway {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`, from the gateway's `listening on` line.
+    pub url: String,
+    /// Everything the gateway wrote on stderr so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Gateway {
+    /// `toolbridge --config CONFIG serve --listen 127.0.0.1:0 EXTRA...` with
+    /// `$TOOLBRIDGE_GATEWAY_TOKEN` set to [`TOKEN`] and the config, cache and
+    /// home folders under `home`; waits (60 s at most) for its `listening on`
+    /// line.
+    // The child is waited for in `Drop`, which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
+    pub fn start(config: &Path, home: &Path, extra: &[&str]) -> Gateway {
+        let mut child = Command::new(toolbridge())
+            .arg("--config")
+            .arg(config)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("TOOLBRIDGE_GATEWAY_TOKEN", TOKEN)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_CACHE_HOME", home.join("cache"))
+            .env_remove("TOOLBRIDGE_CONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("spawn toolbridge serve");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let err = child.stderr.take().expect("stderr");
+        let lines = stderr.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                if let Some(i) = line.find("listening on http://") {
+                    let _ = tx.send(line[i + "listening on ".len()..].trim().to_owned());
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(url) => Gateway { child, url, stderr },
+            Err(_) => {
+                kill_group(child.id());
+                let _ = child.wait();
+                panic!(
+                    "toolbridge serve never said `listening on`; stderr:\n{}",
+                    stderr.lock().unwrap().join("\n")
+                );
+            }
+        }
+    }
+
+    /// Waits (90 s at most) until the gateway lists every tool in `names`:
+    /// its upstreams have started. On a loaded machine a server can miss
+    /// its first start (rmcp gives `server/discover` 10 s) and be started
+    /// again on a later request.
+    pub fn wait_for_tools(&self, names: &[&str]) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut listed = Vec::new();
+        let ready = runtime.block_on(async {
+            let mut client = RawClient::new(&self.url);
+            client.initialize().await;
+            let deadline = std::time::Instant::now() + Duration::from_secs(90);
+            while std::time::Instant::now() < deadline {
+                let answer = client.request("tools/list", json!({})).await;
+                listed = answer
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.pointer("/result/tools"))
+                    .and_then(Value::as_array)
+                    .map(|tools| {
+                        tools
+                            .iter()
+                            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if names.iter().all(|n| listed.iter().any(|l| l == n)) {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            false
+        });
+        assert!(
+            ready,
+            "the gateway never listed all of {names:?} (last: {listed:?}); its log:\n{}",
+            self.log()
+        );
+    }
+
+    /// What the gateway wrote on stderr so far, for a failure's message.
+    pub fn log(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// The gateway's process id (also its process group's).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `127.0.0.1:PORT`
+    pub fn addr(&self) -> String {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned()
+    }
+
+    /// Kills the gateway and everything it started (SIGKILL to its process
+    /// group), as a crashed replica, and reaps it.
+    pub fn kill(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn kill_group(pid: u32) {
+    // SAFETY: killpg only sends a signal.
+    unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
+}
+
+/// A config file with `servers` (a `mcpServers` object) in `dir`.
+pub fn write_config(dir: &Path, servers: Value) -> PathBuf {
+    let path = dir.join("config.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).expect("write config");
+    path
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// The HAProxy binary: `$HAPROXY`, the one on `$PATH` or in /usr/sbin, or
+/// the one `scripts/setup-test-deps.sh` unpacked into .deps/haproxy.
+pub fn haproxy_binary() -> PathBuf {
+    let candidates = std::env::var_os("HAPROXY")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            std::env::var_os("PATH")
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join("haproxy"))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        )
+        .chain([
+            PathBuf::from("/usr/sbin/haproxy"),
+            root().join(".deps/haproxy/usr/sbin/haproxy"),
+        ]);
+    for candidate in candidates {
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    panic!("haproxy is missing: run scripts/setup-test-deps.sh (the README's test command does)")
+}
+
+/// HAProxy in the foreground (killed on drop) with the config `deploy/kubernetes/haproxy.cfg`
+/// ships, pointing at `replicas`.
+pub struct Haproxy {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Haproxy {
+    /// Starts HAProxy on a free port in front of `replicas` (`ADDR:PORT`
+    /// each) with deploy/kubernetes/haproxy.cfg, and waits (30 s at most) until it
+    /// accepts connections and sees every replica healthy.
+    #[allow(clippy::zombie_processes)]
+    pub fn start(replicas: &[String]) -> Haproxy {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let port = free_port();
+        let template = std::fs::read_to_string(root().join("deploy/kubernetes/haproxy.cfg"))
+            .expect("deploy/kubernetes/haproxy.cfg");
+        let servers: String = replicas
+            .iter()
+            .enumerate()
+            .map(|(i, addr)| format!("    server replica{} {addr} check\n", i + 1))
+            .collect();
+        // The shipped file names Kubernetes-style replicas; the test swaps in
+        // its own listen address and servers, and a stats socket to ask
+        // whether the replicas are up.
+        let stats = dir.path().join("stats.sock");
+        let mut config = String::new();
+        for line in template.lines() {
+            // `server` and `server-template`
+            if line.trim_start().starts_with("server") {
+                continue;
+            }
+            if line.trim_start().starts_with("bind ") {
+                config.push_str(&format!("    bind 127.0.0.1:{port}\n"));
+                continue;
+            }
+            config.push_str(line);
+            config.push('\n');
+            if line.starts_with("global") {
+                config.push_str(&format!(
+                    "    stats socket {} mode 600 level admin\n",
+                    stats.display()
+                ));
+            }
+            if line.starts_with("backend ") {
+                config.push_str(&servers);
+            }
+        }
+        let cfg = dir.path().join("haproxy.cfg");
+        std::fs::write(&cfg, &config).expect("write haproxy.cfg");
+        let child = Command::new(haproxy_binary())
+            .arg("-db")
+            .arg("-f")
+            .arg(&cfg)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("spawn haproxy");
+        let proxy = Haproxy {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            _dir: dir,
+        };
+        let ok = wait_until(Duration::from_secs(30), || {
+            let up = proxy.replicas_up(&stats);
+            up.len() == replicas.len()
+        });
+        assert!(
+            ok,
+            "haproxy did not see every replica up in 30 s (config:\n{config})"
+        );
+        proxy
+    }
+
+    /// The names of the replicas HAProxy's health checks see up.
+    fn replicas_up(&self, stats: &Path) -> Vec<String> {
+        use std::io::{Read, Write};
+        let Ok(mut socket) = std::os::unix::net::UnixStream::connect(stats) else {
+            return Vec::new();
+        };
+        if socket.write_all(b"show stat\n").is_err() {
+            return Vec::new();
+        }
+        let mut answer = String::new();
+        let _ = socket.read_to_string(&mut answer);
+        // CSV: pxname,svname,...,status (18th column)
+        answer
+            .lines()
+            .filter(|l| l.starts_with("mcp,replica"))
+            .filter(|l| l.split(',').nth(17) == Some("UP"))
+            .map(|l| l.split(',').nth(1).unwrap_or("").to_owned())
+            .collect()
+    }
+}
+
+impl Drop for Haproxy {
+    fn drop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+/// What one MCP POST answered.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    /// The `Mcp-Session-Id` response header, if any.
+    pub session: Option<String>,
+    /// The JSON-RPC response (from a JSON body or the SSE event carrying it).
+    pub body: Option<Value>,
+}
+
+/// A 2025-11-25 client speaking MCP over plain HTTP, step by step.
+pub struct RawClient {
+    http: reqwest::Client,
+    /// Where requests go.
+    pub url: String,
+    /// The session the client holds, once initialised.
+    pub session: Option<String>,
+    next_id: u64,
+}
+
+impl RawClient {
+    /// A client of `url` sending the bearer [`TOKEN`].
+    pub fn new(url: &str) -> RawClient {
+        RawClient {
+            http: reqwest::Client::new(),
+            url: url.to_owned(),
+            session: None,
+            next_id: 1,
+        }
+    }
+
+    /// `initialize` then `notifications/initialized`; keeps the new session.
+    pub async fn initialize(&mut self) -> Answer {
+        self.session = None;
+        let answer = self
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": { "name": "replica-test", "version": "1" },
+                }),
+            )
+            .await;
+        assert_eq!(answer.status, 200, "initialize: {answer:?}");
+        self.session = answer.session.clone();
+        assert!(self.session.is_some(), "no Mcp-Session-Id: {answer:?}");
+        let notified = self
+            .post(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .await;
+        assert_eq!(notified.status, 202, "initialized: {notified:?}");
+        answer
+    }
+
+    /// Sends the request `method` with `params` and reads its answer.
+    pub async fn request(&mut self, method: &str, params: Value) -> Answer {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.post(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await
+    }
+
+    /// `tools/call` of `name` with `arguments`.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Answer {
+        self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
+    }
+
+    async fn post(&self, message: Value) -> Answer {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .bearer_auth(TOKEN)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .timeout(Duration::from_secs(30))
+            .json(&message);
+        if let Some(session) = &self.session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        let response = request.send().await.expect("POST to the gateway");
+        let status = response.status().as_u16();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
+        let text = response.text().await.unwrap_or_default();
+        let id = message.get("id").cloned();
+        let body = if sse {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+                .find(|v| id.is_some() && v.get("id") == id.as_ref())
+        } else {
+            serde_json::from_str(&text).ok()
+        };
+        Answer {
+            status,
+            session,
+            body,
+        }
+    }
+}

@@ -1,0 +1,109 @@
+// The TypeScript MCP SDK as a client of `toolbridge serve`, for the gateway's
+// interop tests. Runs one plan and prints what it saw as one JSON line.
+//
+//   NODE_DEPS=.deps/node node client.cjs PLAN_JSON http URL
+//   NODE_DEPS=.deps/node node client.cjs PLAN_JSON stdio COMMAND ARGS...
+//
+// $INTEROP_TOKEN, when set, is sent as `Authorization: Bearer ...`.
+// PLAN: {"expectTools": [names], "calls": [{"name", "arguments"}], "reads": [URI],
+//        "prompts": [{"name", "arguments"}]}
+//   (tools are listed again, for 90 s at most, until every expected one is there: an
+//   upstream that missed its first start on a loaded machine is started again)
+//   -> {"tools": [names], "calls": [[texts]], "reads": [[texts]], "prompts": [[texts]]}
+// or    {"rendezvous": {"name", "tag", "expect"}}
+//   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
+// or    {"progress": {"name", "arguments"}}
+//   -> {"result": [texts], "progress": [[progress, total]]}
+// Any failure: the error on stderr and exit code 1.
+"use strict";
+const { createRequire } = require("node:module");
+const path = require("node:path");
+const sdk = createRequire(path.resolve(process.env.NODE_DEPS, "package.json"));
+const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = sdk("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = sdk("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+} = sdk("@modelcontextprotocol/sdk/types.js");
+
+const texts = (content) => content.filter((c) => c.type === "text").map((c) => c.text);
+
+async function main() {
+  const [planJson, kind, ...target] = process.argv.slice(2);
+  const plan = JSON.parse(planJson);
+  const client = new Client(
+    { name: "interop-ts", version: "1" },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  const seen = { progress: [], logs: [], elicitations: [] };
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    seen.logs.push(n.params.data);
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (r) => {
+    seen.elicitations.push(r.params.message);
+    return { action: "accept", content: { reply: `ts answer to ${r.params.message}` } };
+  });
+  let transport;
+  if (kind === "http") {
+    const headers = process.env.INTEROP_TOKEN
+      ? { Authorization: `Bearer ${process.env.INTEROP_TOKEN}` }
+      : {};
+    transport = new StreamableHTTPClientTransport(new URL(target[0]), { requestInit: { headers } });
+  } else {
+    transport = new StdioClientTransport({ command: target[0], args: target.slice(1), stderr: "inherit" });
+  }
+  await client.connect(transport);
+  const out = {};
+  if (plan.progress) {
+    const steps = [];
+    const result = await client.callTool(plan.progress, undefined, {
+      onprogress: (p) => steps.push([p.progress, p.total]),
+      timeout: 60000,
+    });
+    Object.assign(out, { result: texts(result.content), progress: steps });
+  } else if (plan.rendezvous) {
+    const { name, tag, expect } = plan.rendezvous;
+    if (client.getServerCapabilities()?.logging) await client.setLoggingLevel("info");
+    const result = await client.callTool({ name, arguments: { tag, expect } }, undefined, {
+      onprogress: (p) => seen.progress.push(p.message),
+      timeout: 60000,
+    });
+    Object.assign(out, seen, { result: texts(result.content), isError: !!result.isError });
+  } else {
+    const deadline = Date.now() + 90000;
+    for (;;) {
+      out.tools = [];
+      let cursor;
+      do {
+        const page = await client.listTools({ cursor });
+        out.tools.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      const missing = (plan.expectTools ?? []).filter((n) => !out.tools.includes(n));
+      if (missing.length === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    out.calls = [];
+    for (const call of plan.calls) out.calls.push(texts((await client.callTool(call)).content));
+    out.reads = [];
+    for (const uri of plan.reads) {
+      const read = await client.readResource({ uri });
+      out.reads.push(read.contents.map((c) => c.text ?? c.blob));
+    }
+    out.prompts = [];
+    for (const p of plan.prompts) {
+      out.prompts.push((await client.getPrompt(p)).messages.map((m) => m.content.text));
+    }
+  }
+  console.log(JSON.stringify(out));
+  await client.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(`interop-ts: ${e.stack || e}`);
+    process.exit(1);
+  },
+);
