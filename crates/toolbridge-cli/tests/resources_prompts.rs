@@ -96,13 +96,9 @@ fn a_binary_resource_is_described_or_saved_to_a_file() {
         &["resources", "read", "ref", "test://static-binary"],
     );
     assert_eq!(described.code, Some(0), "{described:?}");
-    assert!(
-        described
-            .stdout
-            .starts_with("[Resource: test://static-binary (image/png)] ")
-            && described
-                .stdout
-                .ends_with(" bytes of binary data; add --save DIR to write it to a file\n"),
+    assert_eq!(
+        described.stdout,
+        "[Resource: test://static-binary (image/png, 70 bytes)] binary data; add --save DIR to write it to a file\n",
         "{described:?}"
     );
     let dir = sandbox.dir.path().join("saved");

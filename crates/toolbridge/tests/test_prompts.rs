@@ -103,7 +103,7 @@ async fn the_reference_servers_prompts_are_listed_and_got() {
     assert_eq!(
         texts,
         [
-            "Embedded resource content for testing.",
+            "[Resource: test://example (text/plain)]\nEmbedded resource content for testing.",
             "Please process the embedded resource above."
         ]
     );
@@ -292,7 +292,7 @@ async fn a_python_sdk_server_on_2026_07_28_offers_its_resources_and_prompts() {
         .unwrap();
     assert_eq!(
         block_text(&ContentBlock::resource(read.contents[0].clone())),
-        "item 5"
+        "[Resource: note://item/5 (text/plain)]\nitem 5"
     );
     let got = pool
         .get_prompt("py", "review", arguments(&[("code", "x = 1")]), &options)

@@ -188,12 +188,11 @@ fn contents_text(result: &ReadResourceResult, save: Option<&Path>) -> anyhow::Re
                         out.push_str(&path.display().to_string());
                     }
                     None => {
-                        // The flattener's words for it: "[Resource: uri (mime)]".
+                        // The flattener's words for it, which give the size:
+                        // "[Resource: uri (mime, N bytes)]".
                         let described = block_text(&ContentBlock::resource(contents.clone()));
                         out.push_str(&format!(
-                            "{described} {} bytes of binary data; add --save DIR to write it \
-                             to a file",
-                            bytes.len()
+                            "{described} binary data; add --save DIR to write it to a file"
                         ));
                     }
                 }
