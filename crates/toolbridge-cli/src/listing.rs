@@ -68,6 +68,24 @@ pub fn items<T>(listing: Listing<T>, failures: &mut Failures) -> Vec<(String, Ar
     listing.servers
 }
 
+/// Prints `servers`' items: MCP's JSON with `--json` (see [`json`]), else
+/// one `line` per item.
+pub fn print<T: Serialize>(
+    servers: &[(String, Arc<Vec<T>>)],
+    as_json: bool,
+    line: impl Fn(&str, &T) -> String,
+) -> Result<(), Failure> {
+    if as_json {
+        return json(servers);
+    }
+    for (server, items) in servers {
+        for item in items.iter() {
+            crate::output::line(&line(server, item))?;
+        }
+    }
+    Ok(())
+}
+
 /// The items as one JSON array: each item's own MCP JSON with `serverId`.
 pub fn json<T: Serialize>(servers: &[(String, Arc<Vec<T>>)]) -> Result<(), Failure> {
     let mut array = Vec::new();

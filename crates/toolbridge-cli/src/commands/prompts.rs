@@ -66,15 +66,7 @@ async fn list(args: ListArgs, ctx: &Context) -> Outcome {
     let mut failures = Failures::default();
     let chosen = listing::chosen(servers, &args.servers, &mut failures);
     let listed = listing::items(servers.pool.list_prompts_of(&chosen).await, &mut failures);
-    if args.json {
-        listing::json(&listed)?;
-    } else {
-        for (server, prompts) in &listed {
-            for prompt in prompts.iter() {
-                crate::output::line(&prompt_line(server, prompt))?;
-            }
-        }
-    }
+    listing::print(&listed, args.json, prompt_line)?;
     failures.outcome()
 }
 

@@ -76,21 +76,15 @@ async fn list(args: ListArgs, ctx: &Context) -> Outcome {
     let mut failures = Failures::default();
     let chosen = listing::chosen(servers, &args.servers, &mut failures);
     let listed = listing::items(servers.pool.list_resources_of(&chosen).await, &mut failures);
-    if args.json {
-        listing::json(&listed)?;
-    } else {
-        for (server, resources) in &listed {
-            for resource in resources.iter() {
-                crate::output::line(&item_line(
-                    server,
-                    &resource.uri,
-                    resource.title.as_deref().unwrap_or(&resource.name),
-                    resource.mime_type.as_deref(),
-                    resource.description.as_deref(),
-                ))?;
-            }
-        }
-    }
+    listing::print(&listed, args.json, |server, resource| {
+        item_line(
+            server,
+            &resource.uri,
+            resource.title.as_deref().unwrap_or(&resource.name),
+            resource.mime_type.as_deref(),
+            resource.description.as_deref(),
+        )
+    })?;
     failures.outcome()
 }
 
@@ -102,21 +96,15 @@ async fn templates(args: ListArgs, ctx: &Context) -> Outcome {
         servers.pool.list_resource_templates_of(&chosen).await,
         &mut failures,
     );
-    if args.json {
-        listing::json(&listed)?;
-    } else {
-        for (server, templates) in &listed {
-            for template in templates.iter() {
-                crate::output::line(&item_line(
-                    server,
-                    &template.uri_template,
-                    template.title.as_deref().unwrap_or(&template.name),
-                    template.mime_type.as_deref(),
-                    template.description.as_deref(),
-                ))?;
-            }
-        }
-    }
+    listing::print(&listed, args.json, |server, template| {
+        item_line(
+            server,
+            &template.uri_template,
+            template.title.as_deref().unwrap_or(&template.name),
+            template.mime_type.as_deref(),
+            template.description.as_deref(),
+        )
+    })?;
     failures.outcome()
 }
 
