@@ -36,22 +36,33 @@ use crate::{
 #[derive(Clone)]
 pub struct Session {
     gateway: Gateway,
+    /// The log level the client asked for (`logging/setLevel`, or on
+    /// 2026-07-28 the request's `_meta`): its calls
+    /// ask the upstreams for it (on 2026-07-28 each request carries it) and
+    /// its log messages are filtered at it.
+    log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
 }
 
 impl Session {
     /// A session on `gateway`.
     pub fn new(gateway: Gateway) -> Session {
-        Session { gateway }
+        Session {
+            gateway,
+            log_level: Arc::default(),
+        }
     }
 
     /// The options of a call made for the request of `context`: its
-    /// client's handlers.
-    fn call_options(context: &RequestContext<RoleServer>) -> CallOptions {
+    /// client's handlers, at its log level.
+    fn call_options(&self, context: &RequestContext<RoleServer>) -> CallOptions {
+        let mut features = ClientPeer::features(context.peer.clone(), Some(context.id.clone()));
+        // A 2026-07-28 client names the level in each request's `_meta`.
+        features.log_level = context
+            .meta
+            .log_level()
+            .or(*self.log_level.lock().unwrap_or_else(|e| e.into_inner()));
         CallOptions {
-            client_features: Some(ClientPeer::features(
-                context.peer.clone(),
-                Some(context.id.clone()),
-            )),
+            client_features: Some(features),
             ..CallOptions::default()
         }
     }
@@ -65,7 +76,7 @@ impl Session {
     ) -> Result<ServerResult, ErrorData> {
         let upstreams = self.gateway.upstreams();
         let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
-        let options = Self::call_options(context);
+        let options = self.call_options(context);
         let _in_flight = self
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
@@ -176,7 +187,7 @@ impl ServerHandler for Session {
             .pool(&route.server)
             .ok_or_else(|| gone(&route.server))?;
         audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-        let options = Self::call_options(&context);
+        let options = self.call_options(&context);
         let _in_flight = self.gateway.enter_call(
             &route.server,
             options.client_features.clone().unwrap_or_default(),
@@ -376,9 +387,10 @@ impl ServerHandler for Session {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(request.level);
         // Every running upstream that offers logging; the others ignore it.
         let upstreams = self.gateway.upstreams();
-        let options = Self::call_options(&context);
+        let options = self.call_options(&context);
         let sends = upstreams.iter().map(|(server, pool)| {
             let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request.clone()));
             let options = &options;

@@ -57,8 +57,40 @@ pub(super) async fn send(
     meta: Option<RequestMetaObject>,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
-    let started = Instant::now();
     let registration = call_features.map(|f| conn.in_flight.register(f.or(pool_features)));
+    let result = Box::pin(exchange(
+        conn,
+        server,
+        request,
+        call_features,
+        pool_features,
+        meta,
+        limits,
+        registration.as_ref(),
+    ))
+    .await;
+    if registration.is_some() && call_features.is_some_and(|f| f.logs.is_some()) {
+        // rmcp hands each notification to a task of its own: the log
+        // messages sent just before the answer find this request (by the id
+        // their stream marked them with) while it is still registered.
+        tokio::task::yield_now().await;
+    }
+    result
+}
+
+/// [`send`]'s rounds, with the request's `registration`.
+#[allow(clippy::too_many_arguments)]
+async fn exchange(
+    conn: &Connection,
+    server: &str,
+    request: ClientRequest,
+    call_features: Option<&ClientFeatures>,
+    pool_features: &ClientFeatures,
+    meta: Option<RequestMetaObject>,
+    limits: Limits,
+    registration: Option<&Registration>,
+) -> Result<ServerResult, ServiceError> {
+    let started = Instant::now();
     // Kept for a retry only where the server may ask for one; boxed, as is
     // the rest of the rare way: it would sit in every call's future.
     let retry = resendable(&request).then(|| Box::new(request.clone()));
@@ -66,7 +98,7 @@ pub(super) async fn send(
         .peer
         .send_request_with_option(request, options(meta.clone()))
         .await?;
-    if let Some(registration) = &registration {
+    if let Some(registration) = registration {
         registration.sent_as(handle.id.clone());
     }
     let asked = match progress::await_response(handle, &conn.progress, limits).await? {
@@ -82,7 +114,7 @@ pub(super) async fn send(
             conn,
             server,
             features: completed.as_ref().unwrap_or(pool_features),
-            registration: registration.as_ref(),
+            registration,
             meta: meta.as_ref(),
             limits,
             started,
