@@ -12,7 +12,7 @@ use std::{sync::Arc, time::Instant};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
+        CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
         GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
@@ -187,23 +187,39 @@ impl ServerHandler for Session {
             .pool(&route.server)
             .ok_or_else(|| gone(&route.server))?;
         audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-        let options = self.call_options(&context);
+        let mut options = self.call_options(&context);
+        let stateless = stateless(&context);
+        options.relay_input_required = stateless;
         let _in_flight = self.gateway.enter_call(
             &route.server,
             options.client_features.clone().unwrap_or_default(),
         );
         let started = Instant::now();
+        let call = async {
+            if stateless {
+                relay_call(pool, &route.server, &route.name, request, &options).await
+            } else {
+                pool.call_tool(
+                    &route.server,
+                    &route.name,
+                    request.arguments,
+                    options.clone(),
+                )
+                .await
+                .map(CallToolResponse::Complete)
+                .map_err(to_mcp_error)
+            }
+        };
         let result = tokio::select! {
-            result = relaying_progress(
-                &context,
-                pool.call_tool(&route.server, &route.name, request.arguments, options),
-            ) => Some(result),
+            result = relaying_progress(&context, call) => Some(result),
             () = context.ct.cancelled() => None,
         };
         let took = started.elapsed();
         let outcome = match &result {
             None => Outcome::Cancelled,
-            Some(Ok(r)) if r.is_error == Some(true) => Outcome::ToolError,
+            Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
+                Outcome::ToolError
+            }
             Some(Ok(_)) => Outcome::Ok,
             Some(Err(_)) => Outcome::Failed,
         };
@@ -213,13 +229,14 @@ impl ServerHandler for Session {
             .call(&route.server, &route.name, took, outcome != Outcome::Ok);
         match result {
             None => Err(cancelled()),
-            Some(Ok(mut result)) => {
+            Some(Ok(CallToolResponse::Complete(mut result))) => {
                 result
                     .result_type
                     .get_or_insert(rmcp::model::ResultType::COMPLETE);
                 Ok(CallToolResponse::Complete(result))
             }
-            Some(Err(e)) => Err(to_mcp_error(e)),
+            Some(Ok(other)) => Ok(other),
+            Some(Err(e)) => Err(e),
         }
     }
 
@@ -461,6 +478,43 @@ fn unexpected(what: &str, method: &str) -> ErrorData {
 fn is_not_found(error: &ErrorData) -> bool {
     error.code == rmcp::model::ErrorCode::RESOURCE_NOT_FOUND
         || error.code == rmcp::model::ErrorCode::INVALID_PARAMS
+}
+
+/// Whether the client of `context` is a stateless (2026-07-28) one: the
+/// gateway cannot send it a request mid-call, so an upstream's input
+/// requests go back to it in the call's result.
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .peer
+        .peer_info()
+        .is_none_or(|info| !info.protocol_version.has_initialize())
+}
+
+/// `tool` of `server` called for a stateless client: an input-required
+/// result (2026-07-28) goes back to the client as it came, and the client's
+/// retry (its answers and the upstream's `requestState`) goes on to the
+/// upstream, so no call is held open in the gateway.
+async fn relay_call(
+    pool: &toolbridge::pool::Pool,
+    server: &str,
+    tool: &str,
+    request: CallToolRequestParams,
+    options: &CallOptions,
+) -> Result<CallToolResponse, ErrorData> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = request.arguments;
+    params.input_responses = request.input_responses;
+    params.request_state = request.request_state;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    match pool
+        .request(server, request, options)
+        .await
+        .map_err(to_mcp_error)?
+    {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        _ => Err(unexpected(server, "tools/call")),
+    }
 }
 
 /// A factory of sessions for rmcp's HTTP service.

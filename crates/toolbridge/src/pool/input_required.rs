@@ -43,11 +43,13 @@ use super::{
 
 /// Sends `request` on `conn` (server `server`) and waits for its result
 /// within `limits`, answering input-required results through
-/// `call_features` (completed with `pool_features`), or `pool_features`.
+/// `call_features` (completed with `pool_features`), or `pool_features`;
+/// with `relay`, an input-required result is returned as it came.
 ///
 /// While the request is in flight, its own handlers (when it brings some)
 /// are registered on the connection, for the server-to-client requests it
 /// causes (see `in_flight`).
+#[allow(clippy::too_many_arguments)] // one internal call site per request kind
 pub(super) async fn send(
     conn: &Connection,
     server: &str,
@@ -56,6 +58,7 @@ pub(super) async fn send(
     pool_features: &ClientFeatures,
     meta: Option<RequestMetaObject>,
     limits: Limits,
+    relay: bool,
 ) -> Result<ServerResult, ServiceError> {
     let registration = call_features.map(|f| conn.in_flight.register(f.or(pool_features)));
     let result = Box::pin(exchange(
@@ -67,6 +70,7 @@ pub(super) async fn send(
         meta,
         limits,
         registration.as_ref(),
+        relay,
     ))
     .await;
     if registration.is_some() && call_features.is_some_and(|f| f.logs.is_some()) {
@@ -89,11 +93,13 @@ async fn exchange(
     meta: Option<RequestMetaObject>,
     limits: Limits,
     registration: Option<&Registration>,
+    relay: bool,
 ) -> Result<ServerResult, ServiceError> {
     let started = Instant::now();
     // Kept for a retry only where the server may ask for one; boxed, as is
     // the rest of the rare way: it would sit in every call's future.
-    let retry = resendable(&request).then(|| Box::new(request.clone()));
+    // A relayed input-required result goes back as it came.
+    let retry = (!relay && resendable(&request)).then(|| Box::new(request.clone()));
     let handle = conn
         .peer
         .send_request_with_option(request, options(meta.clone()))
