@@ -272,6 +272,54 @@ fn two_clients_at_once_each_get_only_their_own_progress_logs_and_elicitations() 
     }
 }
 
+#[test]
+fn two_sessions_at_once_each_get_only_their_own_logs_and_elicitations() {
+    let _serial = one_at_a_time();
+    // Two clients with sessions, both calls in flight on the one upstream
+    // connection when the upstream logs: each log message rode its
+    // request's response stream, and only that tells whose it is.
+    let py = python_listening_script();
+    let home = tempdir();
+    let config = aggregate_config(home.path(), json!({ "url": py.url("/mcp") }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["everything__echo", "py__rendezvous"]);
+    let via = Via::Http(gateway.url.clone());
+    let runs: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|tag| {
+            let via = via.clone();
+            let home = home.path().to_owned();
+            thread::spawn(move || {
+                let plan =
+                    json!({ "rendezvous": { "name": "py__rendezvous", "tag": tag, "expect": 2 } });
+                (tag, run_client(Sdk::TypeScript, &via, &plan, &home))
+            })
+        })
+        .collect();
+    let seen: Vec<(&str, Value)> = runs
+        .into_iter()
+        .map(|run| run.join().expect("client thread"))
+        .collect();
+    let log = gateway.log();
+    for (tag, seen) in &seen {
+        assert_eq!(seen["isError"], false, "{tag}: {seen}\n{log}");
+        assert_eq!(
+            strings(&seen["elicitations"]),
+            [format!("question for {tag}")],
+            "{tag}: elicitations: {seen}"
+        );
+        let got = strings(&seen["logs"]);
+        assert!(
+            !got.is_empty(),
+            "{tag}: no logs reached the client: {seen}\n{log}"
+        );
+        assert!(
+            got.iter().all(|m| *m == format!("log for {tag}")),
+            "{tag}: logs of another client: {got:?}"
+        );
+    }
+}
+
 /// tests/interop/interop_server.py over streamable HTTP on 127.0.0.1.
 fn python_listening_script() -> Listening {
     Listening::start(

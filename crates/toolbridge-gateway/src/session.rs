@@ -12,7 +12,7 @@ use std::{sync::Arc, time::Instant};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
+        CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
         GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
@@ -36,22 +36,33 @@ use crate::{
 #[derive(Clone)]
 pub struct Session {
     gateway: Gateway,
+    /// The log level the client asked for (`logging/setLevel`, or on
+    /// 2026-07-28 the request's `_meta`): its calls
+    /// ask the upstreams for it (on 2026-07-28 each request carries it) and
+    /// its log messages are filtered at it.
+    log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
 }
 
 impl Session {
     /// A session on `gateway`.
     pub fn new(gateway: Gateway) -> Session {
-        Session { gateway }
+        Session {
+            gateway,
+            log_level: Arc::default(),
+        }
     }
 
     /// The options of a call made for the request of `context`: its
-    /// client's handlers.
-    fn call_options(context: &RequestContext<RoleServer>) -> CallOptions {
+    /// client's handlers, at its log level.
+    fn call_options(&self, context: &RequestContext<RoleServer>) -> CallOptions {
+        let mut features = ClientPeer::features(context.peer.clone(), Some(context.id.clone()));
+        // A 2026-07-28 client names the level in each request's `_meta`.
+        features.log_level = context
+            .meta
+            .log_level()
+            .or(*self.log_level.lock().unwrap_or_else(|e| e.into_inner()));
         CallOptions {
-            client_features: Some(ClientPeer::features(
-                context.peer.clone(),
-                Some(context.id.clone()),
-            )),
+            client_features: Some(features),
             ..CallOptions::default()
         }
     }
@@ -65,7 +76,7 @@ impl Session {
     ) -> Result<ServerResult, ErrorData> {
         let upstreams = self.gateway.upstreams();
         let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
-        let options = Self::call_options(context);
+        let options = self.call_options(context);
         let _in_flight = self
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
@@ -176,23 +187,39 @@ impl ServerHandler for Session {
             .pool(&route.server)
             .ok_or_else(|| gone(&route.server))?;
         audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-        let options = Self::call_options(&context);
+        let mut options = self.call_options(&context);
+        let stateless = stateless(&context);
+        options.relay_input_required = stateless;
         let _in_flight = self.gateway.enter_call(
             &route.server,
             options.client_features.clone().unwrap_or_default(),
         );
         let started = Instant::now();
+        let call = async {
+            if stateless {
+                relay_call(pool, &route.server, &route.name, request, &options).await
+            } else {
+                pool.call_tool(
+                    &route.server,
+                    &route.name,
+                    request.arguments,
+                    options.clone(),
+                )
+                .await
+                .map(CallToolResponse::Complete)
+                .map_err(to_mcp_error)
+            }
+        };
         let result = tokio::select! {
-            result = relaying_progress(
-                &context,
-                pool.call_tool(&route.server, &route.name, request.arguments, options),
-            ) => Some(result),
+            result = relaying_progress(&context, call) => Some(result),
             () = context.ct.cancelled() => None,
         };
         let took = started.elapsed();
         let outcome = match &result {
             None => Outcome::Cancelled,
-            Some(Ok(r)) if r.is_error == Some(true) => Outcome::ToolError,
+            Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
+                Outcome::ToolError
+            }
             Some(Ok(_)) => Outcome::Ok,
             Some(Err(_)) => Outcome::Failed,
         };
@@ -202,13 +229,14 @@ impl ServerHandler for Session {
             .call(&route.server, &route.name, took, outcome != Outcome::Ok);
         match result {
             None => Err(cancelled()),
-            Some(Ok(mut result)) => {
+            Some(Ok(CallToolResponse::Complete(mut result))) => {
                 result
                     .result_type
                     .get_or_insert(rmcp::model::ResultType::COMPLETE);
                 Ok(CallToolResponse::Complete(result))
             }
-            Some(Err(e)) => Err(to_mcp_error(e)),
+            Some(Ok(other)) => Ok(other),
+            Some(Err(e)) => Err(e),
         }
     }
 
@@ -376,9 +404,10 @@ impl ServerHandler for Session {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(request.level);
         // Every running upstream that offers logging; the others ignore it.
         let upstreams = self.gateway.upstreams();
-        let options = Self::call_options(&context);
+        let options = self.call_options(&context);
         let sends = upstreams.iter().map(|(server, pool)| {
             let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request.clone()));
             let options = &options;
@@ -449,6 +478,43 @@ fn unexpected(what: &str, method: &str) -> ErrorData {
 fn is_not_found(error: &ErrorData) -> bool {
     error.code == rmcp::model::ErrorCode::RESOURCE_NOT_FOUND
         || error.code == rmcp::model::ErrorCode::INVALID_PARAMS
+}
+
+/// Whether the client of `context` is a stateless (2026-07-28) one: the
+/// gateway cannot send it a request mid-call, so an upstream's input
+/// requests go back to it in the call's result.
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .peer
+        .peer_info()
+        .is_none_or(|info| !info.protocol_version.has_initialize())
+}
+
+/// `tool` of `server` called for a stateless client: an input-required
+/// result (2026-07-28) goes back to the client as it came, and the client's
+/// retry (its answers and the upstream's `requestState`) goes on to the
+/// upstream, so no call is held open in the gateway.
+async fn relay_call(
+    pool: &toolbridge::pool::Pool,
+    server: &str,
+    tool: &str,
+    request: CallToolRequestParams,
+    options: &CallOptions,
+) -> Result<CallToolResponse, ErrorData> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = request.arguments;
+    params.input_responses = request.input_responses;
+    params.request_state = request.request_state;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    match pool
+        .request(server, request, options)
+        .await
+        .map_err(to_mcp_error)?
+    {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        _ => Err(unexpected(server, "tools/call")),
+    }
 }
 
 /// A factory of sessions for rmcp's HTTP service.

@@ -140,9 +140,23 @@ impl ClientHandler for Handler {
     async fn on_logging_message(
         &self,
         params: rmcp::model::LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
-        self.logs.deliver(params);
+        // The request whose response stream it came on (see `logs`). rmcp
+        // leaves the message's `_meta` in the context's extensions.
+        let owner = match context
+            .extensions
+            .get::<rmcp::model::NotificationMetaObject>()
+            .and_then(|meta| meta.get(logs::RELATED_REQUEST_META))
+            .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok())
+        {
+            Some(id) => match self.in_flight.owner_of(&id) {
+                Some(features) => logs::Owner::Request(features),
+                None => logs::Owner::Other,
+            },
+            None => logs::Owner::Unknown,
+        };
+        self.logs.deliver(params, owner);
     }
 
     /// SEP-2663's `notifications/tasks`: wakes the task's poller.

@@ -25,11 +25,17 @@
 //! back in the call's own result, and `input_required` answers them with
 //! that call's handlers.
 //!
+//! Log messages marked with the request whose response stream they came on
+//! (see `logs`) are looked up by that id too ([`InFlight::owner_of`]); as
+//! rmcp may hand such a message over after its request ended, the last
+//! [`RECENTLY_ENDED`] request ids of the connection are remembered with
+//! their handlers.
+//!
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     sync::{
         Arc, Mutex,
         atomic::{AtomicU64, Ordering},
@@ -37,6 +43,10 @@ use std::{
 };
 
 use rmcp::{model::RequestId, service::InboundStreamOrigin};
+
+/// How many ended requests (or earlier rounds of one) a connection
+/// remembers, for their late log messages.
+const RECENTLY_ENDED: usize = 64;
 
 use super::ClientFeatures;
 
@@ -49,6 +59,9 @@ pub(super) struct InFlight {
     entries: Mutex<HashMap<u64, Entry>>,
     /// Numbers the registrations.
     next: AtomicU64,
+    /// The ids of requests (and rounds) that ended, newest last, with their
+    /// handlers; at most [`RECENTLY_ENDED`].
+    ended: Mutex<VecDeque<(RequestId, ClientFeatures)>>,
 }
 
 struct Entry {
@@ -69,15 +82,24 @@ impl Registration {
     /// Notes the id the request went out with.
     pub(super) fn sent_as(&self, id: RequestId) {
         let mut entries = self.registry.lock();
-        if let Some(entry) = entries.get_mut(&self.key) {
-            entry.id = Some(id);
+        if let Some(entry) = entries.get_mut(&self.key)
+            && let Some(earlier) = entry.id.replace(id)
+        {
+            self.registry.remember(earlier, entry.features.clone());
         }
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.registry.lock().remove(&self.key);
+        let entry = self.registry.lock().remove(&self.key);
+        if let Some(Entry {
+            id: Some(id),
+            features,
+        }) = entry
+        {
+            self.registry.remember(id, features);
+        }
     }
 }
 
@@ -95,6 +117,30 @@ impl InFlight {
             registry: self.clone(),
             key,
         }
+    }
+
+    /// Notes that the request `id` (with `features`) ended.
+    fn remember(&self, id: RequestId, features: ClientFeatures) {
+        let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        if ended.len() == RECENTLY_ENDED {
+            ended.pop_front();
+        }
+        ended.push_back((id, features));
+    }
+
+    /// The handlers of the request `id` (one that brought its own), in
+    /// flight or recently ended; `None` when it is not known.
+    pub(super) fn owner_of(&self, id: &RequestId) -> Option<ClientFeatures> {
+        let entries = self.lock();
+        if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {
+            return Some(entry.features.clone());
+        }
+        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, features)) = ended.iter().rev().find(|(ended, _)| ended == id) {
+            return Some(features.clone());
+        }
+        // Marked before the sender noted the id it went out with.
+        only(entries.values().filter(|e| e.id.is_none()))
     }
 
     /// The handlers of the request in flight that a server-to-client

@@ -43,11 +43,13 @@ use super::{
 
 /// Sends `request` on `conn` (server `server`) and waits for its result
 /// within `limits`, answering input-required results through
-/// `call_features` (completed with `pool_features`), or `pool_features`.
+/// `call_features` (completed with `pool_features`), or `pool_features`;
+/// with `relay`, an input-required result is returned as it came.
 ///
 /// While the request is in flight, its own handlers (when it brings some)
 /// are registered on the connection, for the server-to-client requests it
 /// causes (see `in_flight`).
+#[allow(clippy::too_many_arguments)] // one internal call site per request kind
 pub(super) async fn send(
     conn: &Connection,
     server: &str,
@@ -56,17 +58,53 @@ pub(super) async fn send(
     pool_features: &ClientFeatures,
     meta: Option<RequestMetaObject>,
     limits: Limits,
+    relay: bool,
+) -> Result<ServerResult, ServiceError> {
+    let registration = call_features.map(|f| conn.in_flight.register(f.or(pool_features)));
+    let result = Box::pin(exchange(
+        conn,
+        server,
+        request,
+        call_features,
+        pool_features,
+        meta,
+        limits,
+        registration.as_ref(),
+        relay,
+    ))
+    .await;
+    if registration.is_some() && call_features.is_some_and(|f| f.logs.is_some()) {
+        // rmcp hands each notification to a task of its own: the log
+        // messages sent just before the answer find this request (by the id
+        // their stream marked them with) while it is still registered.
+        tokio::task::yield_now().await;
+    }
+    result
+}
+
+/// [`send`]'s rounds, with the request's `registration`.
+#[allow(clippy::too_many_arguments)]
+async fn exchange(
+    conn: &Connection,
+    server: &str,
+    request: ClientRequest,
+    call_features: Option<&ClientFeatures>,
+    pool_features: &ClientFeatures,
+    meta: Option<RequestMetaObject>,
+    limits: Limits,
+    registration: Option<&Registration>,
+    relay: bool,
 ) -> Result<ServerResult, ServiceError> {
     let started = Instant::now();
-    let registration = call_features.map(|f| conn.in_flight.register(f.or(pool_features)));
     // Kept for a retry only where the server may ask for one; boxed, as is
     // the rest of the rare way: it would sit in every call's future.
-    let retry = resendable(&request).then(|| Box::new(request.clone()));
+    // A relayed input-required result goes back as it came.
+    let retry = (!relay && resendable(&request)).then(|| Box::new(request.clone()));
     let handle = conn
         .peer
         .send_request_with_option(request, options(meta.clone()))
         .await?;
-    if let Some(registration) = &registration {
+    if let Some(registration) = registration {
         registration.sent_as(handle.id.clone());
     }
     let asked = match progress::await_response(handle, &conn.progress, limits).await? {
@@ -82,7 +120,7 @@ pub(super) async fn send(
             conn,
             server,
             features: completed.as_ref().unwrap_or(pool_features),
-            registration: registration.as_ref(),
+            registration,
             meta: meta.as_ref(),
             limits,
             started,

@@ -21,6 +21,12 @@
 //! gets messages at its level or above (its request's level, else the
 //! pool's): many servers log at every level whatever they are asked.
 //!
+//! Over streamable HTTP the tie is exact even with several requests in
+//! flight: the transport marks each log message read from a request's
+//! response stream with that request's id ([`RELATED_REQUEST_META`] in its
+//! `_meta`), and such a message goes to the handlers of the request with
+//! that id while it is in flight.
+//!
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
 
@@ -75,6 +81,22 @@ impl Pool {
             }),
         }
     }
+}
+
+/// The `_meta` key under which the streamable HTTP transport notes the id
+/// of the request whose response stream a log message came on.
+pub(crate) const RELATED_REQUEST_META: &str = "io.github.toolbridge/relatedRequestId";
+
+/// Whose a log message is, as far as the transport could tell.
+pub(super) enum Owner {
+    /// Nothing says (one stream for everything): the module's rule.
+    Unknown,
+    /// It came on the response stream of a request that brought these
+    /// handlers.
+    Request(ClientFeatures),
+    /// It came on the response stream of a request that brought no
+    /// handlers (or is long gone): the pool's.
+    Other,
 }
 
 /// A handler and the least severe level it wants.
@@ -169,9 +191,18 @@ impl LogRouter {
     }
 
     /// Hands `message` to the handler it belongs to, if it is at that
-    /// handler's level or above.
-    pub(super) fn deliver(&self, message: LoggingMessageNotificationParam) {
-        let route = if self.in_flight.load(Ordering::Acquire) == 1 {
+    /// handler's level or above: its `owner`'s when known (see the module),
+    /// else by the module's rule.
+    pub(super) fn deliver(&self, message: LoggingMessageNotificationParam, owner: Owner) {
+        let route = if let Owner::Request(f) = owner {
+            f.logs.map(|handler| Route {
+                handler,
+                level: f.log_level,
+            })
+        } else if matches!(owner, Owner::Other) {
+            // Another request's, which brought no handler: the pool's.
+            None
+        } else if self.in_flight.load(Ordering::Acquire) == 1 {
             let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
             match routes.len() {
                 1 => routes.values().next().cloned(),
@@ -288,6 +319,12 @@ pub(super) fn severity(level: LoggingLevel) -> u8 {
 mod tests {
     use super::*;
 
+    impl LogRouter {
+        fn deliver_any(&self, message: LoggingMessageNotificationParam) {
+            self.deliver(message, Owner::Unknown);
+        }
+    }
+
     #[derive(Default)]
     struct Collect(Mutex<Vec<String>>);
 
@@ -325,9 +362,9 @@ mod tests {
         let router = LogRouter::new("s", &features(&pool, None));
         {
             let _call = router.enter(Some(&features(&own, None)));
-            router.deliver(message(LoggingLevel::Info, "mine"));
+            router.deliver_any(message(LoggingLevel::Info, "mine"));
         }
-        router.deliver(message(LoggingLevel::Info, "after"));
+        router.deliver_any(message(LoggingLevel::Info, "after"));
         assert_eq!(own.take(), ["s \"mine\""]);
         assert_eq!(pool.take(), ["s \"after\""]);
     }
@@ -339,20 +376,37 @@ mod tests {
         let router = LogRouter::new("s", &features(&pool, None));
         let _mine = router.enter(Some(&features(&own, None)));
         let _other = router.enter(None);
-        router.deliver(message(LoggingLevel::Info, "whose?"));
+        router.deliver_any(message(LoggingLevel::Info, "whose?"));
         assert!(own.take().is_empty());
         assert_eq!(pool.take(), ["s \"whose?\""]);
+    }
+
+    #[test]
+    fn with_two_requests_in_flight_a_message_known_to_be_ones_goes_to_it() {
+        let pool = Arc::new(Collect::default());
+        let mine = Arc::new(Collect::default());
+        let other = Arc::new(Collect::default());
+        let router = LogRouter::new("s", &features(&pool, None));
+        let _mine = router.enter(Some(&features(&mine, None)));
+        let _other = router.enter(Some(&features(&other, None)));
+        router.deliver(
+            message(LoggingLevel::Info, "mine"),
+            Owner::Request(features(&mine, None)),
+        );
+        assert_eq!(mine.take(), ["s \"mine\""]);
+        assert!(other.take().is_empty());
+        assert!(pool.take().is_empty());
     }
 
     #[test]
     fn messages_below_the_level_are_dropped() {
         let pool = Arc::new(Collect::default());
         let router = LogRouter::new("s", &features(&pool, Some(LoggingLevel::Warning)));
-        router.deliver(message(LoggingLevel::Info, "chatter"));
-        router.deliver(message(LoggingLevel::Error, "broken"));
+        router.deliver_any(message(LoggingLevel::Info, "chatter"));
+        router.deliver_any(message(LoggingLevel::Error, "broken"));
         assert_eq!(pool.take(), ["s \"broken\""]);
         router.set_level(LoggingLevel::Debug);
-        router.deliver(message(LoggingLevel::Debug, "detail"));
+        router.deliver_any(message(LoggingLevel::Debug, "detail"));
         assert_eq!(pool.take(), ["s \"detail\""]);
     }
 

@@ -70,6 +70,8 @@ pub use disk_cache::ToolCacheOptions;
 pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use error::{Feature, PoolError};
 pub use listing::Listing;
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use logs::RELATED_REQUEST_META;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};

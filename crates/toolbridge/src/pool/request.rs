@@ -24,7 +24,8 @@ impl Pool {
     /// An input-required answer (2026-07-28) to `tools/call`, `prompts/get`
     /// or `resources/read` is answered through the client handlers
     /// ([`CallOptions::client_features`], else the pool's) and the request
-    /// sent again, within the same limits; the final result is returned.
+    /// sent again, within the same limits; the final result is returned
+    /// (unless [`CallOptions::relay_input_required`]: then it is returned).
     pub async fn request(
         &self,
         server: &str,
@@ -55,6 +56,7 @@ impl Pool {
             &self.inner.options.client_features,
             service::request_meta(slot, &conn, features),
             limits,
+            options.relay_input_required,
         )
         .await;
         if features.is_some_and(|f| f.logs.is_some()) {

@@ -126,6 +126,11 @@ pub struct CallOptions {
     /// Tools whose support is `"required"` are always called as tasks, and
     /// tools without task support never are.
     pub as_task: bool,
+    /// Return a 2026-07-28 input-required result as it came, instead of
+    /// answering its requests through the handlers and sending the request
+    /// again ([`Pool::request`] only): for a gateway whose own client is
+    /// stateless and answers such results itself.
+    pub relay_input_required: bool,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -567,6 +572,7 @@ impl Pool {
                 &self.inner.options.client_features,
                 request_meta(slot, &conn, features),
                 limits,
+                false,
             ))
             .await;
             match response {

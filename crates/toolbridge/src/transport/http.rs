@@ -15,6 +15,9 @@
 //!   backoff and a bound (see `http/resume.rs`; rmcp's own resumption has no
 //!   bound), so a server that ends every stream, or died, fails the call
 //!   within seconds instead of being asked again until the call times out;
+//! - each log message on a request's response stream marked with that
+//!   request, so the pool gives it to that request's handler even with
+//!   several requests in flight (see `http/related.rs`);
 //! - errors that name the server, the secret-free URL and the HTTP status;
 //! - [`connect`]'s auto-detection for a config that gave a url but no `type`;
 //! - OAuth (feature `auth`): the bearer token of every request from the
@@ -24,6 +27,7 @@
 //!   `toolbridge auth login NAME`. A server whose config sets its own
 //!   `Authorization` header is left alone.
 
+mod related;
 mod resume;
 
 use std::{collections::HashMap, sync::Arc, time::Duration};
@@ -525,7 +529,13 @@ impl HttpClient {
                     target.session_id = Some(session.as_str().into());
                 }
                 let stream = self.response_stream(stream, route);
-                StreamableHttpPostResponse::Sse(resume::resuming(stream, target, request), session)
+                let marked = request.clone();
+                let stream = resume::resuming(stream, target, request);
+                let stream = match marked {
+                    Some(id) => related::mark_logs(stream, id),
+                    None => stream,
+                };
+                StreamableHttpPostResponse::Sse(stream, session)
             }
             other => other,
         })
