@@ -268,18 +268,14 @@ async fn a_config_change_is_picked_up_without_a_restart() {
     let client = connect(&served.url, None).await;
     assert!(tool_names(&client).await.contains(&"echo".to_owned()));
     examples(&sandbox, &["alpha", "beta"]);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let names = tool_names(&client).await;
-        if names.contains(&"beta__echo".to_owned()) && names.contains(&"alpha__echo".to_owned()) {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "never saw beta: {names:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let listing = &client;
+    let both = common::poll_async(Duration::from_secs(20), || async move {
+        let names = tool_names(listing).await;
+        (names.contains(&"beta__echo".to_owned()) && names.contains(&"alpha__echo".to_owned()))
+            .then_some(names)
+    })
+    .await;
+    assert!(both.is_some(), "never saw beta__echo beside alpha__echo");
     assert_eq!(text(&echo(&client, "beta__echo", "new").await), "new");
     client.cancel().await.unwrap();
 }
