@@ -1,8 +1,7 @@
 //! The gateway over HTTP: MCP's streamable HTTP at `/mcp` (rmcp's server:
 //! 2025-11-25 sessions with `Mcp-Session-Id`, and 2026-07-28 stateless
 //! requests with `server/discover`), `/healthz` and `/metrics`, all behind
-//! [`security::check`]. The web page (issue 14) is
-//! nested at `/` by its own module.
+//! [`security::check`]. The web page ([`crate::web`]) is merged at `/`.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -14,7 +13,7 @@ use rmcp::transport::streamable_http_server::{
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Gateway, GatewayError, Security, security, session};
+use crate::{Gateway, GatewayError, Security, security, session, web::WebState};
 
 /// Binds the listener on `addr` (port 0: any free port; see
 /// [`TcpListener::local_addr`] for the one chosen).
@@ -24,8 +23,14 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, GatewayError> {
         .map_err(|source| GatewayError::Bind { addr, source })
 }
 
-/// The gateway's routes. `shutdown` ends the MCP sessions.
-pub fn router(gateway: Gateway, security: Security, shutdown: CancellationToken) -> Router {
+/// The gateway's routes, with the web page when `web` is given. `shutdown`
+/// ends the MCP sessions.
+pub fn router(
+    gateway: Gateway,
+    security: Security,
+    shutdown: CancellationToken,
+    web: Option<WebState>,
+) -> Router {
     // Host and Origin are checked by `security` for every route, so rmcp's
     // own checks (loopback Host names only, Origin off) are not repeated.
     let config = StreamableHttpServerConfig::default()
@@ -37,15 +42,18 @@ pub fn router(gateway: Gateway, security: Security, shutdown: CancellationToken)
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    Router::new()
+    let mut router = Router::new()
         .nest_service("/mcp", mcp)
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
-        .with_state(gateway)
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::new(security),
-            security::check,
-        ))
+        .with_state(gateway);
+    if let Some(web) = web {
+        router = router.merge(crate::web::router(web));
+    }
+    router.layer(axum::middleware::from_fn_with_state(
+        Arc::new(security),
+        security::check,
+    ))
 }
 
 /// Serves `router` on `listener` until `shutdown` is cancelled.

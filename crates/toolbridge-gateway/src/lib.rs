@@ -20,7 +20,8 @@
 //!   [`security`]: Host and Origin checks, the bearer token;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
-//! - [`watch`]: the config file watcher.
+//! - [`watch`]: the config file watcher;
+//! - [`web`]: the settings web page at `/` and its JSON API under `/api`.
 //!
 //! Data flow: client ─► session (names resolved) ─► upstream pool
 //! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
@@ -37,6 +38,7 @@ pub mod session;
 pub mod stdio;
 pub mod upstreams;
 pub mod watch;
+pub mod web;
 
 pub use error::GatewayError;
 pub use gateway::{Gateway, GatewayOptions};

@@ -103,7 +103,9 @@ async fn serve_http(
         TokenSource::None => {}
     }
     eprintln!("toolbridge: listening on {}", http::mcp_url(addr));
-    let router = http::router(gateway, security, stop.clone());
+    ctx.say(format_args!("toolbridge: settings page at http://{addr}/"));
+    let web = toolbridge_gateway::web::WebState::new(gateway.clone(), ctx.config_path().to_owned());
+    let router = http::router(gateway, security, stop.clone(), Some(web));
     http::serve(listener, router, stop).await
 }
 

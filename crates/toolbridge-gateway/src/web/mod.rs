@@ -1,0 +1,34 @@
+//! The settings web page (`toolbridge serve` at `/`, `toolbridge ui`):
+//! manage servers and presets, see doctor's findings, try tools, browse
+//! resources and prompts, in English, Chinese and Japanese.
+//!
+//! Layout:
+//! - [`assets`]: the page's files (`crates/toolbridge-gateway/web/`),
+//!   embedded in the binary: no CDN, works offline, no Node to build;
+//! - [`guard`]: what the page's responses carry (Content-Security-Policy)
+//!   and what its writes must carry (a header a foreign page cannot send);
+//! - [`api`]: the JSON API under `/api`, one module per view;
+//! - [`state`]: what the API handlers share (the gateway, the config path).
+//!
+//! The page's writes go through `toolbridge::config`'s edit code, the same
+//! as the CLI's (atomic, locked, never over a file that does not parse); the
+//! gateway's config watcher then starts and stops what changed.
+
+pub mod api;
+pub mod assets;
+pub mod guard;
+pub mod state;
+
+use axum::Router;
+
+pub use state::WebState;
+
+/// The page's routes: the assets at `/` and `/assets/...`, the API under
+/// `/api`. The gateway's [`crate::security`] checks (Host, Origin, token)
+/// wrap these as they wrap `/mcp`.
+pub fn router(state: WebState) -> Router {
+    Router::new()
+        .nest("/api", api::router().with_state(state))
+        .merge(assets::router())
+        .layer(axum::middleware::from_fn(guard::guard))
+}
