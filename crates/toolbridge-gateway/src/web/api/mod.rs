@@ -4,6 +4,7 @@
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
 pub mod error;
+pub mod tools;
 
 use axum::{Router, routing::get};
 
@@ -13,7 +14,9 @@ use super::WebState;
 
 /// Every API route.
 pub fn router() -> Router<WebState> {
-    Router::new().route("/version", get(version))
+    Router::new()
+        .route("/version", get(version))
+        .merge(tools::routes())
     // Views add their routes here: `.merge(servers::routes())`, ...
 }
 
