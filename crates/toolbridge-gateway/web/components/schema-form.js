@@ -90,11 +90,11 @@ export function schemaForm(schema, { initial } = {}) {
 
 // ---------------------------------------------------------------- editors
 // An editor is { element, read({quiet}) -> {ok, present, value}, focus(),
-// focusInvalid() -> bool }. `quiet` reads without showing errors (switching
+// focusInvalid() -> bool, clear() (hides its errors) }. `quiet` reads without showing errors (switching
 // to JSON keeps what can be kept).
 
 function editorFor(root, schema, opts) {
-  const node = resolve(root, schema);
+  const node = unwrapNullable(root, resolve(root, schema));
   if (opts.depth > MAX_DEPTH || node === null) return jsonEditor(node || {}, opts);
   const type = singleType(node);
   if (Array.isArray(node.enum) && node.enum.length > 0) return enumEditor(node, node.enum, opts);
@@ -117,7 +117,7 @@ function fieldParts(node, opts, inputId) {
   const errorId = uid('error');
   const label = h('label', { for: inputId }, opts.label,
     opts.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, '*') : null);
-  const hintText = [node.title && node.title !== opts.label ? node.title : null, node.description]
+  const hintText = [node.title && squash(node.title) !== squash(opts.label) ? node.title : null, node.description]
     .filter(Boolean).join(' — ');
   const hint = hintText ? h('span', { class: 'hint', id: hintId }, hintText) : null;
   const error = h('span', { class: 'field-error', id: errorId, hidden: true });
@@ -163,6 +163,7 @@ function stringEditor(node, opts) {
     element,
     focus: () => input.focus(),
     focusInvalid: () => !valid && (input.focus(), true),
+    clear: () => { valid = setError(input, parts, null); },
     read({ quiet }) {
       const value = input.value;
       if (value === '') {
@@ -193,6 +194,7 @@ function numberEditor(node, type, opts) {
     element,
     focus: () => input.focus(),
     focusInvalid: () => !valid && (input.focus(), true),
+    clear: () => { valid = setError(input, parts, null); },
     read({ quiet }) {
       const text = input.value.trim();
       // A number input whose text is not a number reports '' with badInput.
@@ -228,6 +230,7 @@ function booleanEditor(node, opts) {
     element,
     focus: () => input.focus(),
     focusInvalid: () => false,
+    clear: () => {},
     read() {
       const present = opts.required || touched;
       return { ok: true, present, value: input.checked };
@@ -251,6 +254,7 @@ function enumEditor(node, values, opts) {
     element,
     focus: () => select.focus(),
     focusInvalid: () => !valid && (select.focus(), true),
+    clear: () => { valid = setError(select, parts, null); },
     read({ quiet }) {
       if (select.value === '') {
         valid = quiet || setError(select, parts, opts.required ? t('tools.form.required') : null);
@@ -276,6 +280,7 @@ function jsonEditor(node, opts) {
     element,
     focus: () => input.focus(),
     focusInvalid: () => !valid && (input.focus(), true),
+    clear: () => { valid = setError(input, parts, null); },
     read({ quiet }) {
       const text = input.value.trim();
       if (text === '') {
@@ -325,7 +330,15 @@ function objectEditor(root, node, opts) {
     element,
     focus: () => children[0] && children[0].editor.focus(),
     focusInvalid: () => children.some((c) => c.editor.focusInvalid()),
+    clear: () => children.forEach((c) => c.editor.clear()),
     read(flags) {
+      // An optional object left empty is left out, its required fields
+      // with it: they are required only once the object is there.
+      if (!opts.required && !opts.top && !flags.quiet
+        && !children.some((c) => c.editor.read({ quiet: true }).present)) {
+        children.forEach((c) => c.editor.clear());
+        return { ok: true, present: false, value: {} };
+      }
       const value = {};
       let ok = true;
       let present = false;
@@ -393,6 +406,11 @@ function arrayEditor(root, node, opts) {
     element,
     focus: () => (rows[0] ? rows[0].editor.focus() : add.focus()),
     focusInvalid: () => rows.some((r) => r.editor.focusInvalid()) || (!valid && (add.focus(), true)),
+    clear: () => {
+      rows.forEach((r) => r.editor.clear());
+      valid = true;
+      error.hidden = true;
+    },
     read(flags) {
       const value = [];
       let ok = true;
@@ -464,6 +482,30 @@ function resolve(root, schema, seen = 0) {
     target = isObject(target) ? target[key] : undefined;
   }
   return resolve(root, target, seen + 1);
+}
+
+/**
+ * `anyOf: [X, {type: null}]` (how Pydantic and zod say "X or nothing") as
+ * X, keeping the outer title, description and default; an empty field
+ * stands for null. Other unions stay as they are.
+ */
+function unwrapNullable(root, node) {
+  if (!isObject(node)) return node;
+  const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : null;
+  if (!union || union.length !== 2) return node;
+  const rest = union.filter((branch) => !(isObject(branch) && branch.type === 'null'));
+  if (rest.length !== 1) return node;
+  const inner = resolve(root, rest[0]);
+  if (!isObject(inner)) return node;
+  const { anyOf, oneOf, ...outer } = node;
+  const merged = { ...inner, ...outer };
+  if (merged.default === null) delete merged.default;
+  return merged;
+}
+
+/** A label or title compared loosely ("zip_code" is "Zip Code"). */
+function squash(text) {
+  return String(text).toLowerCase().replace(/[\s_-]/g, '');
 }
 
 /** The one type of a node (`["string","null"]` counts as string), else null. */
