@@ -437,7 +437,7 @@ async fn a_page_that_goes_away_cancels_its_call_upstream() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unknown_tools_and_refused_arguments_are_explained() {
+async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
     let home = home();
     let config = write_config(home.path(), json!({ "example": example() }));
     let gateway = Gateway::start(&config, home.path(), &[]);
@@ -474,6 +474,24 @@ async fn unknown_tools_and_refused_arguments_are_explained() {
     assert_eq!(status, 422, "{error}");
     assert_eq!(error["error"]["field"], "arguments");
 
+    // The page's own timeout bounds the call.
+    let started = Instant::now();
+    let (status, error) = page
+        .call(
+            "example",
+            "slow",
+            json!({ "arguments": { "ms": 60_000 }, "timeoutMs": 300 }),
+        )
+        .await;
+    assert_eq!(status, 504, "{error}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"slow\"") && m.contains("timed out")),
+        "{error}"
+    );
+
     // A write without the page's header is refused.
     let forged = reqwest::Client::new()
         .post(format!(
@@ -492,4 +510,93 @@ async fn unknown_tools_and_refused_arguments_are_explained() {
             .any(|l| l.contains("tool call") && l.contains("no_such_tool")),
         "an unknown tool is not called: {log}"
     );
+}
+
+/// Every `t('tools.…')` and `t('common.…')` key the view and its components
+/// use exists in English, Chinese and Japanese, and the three `tools.json`
+/// files have the same keys.
+#[test]
+fn every_string_of_the_tools_view_is_in_en_zh_and_ja() {
+    let web = common::root().join("crates/toolbridge-gateway/web");
+    let keys = |lang: &str, namespace: &str| {
+        let path = web.join(format!("locales/{lang}/{namespace}.json"));
+        let text = std::fs::read_to_string(&path).expect("locale file");
+        let value: Value = serde_json::from_str(&text).expect("locale JSON");
+        let mut out = Vec::new();
+        leaf_keys(&value, String::new(), &mut out);
+        out.sort();
+        out
+    };
+    let english = keys("en", "tools");
+    assert!(english.len() > 40, "{english:?}");
+    for lang in ["zh", "ja"] {
+        assert_eq!(keys(lang, "tools"), english, "{lang}/tools.json");
+    }
+    let mut used = Vec::new();
+    for file in [
+        "views/tools.js",
+        "components/schema-form.js",
+        "components/result.js",
+    ] {
+        let source = std::fs::read_to_string(web.join(file)).expect("view source");
+        used.extend(string_keys(&source));
+    }
+    assert!(used.iter().any(|k| k == "tools.run"), "{used:?}");
+    for lang in ["en", "zh", "ja"] {
+        let tools = keys(lang, "tools");
+        let common = keys(lang, "common");
+        for key in &used {
+            let (namespace, rest) = key.split_once('.').unwrap_or_default();
+            let known = match namespace {
+                "tools" => &tools,
+                "common" => &common,
+                _ => panic!("the tools view uses another view's string {key}"),
+            };
+            assert!(
+                known.iter().any(|k| k == rest),
+                "{key} is missing from {lang}"
+            );
+        }
+    }
+}
+
+fn leaf_keys(value: &Value, prefix: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                leaf_keys(child, path, out);
+            }
+        }
+        _ => out.push(prefix),
+    }
+}
+
+/// The literal keys of `t('…')` calls in `source` (template keys with
+/// `${…}` left out).
+fn string_keys(source: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let bytes = source.as_bytes();
+    for (i, _) in source.match_indices("t(") {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+            continue;
+        }
+        let rest = &source[i + 2..];
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '`')) else {
+            continue;
+        };
+        let Some(end) = rest[1..].find(quote) else {
+            continue;
+        };
+        let key = &rest[1..1 + end];
+        if !key.contains("${") {
+            keys.push(key.to_owned());
+        }
+    }
+    keys
 }
