@@ -16,6 +16,7 @@
 pub mod call;
 pub mod in_flight;
 pub mod listing;
+pub mod page_client;
 pub mod preview;
 
 use axum::{
