@@ -679,3 +679,217 @@ async fn a_2026_client_listening_hears_of_a_config_change() {
     examples(&sandbox, &["alpha", "beta"]);
     read_until("notifications/tools/list_changed").await;
 }
+
+/// A client that notes what the gateway tells it on its own: resource
+/// updates (`updated URI`) and list changes (`prompts`, `resources`).
+#[derive(Clone, Default)]
+struct Told(Arc<Mutex<Vec<String>>>);
+
+impl Told {
+    fn count(&self, what: &str) -> usize {
+        self.0.lock().unwrap().iter().filter(|w| *w == what).count()
+    }
+
+    /// Waits (30 s at most) until it was told `what` `n` times in all.
+    async fn wait_for(&self, what: &str, n: usize) {
+        let told = common::poll_async(Duration::from_secs(30), || async {
+            (self.count(what) >= n).then_some(())
+        })
+        .await;
+        assert!(
+            told.is_some(),
+            "never told {what:?} {n} times; told {:?}",
+            self.0.lock().unwrap()
+        );
+    }
+}
+
+impl rmcp::ClientHandler for Told {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("updated {}", params.uri));
+    }
+
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push("prompts".to_owned());
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push("resources".to_owned());
+    }
+}
+
+/// The messages `toolbridge serve` sent its upstream (recorded by `tee`
+/// in front of it) that have `method` and `uri`.
+fn upstream_requests(record: &std::path::Path, method: &str, uri: &str) -> usize {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["method"] == method && m["params"]["uri"] == uri)
+        .count()
+}
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+    let sandbox = Sandbox::new();
+    // server-everything over stdio, with `tee` recording what the gateway
+    // sends it.
+    let record = sandbox.dir.path().join("upstream.jsonl");
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "sh",
+        "args": ["-c", r#"tee -a "$0" | exec node "$1" stdio"#, record, common::everything_js()],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let connect = |told: &Told| {
+        told.clone()
+            .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+    };
+    let (a, b, c) = (Told::default(), Told::default(), Told::default());
+    let (client_a, client_b, client_c) = (
+        connect(&a).await.unwrap(),
+        connect(&b).await.unwrap(),
+        connect(&c).await.unwrap(),
+    );
+    let (one, two) = (
+        "demo://resource/dynamic/text/1",
+        "demo://resource/dynamic/text/2",
+    );
+    let (updated_one, updated_two) = (format!("updated {one}"), format!("updated {two}"));
+    client_a
+        .subscribe(SubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    client_b
+        .subscribe(SubscribeRequestParams::new(two))
+        .await
+        .unwrap();
+    // server-everything sends an update of each subscribed URI at once,
+    // then every 5 s.
+    client_a
+        .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+        .await
+        .unwrap();
+    // Two rounds each: a stray update of the first round would have come
+    // before the second.
+    a.wait_for(&updated_one, 2).await;
+    b.wait_for(&updated_two, 2).await;
+    assert_eq!(a.count(&updated_two), 0, "a never subscribed to {two}");
+    assert_eq!(b.count(&updated_one), 0, "b never subscribed to {one}");
+    assert_eq!(c.count(&updated_one) + c.count(&updated_two), 0);
+
+    // a unsubscribes: nobody wants `one`, so the upstream is unsubscribed.
+    client_a
+        .unsubscribe(UnsubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    let a_had = a.count(&updated_one);
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            upstream_requests(&record, "resources/unsubscribe", one) == 1
+        }),
+        "the upstream was never unsubscribed from {one}"
+    );
+    // b takes `one`, c joins b on `two`: the upstream hears of `two` once.
+    client_b
+        .subscribe(SubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    client_c
+        .subscribe(SubscribeRequestParams::new(two))
+        .await
+        .unwrap();
+    let b_had = b.count(&updated_one);
+    b.wait_for(&updated_one, b_had + 2).await;
+    c.wait_for(&updated_two, 1).await;
+    assert_eq!(
+        a.count(&updated_one),
+        a_had,
+        "a unsubscribed but still got updates"
+    );
+    assert_eq!(upstream_requests(&record, "resources/subscribe", two), 1);
+
+    // b goes away: `one` has nobody left, `two` still has c.
+    client_b.cancel().await.unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            upstream_requests(&record, "resources/unsubscribe", one) == 2
+        }),
+        "the upstream was not unsubscribed from {one} when its last client went away"
+    );
+    let c_had = c.count(&updated_two);
+    c.wait_for(&updated_two, c_had + 1).await;
+    assert_eq!(upstream_requests(&record, "resources/unsubscribe", two), 0);
+    client_a.cancel().await.unwrap();
+    client_c.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_prompt_and_resource_list_changes_reach_the_clients() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "lists": {
+        "command": common::deps().join("py1/bin/python"),
+        "args": [common::test_server("py_lists.py")],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let connect = |told: &Told| {
+        told.clone()
+            .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+    };
+    let (a, b) = (Told::default(), Told::default());
+    let (client_a, client_b) = (connect(&a).await.unwrap(), connect(&b).await.unwrap());
+    let prompts = |client: &RunningService<RoleClient, Told>| {
+        let client = client.peer().clone();
+        async move {
+            let listed = client.list_all_prompts().await.expect("prompts/list");
+            listed.into_iter().map(|p| p.name).collect::<Vec<_>>()
+        }
+    };
+    let resources = |client: &RunningService<RoleClient, Told>| {
+        let client = client.peer().clone();
+        async move {
+            let listed = client.list_all_resources().await.expect("resources/list");
+            listed
+                .into_iter()
+                .map(|r| r.uri.clone())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(prompts(&client_b).await, ["first"]);
+    assert_eq!(resources(&client_b).await, ["note://first"]);
+
+    // a changes the lists; b, which did nothing, is told too.
+    client_a
+        .call_tool(CallToolRequestParams::new("add_prompt"))
+        .await
+        .unwrap();
+    for told in [&a, &b] {
+        told.wait_for("prompts", 1).await;
+    }
+    assert_eq!(prompts(&client_b).await, ["first", "added"]);
+    client_a
+        .call_tool(CallToolRequestParams::new("add_resource"))
+        .await
+        .unwrap();
+    for told in [&a, &b] {
+        told.wait_for("resources", 1).await;
+    }
+    assert_eq!(resources(&client_b).await, ["note://first", "note://added"]);
+    client_a.cancel().await.unwrap();
+    client_b.cancel().await.unwrap();
+}

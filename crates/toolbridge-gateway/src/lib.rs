@@ -16,6 +16,9 @@
 //! - [`session`]: the rmcp `ServerHandler` one client session talks to;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
+//! - [`relay`]: what upstreams send on their own (list changes, resource
+//!   updates) passed on to clients, and [`subscriptions`]: which client
+//!   session wants the updates of which resource;
 //! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
 //!   [`security`]: Host and Origin checks, the bearer token;
 //! - [`stdio`]: the same server on stdin/stdout;
@@ -33,9 +36,11 @@ pub mod gateway;
 pub mod http;
 pub mod metrics;
 pub mod names;
+pub mod relay;
 pub mod security;
 pub mod session;
 pub mod stdio;
+pub mod subscriptions;
 pub mod upstreams;
 pub mod watch;
 pub mod web;

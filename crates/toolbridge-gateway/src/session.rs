@@ -7,7 +7,10 @@
 // rmcp 3.11, but 2025-11-25 clients use them.
 #![allow(deprecated)]
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -18,8 +21,7 @@ use rmcp::{
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
         ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
         ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequest, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest,
-        UnsubscribeRequestParams,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -29,6 +31,7 @@ use crate::{
     audit::{self, Outcome},
     client_peer::ClientPeer,
     gateway::{Gateway, page, to_mcp_error},
+    subscriptions::ClientKey,
 };
 
 /// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
@@ -41,6 +44,9 @@ pub struct Session {
     /// ask the upstreams for it (on 2026-07-28 each request carries it) and
     /// its log messages are filtered at it.
     log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
+    /// The session as a resource subscriber, from its first subscription;
+    /// its subscriptions end when the session does.
+    subscriber: Arc<OnceLock<ClientKey>>,
 }
 
 impl Session {
@@ -49,6 +55,7 @@ impl Session {
         Session {
             gateway,
             log_level: Arc::default(),
+            subscriber: Arc::default(),
         }
     }
 
@@ -331,29 +338,21 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let uri = request.uri.clone();
-        self.forward_resource(
-            &uri,
-            || ClientRequest::SubscribeRequest(SubscribeRequest::new(request.clone())),
-            &context,
-        )
-        .await
-        .map(|_| ())
+        let subscriber = self.subscriber.get_or_init(|| self.gateway.client_key());
+        self.gateway
+            .subscribe(&request.uri, subscriber, context.peer)
+            .await
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let uri = request.uri.clone();
-        self.forward_resource(
-            &uri,
-            || ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(request.clone())),
-            &context,
-        )
-        .await
-        .map(|_| ())
+        if let Some(subscriber) = self.subscriber.get() {
+            self.gateway.unsubscribe(&request.uri, subscriber).await;
+        }
+        Ok(())
     }
 
     async fn complete(
