@@ -893,3 +893,50 @@ async fn upstream_prompt_and_resource_list_changes_reach_the_clients() {
     client_a.cancel().await.unwrap();
     client_b.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_client_answers_an_older_upstreams_question_through_a_held_call() {
+    // server-everything speaks 2025-11-25 and asks with elicitation/create
+    // mid-call; the Python SDK 2.x client is stateless (2026-07-28): it can
+    // only be asked in its call's result, and answers in its retry.
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let home = sandbox.dir.path();
+    let out = std::process::Command::new(common::python())
+        .arg(common::root().join("crates/toolbridge-cli/tests/interop/client.py"))
+        .arg(json!({ "ask": { "name": "trigger-elicitation-request" } }).to_string())
+        .args(["http", &served.url])
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("INTEROP_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the Python client");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success(),
+        "the Python client failed:\n{stderr}\ngateway:\n{}",
+        served.log()
+    );
+    let seen: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stdout}\n{stderr}"));
+    assert_eq!(
+        seen["elicitations"],
+        json!(["Please provide inputs for the following fields:"]),
+        "{seen}"
+    );
+    assert_eq!(seen["isError"], false, "{seen}");
+    let result = seen["result"].to_string();
+    assert!(
+        result.contains("py answer to Please provide inputs"),
+        "the upstream never got the client's answer: {seen}"
+    );
+}

@@ -28,6 +28,7 @@ use toolbridge::{
 
 use crate::{
     client_peer::{InFlight, InFlightCall, Unrouted},
+    held_calls::HeldCalls,
     metrics::Metrics,
     names::{Catalog, Route},
     relay::{self, ListKind},
@@ -87,6 +88,8 @@ struct Inner {
     subscriptions: Subscriptions,
     /// The next client session's id in `subscriptions`.
     next_client: AtomicU64,
+    /// Stateless clients' calls waiting for their answers.
+    held: Arc<HeldCalls>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
     /// The calls in flight per server, for what the pool cannot route.
@@ -120,6 +123,7 @@ impl Gateway {
                 listeners: Arc::default(),
                 subscriptions: Subscriptions::default(),
                 next_client: AtomicU64::new(0),
+                held: Arc::default(),
                 metrics: Metrics::default(),
                 in_flight,
             }),
@@ -256,6 +260,11 @@ impl Gateway {
     /// guard drops.
     pub fn enter_call(&self, server: &str, features: ClientFeatures) -> InFlightCall {
         self.inner.in_flight.enter(server, features)
+    }
+
+    /// The stateless clients' calls held open for their answers.
+    pub fn held_calls(&self) -> &Arc<HeldCalls> {
+        &self.inner.held
     }
 
     /// Items per page to clients.

@@ -14,6 +14,8 @@
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
 //! - [`session`]: the rmcp `ServerHandler` one client session talks to;
+//! - [`held_calls`]: a stateless client's call held open while an older
+//!   upstream waits for the client's answer to a question it asked mid-call;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
 //! - [`relay`]: what upstreams send on their own (list changes, resource
@@ -33,6 +35,7 @@ pub mod audit;
 pub mod client_peer;
 pub mod error;
 pub mod gateway;
+pub mod held_calls;
 pub mod http;
 pub mod metrics;
 pub mod names;

@@ -31,6 +31,7 @@ use crate::{
     audit::{self, Outcome},
     client_peer::ClientPeer,
     gateway::{Gateway, page, to_mcp_error},
+    held_calls::{self, HeldCall},
     subscriptions::ClientKey,
 };
 
@@ -197,14 +198,25 @@ impl ServerHandler for Session {
         let mut options = self.call_options(&context);
         let stateless = stateless(&context);
         options.relay_input_required = stateless;
-        let _in_flight = self.gateway.enter_call(
-            &route.server,
-            options.client_features.clone().unwrap_or_default(),
-        );
+        // A stateless call notes itself in its own task (see `held_calls`).
+        let _in_flight = (!stateless).then(|| {
+            self.gateway.enter_call(
+                &route.server,
+                options.client_features.clone().unwrap_or_default(),
+            )
+        });
         let started = Instant::now();
         let call = async {
             if stateless {
-                relay_call(pool, &route.server, &route.name, request, &options).await
+                stateless_call(
+                    &self.gateway,
+                    pool,
+                    &route,
+                    request,
+                    options.clone(),
+                    &context,
+                )
+                .await
             } else {
                 pool.call_tool(
                     &route.server,
@@ -514,6 +526,42 @@ async fn relay_call(
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
         _ => Err(unexpected(server, "tools/call")),
     }
+}
+
+/// A stateless client's call of `route`: a retry naming a call the gateway
+/// holds resumes it with the client's answers; any other call starts (held
+/// open whenever its upstream asks the client something mid-call).
+async fn stateless_call(
+    gateway: &Gateway,
+    pool: &toolbridge::pool::Pool,
+    route: &crate::names::Route,
+    mut request: CallToolRequestParams,
+    options: CallOptions,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let held = gateway.held_calls();
+    let resumed = match request.request_state.as_deref() {
+        Some(state) => held.resume(state, &mut request.input_responses),
+        None => None,
+    };
+    let call = match resumed {
+        Some(call) => call,
+        None => {
+            let (gateway, pool) = (gateway.clone(), pool.clone());
+            let (server, tool) = (route.server.clone(), route.name.clone());
+            let features = options.client_features.clone().unwrap_or_default();
+            let declared = context.client_capabilities();
+            HeldCall::start(features, declared.as_ref(), move |features| async move {
+                let _in_flight = gateway.enter_call(&server, features.clone());
+                let options = CallOptions {
+                    client_features: Some(features),
+                    ..options
+                };
+                relay_call(&pool, &server, &tool, request, &options).await
+            })
+        }
+    };
+    held_calls::respond(held, call.next(context).await)
 }
 
 /// A factory of sessions for rmcp's HTTP service.
