@@ -940,3 +940,86 @@ async fn a_stateless_client_answers_an_older_upstreams_question_through_a_held_c
         "the upstream never got the client's answer: {seen}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_listening_gets_the_updates_of_the_resources_it_named() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let http = reqwest::Client::new();
+    let post = |id: u32, method: &str, params: serde_json::Value| {
+        let mut request = http
+            .post(&served.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = params["name"].as_str() {
+            request = request.header("mcp-name", name);
+        }
+        request
+            .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .send()
+    };
+    let (one, two) = (
+        "demo://resource/dynamic/text/1",
+        "demo://resource/dynamic/text/2",
+    );
+    // Two streams, each naming one resource.
+    let listen = |id: u32, uri: &str| {
+        post(
+            id,
+            "subscriptions/listen",
+            json!({ "notifications": { "resourceSubscriptions": [uri] }, "_meta": meta }),
+        )
+    };
+    let mut streams = Vec::new();
+    for (id, uri) in [(1, one), (2, two)] {
+        let stream = listen(id, uri).await.unwrap();
+        assert_eq!(stream.status(), 200);
+        streams.push((stream, String::new()));
+    }
+    // Reads `stream` until `needle` has come `n` times.
+    async fn read_until(stream: &mut (reqwest::Response, String), needle: &str, n: usize) {
+        let (response, seen) = stream;
+        let found = tokio::time::timeout(Duration::from_secs(30), async {
+            while seen.matches(needle).count() < n {
+                match response.chunk().await.unwrap() {
+                    Some(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                    None => break,
+                }
+            }
+        })
+        .await;
+        assert!(
+            found.is_ok() && seen.matches(needle).count() >= n,
+            "{needle} not {n} times in {seen}"
+        );
+    }
+    for stream in &mut streams {
+        read_until(stream, "notifications/subscriptions/acknowledged", 1).await;
+    }
+    // server-everything sends an update of each subscribed URI at once,
+    // then every 5 s.
+    let toggled = post(
+        3,
+        "tools/call",
+        json!({ "name": "toggle-subscriber-updates", "arguments": {}, "_meta": meta }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(toggled.status(), 200);
+    let (first, second) = streams.split_at_mut(1);
+    // Two rounds each: a stray update of the first round would have come
+    // before the second.
+    read_until(&mut first[0], &format!(r#""uri":"{one}""#), 2).await;
+    read_until(&mut second[0], &format!(r#""uri":"{two}""#), 2).await;
+    assert!(!first[0].1.contains(two), "{}", first[0].1);
+    assert!(!second[0].1.contains(one), "{}", second[0].1);
+}

@@ -32,7 +32,7 @@ use crate::{
     metrics::Metrics,
     names::{Catalog, Route},
     relay::{self, ListKind},
-    subscriptions::{ClientKey, Subscriptions},
+    subscriptions::{ClientKey, Subscriptions, Target},
     upstreams::{Changes, SharedUpstreams, Upstreams},
 };
 
@@ -173,14 +173,14 @@ impl Gateway {
         ClientKey::new(id, self.downgrade())
     }
 
-    /// Session `client` (its peer `peer`) wants the updates of resource
-    /// `uri`: subscribed on the server that has it (the upstream once,
+    /// Session `client` wants the updates of resource `uri` (sent to
+    /// `target`): subscribed on the server that has it (the upstream once,
     /// however many clients want it).
     pub async fn subscribe(
         &self,
         uri: &str,
         client: &ClientKey,
-        peer: Peer<RoleServer>,
+        target: Target,
     ) -> Result<(), ErrorData> {
         let servers = self.servers_for_uri(uri).await;
         let upstreams = self.upstreams();
@@ -192,7 +192,7 @@ impl Gateway {
             match self
                 .inner
                 .subscriptions
-                .subscribe(pool, server, uri, client.id, peer.clone())
+                .subscribe(pool, server, uri, client.id, target.clone())
                 .await
             {
                 Ok(()) => return Ok(()),

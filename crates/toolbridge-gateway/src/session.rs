@@ -32,7 +32,7 @@ use crate::{
     client_peer::ClientPeer,
     gateway::{Gateway, page, to_mcp_error},
     held_calls::{self, HeldCall},
-    subscriptions::ClientKey,
+    subscriptions::{ClientKey, Target},
 };
 
 /// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
@@ -145,16 +145,20 @@ impl ServerHandler for Session {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // List changes, yes; resource updates are not relayed on this path.
-        let mut accepted = SubscriptionFilter::new();
-        accepted.tools_list_changed = requested.tools_list_changed;
-        accepted.prompts_list_changed = requested.prompts_list_changed;
-        accepted.resources_list_changed = requested.resources_list_changed;
-        Some(accepted)
+        // Everything asked; a resource no server has gets no updates.
+        Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let _listening = self.gateway.listen(context.sink().clone());
+        // The stream's resource subscriptions end with it (the key drops).
+        let subscriber = self.gateway.client_key();
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            let target = Target::Stream(context.sink().clone());
+            if let Err(e) = self.gateway.subscribe(uri, &subscriber, target).await {
+                tracing::debug!(uri, error = %e.message, "cannot subscribe to the resource");
+            }
+        }
         context.cancelled().await;
         Ok(())
     }
@@ -352,7 +356,7 @@ impl ServerHandler for Session {
     ) -> Result<(), ErrorData> {
         let subscriber = self.subscriber.get_or_init(|| self.gateway.client_key());
         self.gateway
-            .subscribe(&request.uri, subscriber, context.peer)
+            .subscribe(&request.uri, subscriber, Target::Session(context.peer))
             .await
     }
 

@@ -16,13 +16,53 @@ use std::{
 };
 
 use futures::future::join_all;
-use rmcp::{RoleServer, model::ResourceUpdatedNotificationParam, service::Peer};
+use rmcp::{
+    RoleServer,
+    model::ResourceUpdatedNotificationParam,
+    service::{Peer, SubscriptionSink},
+};
 use toolbridge::pool::{Pool, PoolError};
 
 use crate::gateway::WeakGateway;
 
 /// (server, URI)
 type Key = (String, String);
+
+/// Where a client's resource updates go.
+#[derive(Clone)]
+pub enum Target {
+    /// A 2025-11-25 session's stream (`resources/subscribe`).
+    Session(Peer<RoleServer>),
+    /// A 2026-07-28 client's `subscriptions/listen` stream (its
+    /// `resourceSubscriptions`); it leaves when the stream ends.
+    Stream(SubscriptionSink),
+}
+
+impl Target {
+    /// Whether the client is gone (its session's transport closed).
+    fn is_gone(&self) -> bool {
+        match self {
+            Target::Session(peer) => peer.is_transport_closed(),
+            Target::Stream(_) => false,
+        }
+    }
+
+    async fn send(&self, update: ResourceUpdatedNotificationParam) {
+        let sent = match self {
+            Target::Session(peer) => peer
+                .notify_resource_updated(update)
+                .await
+                .map_err(|e| e.to_string()),
+            Target::Stream(sink) => sink
+                .notify_resource_updated(update.uri)
+                .await
+                .map_err(|e| e.to_string()),
+        };
+        if let Err(e) = sent {
+            tracing::debug!(error = %e, "cannot tell a client of a resource update");
+        }
+    }
+}
 
 /// The resource subscriptions of every client session.
 #[derive(Default)]
@@ -34,15 +74,15 @@ pub struct Subscriptions {
 #[derive(Default)]
 struct Entry {
     /// The sessions that want its updates (by [`ClientKey`] id), with the
-    /// peer the updates go to.
-    clients: Mutex<Vec<(u64, Peer<RoleServer>)>>,
+    /// where the updates go.
+    clients: Mutex<Vec<(u64, Target)>>,
     /// Whether the upstream is subscribed; held while that changes, so the
     /// upstream hears the changes in the order they were decided.
     upstream: tokio::sync::Mutex<bool>,
 }
 
 impl Entry {
-    fn clients(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Peer<RoleServer>)>> {
+    fn clients(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Target)>> {
         self.clients.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -72,7 +112,7 @@ impl Subscriptions {
         }
     }
 
-    /// Session `client` (its peer `peer`) wants the updates of `uri` of
+    /// Session `client` (updates sent to `target`) wants the updates of `uri` of
     /// `server`: the upstream is subscribed unless another client already
     /// made it so.
     pub async fn subscribe(
@@ -81,7 +121,7 @@ impl Subscriptions {
         server: &str,
         uri: &str,
         client: u64,
-        peer: Peer<RoleServer>,
+        target: Target,
     ) -> Result<(), PoolError> {
         let entry = self.entry(server, uri);
         let result = {
@@ -94,7 +134,7 @@ impl Subscriptions {
                 *upstream = true;
                 let mut clients = entry.clients();
                 clients.retain(|(id, _)| *id != client);
-                clients.push((client, peer));
+                clients.push((client, target));
             }
             result
         };
@@ -147,7 +187,7 @@ impl Subscriptions {
             let mut upstream = entry.upstream.lock().await;
             let nobody = {
                 let mut clients = entry.clients();
-                clients.retain(|(id, peer)| Some(*id) != client && !peer.is_transport_closed());
+                clients.retain(|(id, target)| Some(*id) != client && !target.is_gone());
                 clients.is_empty()
             };
             if nobody && *upstream {
@@ -172,24 +212,16 @@ impl Subscriptions {
         let Some(entry) = self.lock().get(&key).cloned() else {
             return false;
         };
-        let peers: Vec<Peer<RoleServer>> = {
+        let targets: Vec<Target> = {
             let mut clients = entry.clients();
             let before = clients.len();
-            clients.retain(|(_, peer)| !peer.is_transport_closed());
+            clients.retain(|(_, target)| !target.is_gone());
             if clients.is_empty() && before > 0 {
                 return true;
             }
-            clients.iter().map(|(_, peer)| peer.clone()).collect()
+            clients.iter().map(|(_, target)| target.clone()).collect()
         };
-        join_all(peers.iter().map(|peer| {
-            let update = update.clone();
-            async move {
-                if let Err(e) = peer.notify_resource_updated(update).await {
-                    tracing::debug!(error = %e, "cannot tell a client of a resource update");
-                }
-            }
-        }))
-        .await;
+        join_all(targets.iter().map(|target| target.send(update.clone()))).await;
         false
     }
 
