@@ -1023,3 +1023,51 @@ async fn a_2026_client_listening_gets_the_updates_of_the_resources_it_named() {
     assert!(!first[0].1.contains(two), "{}", first[0].1);
     assert!(!second[0].1.contains(one), "{}", second[0].1);
 }
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_is_renewed_when_its_servers_entry_changes() {
+    use rmcp::model::SubscribeRequestParams;
+    let sandbox = Sandbox::new();
+    let everything = |generation: &str| {
+        json!({ "mcpServers": { "everything": {
+            "command": "node", "args": [common::everything_js(), "stdio"],
+            "env": { "GENERATION": generation },
+        } } })
+    };
+    sandbox.write_config(&everything("1"));
+    let served = Served::start(
+        &sandbox,
+        &[],
+        &[("TOOLBRIDGE_LOG", "warn,toolbridge_gateway=info")],
+    );
+    let told = Told::default();
+    let client = told
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    client
+        .subscribe(SubscribeRequestParams::new(uri))
+        .await
+        .unwrap();
+    // A new entry: the gateway replaces the server with a new process,
+    // which knows nothing of the old one's subscriptions.
+    sandbox.write_config(&everything("2"));
+    assert!(
+        wait_until(Duration::from_secs(20), || served
+            .log()
+            .contains("config changed")),
+        "the gateway never saw the config change:\n{}",
+        served.log()
+    );
+    // The new process sends updates of what it was subscribed to.
+    client
+        .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+        .await
+        .unwrap();
+    told.wait_for(&format!("updated {uri}"), 1).await;
+    client.cancel().await.unwrap();
+}
