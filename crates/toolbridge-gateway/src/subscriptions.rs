@@ -73,8 +73,8 @@ pub struct Subscriptions {
 /// One subscribed resource of one upstream server.
 #[derive(Default)]
 struct Entry {
-    /// The sessions that want its updates (by [`ClientKey`] id), with the
-    /// where the updates go.
+    /// The sessions that want its updates (by [`ClientKey`] id), and where
+    /// each wants them sent.
     clients: Mutex<Vec<(u64, Target)>>,
     /// Whether the upstream is subscribed; held while that changes, so the
     /// upstream hears the changes in the order they were decided.
@@ -112,8 +112,8 @@ impl Subscriptions {
         }
     }
 
-    /// Session `client` (updates sent to `target`) wants the updates of `uri` of
-    /// `server`: the upstream is subscribed unless another client already
+    /// Session `client` wants the updates of `uri` of `server` sent to
+    /// `target`: the upstream is subscribed unless another client already
     /// made it so.
     pub async fn subscribe(
         &self,
@@ -126,9 +126,10 @@ impl Subscriptions {
         let entry = self.entry(server, uri);
         let result = {
             let mut upstream = entry.upstream.lock().await;
-            let result = match *upstream {
-                true => Ok(()),
-                false => pool.subscribe_resource(server, uri).await,
+            let result = if *upstream {
+                Ok(())
+            } else {
+                pool.subscribe_resource(server, uri).await
             };
             if result.is_ok() {
                 *upstream = true;
@@ -206,7 +207,7 @@ impl Subscriptions {
 
     /// `update` of `server`'s resource, sent to the sessions that want it.
     /// True when sessions that went away were its last (the caller then
-    /// unsubscribes the upstream through [`Subscriptions::forget`]'s path).
+    /// unsubscribes the upstream with [`Subscriptions::release`]).
     pub async fn deliver(&self, server: &str, update: ResourceUpdatedNotificationParam) -> bool {
         let key = (server.to_owned(), update.uri.clone());
         let Some(entry) = self.lock().get(&key).cloned() else {
@@ -243,17 +244,20 @@ impl Subscriptions {
             .collect();
         for ((_, uri), entry) in entries {
             let mut upstream = entry.upstream.lock().await;
-            let wanted = !entry.clients().is_empty();
-            *upstream = wanted
-                && {
-                    match pool.subscribe_resource(server, &uri).await {
-                        Ok(()) => true,
-                        Err(e) => {
-                            tracing::warn!(server, uri = %uri, error = %e, "cannot renew the resource subscription on the server's new entry");
-                            false
-                        }
-                    }
-                };
+            // The new pool has no subscription yet.
+            *upstream = false;
+            if entry.clients().is_empty() {
+                continue;
+            }
+            match pool.subscribe_resource(server, &uri).await {
+                Ok(()) => *upstream = true,
+                Err(e) => tracing::warn!(
+                    server,
+                    uri = %uri,
+                    error = %e,
+                    "cannot renew the resource subscription on the server's new entry"
+                ),
+            }
         }
     }
 
