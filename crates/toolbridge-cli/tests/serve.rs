@@ -1071,3 +1071,66 @@ async fn a_subscription_is_renewed_when_its_servers_entry_changes() {
     told.wait_for(&format!("updated {uri}"), 1).await;
     client.cancel().await.unwrap();
 }
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_outlives_a_crash_of_its_upstream() {
+    use rmcp::model::SubscribeRequestParams;
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let told = Told::default();
+    let client = told
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    client
+        .subscribe(SubscribeRequestParams::new(uri))
+        .await
+        .unwrap();
+    // The upstream dies (SIGKILL): the gateway starts it again on the next
+    // call, and the pool subscribes the new process again.
+    let gateway = served.child.id().to_string();
+    let upstream = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()))
+        .find(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit_once(") ")
+                .and_then(|(_, r)| r.split(' ').nth(1));
+            let cmdline =
+                std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            ppid == Some(gateway.as_str()) && cmdline.contains("server-everything")
+        })
+        .expect("server-everything runs as the gateway's child");
+    let upstream: i32 = upstream.parse().unwrap();
+    // SAFETY: kill only sends a signal.
+    unsafe { libc::kill(upstream, libc::SIGKILL) };
+    assert!(
+        wait_until(Duration::from_secs(10), || !common::alive(upstream as u32)),
+        "server-everything did not die"
+    );
+    // The first call may still meet the dead connection.
+    let toggled = common::poll_async(Duration::from_secs(30), || async {
+        let result = client
+            .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+            .await
+            .ok()?;
+        (result.is_error != Some(true)).then_some(())
+    })
+    .await;
+    assert!(
+        toggled.is_some(),
+        "the upstream never came back:\n{}",
+        served.log()
+    );
+    told.wait_for(&format!("updated {uri}"), 1).await;
+    client.cancel().await.unwrap();
+}
