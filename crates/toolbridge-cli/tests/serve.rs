@@ -679,3 +679,458 @@ async fn a_2026_client_listening_hears_of_a_config_change() {
     examples(&sandbox, &["alpha", "beta"]);
     read_until("notifications/tools/list_changed").await;
 }
+
+/// A client that notes what the gateway tells it on its own: resource
+/// updates (`updated URI`) and list changes (`prompts`, `resources`).
+#[derive(Clone, Default)]
+struct Told(Arc<Mutex<Vec<String>>>);
+
+impl Told {
+    fn count(&self, what: &str) -> usize {
+        self.0.lock().unwrap().iter().filter(|w| *w == what).count()
+    }
+
+    /// Waits (30 s at most) until it was told `what` `n` times in all.
+    async fn wait_for(&self, what: &str, n: usize) {
+        let told = common::poll_async(Duration::from_secs(30), || async {
+            (self.count(what) >= n).then_some(())
+        })
+        .await;
+        assert!(
+            told.is_some(),
+            "never told {what:?} {n} times; told {:?}",
+            self.0.lock().unwrap()
+        );
+    }
+}
+
+impl rmcp::ClientHandler for Told {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("updated {}", params.uri));
+    }
+
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push("prompts".to_owned());
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push("resources".to_owned());
+    }
+}
+
+/// The messages `toolbridge serve` sent its upstream (recorded by `tee`
+/// in front of it) that have `method` and `uri`.
+fn upstream_requests(record: &std::path::Path, method: &str, uri: &str) -> usize {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["method"] == method && m["params"]["uri"] == uri)
+        .count()
+}
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+    let sandbox = Sandbox::new();
+    // server-everything over stdio, with `tee` recording what the gateway
+    // sends it.
+    let record = sandbox.dir.path().join("upstream.jsonl");
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "sh",
+        "args": ["-c", r#"tee -a "$0" | exec node "$1" stdio"#, record, common::everything_js()],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let connect = |told: &Told| {
+        told.clone()
+            .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+    };
+    let (a, b, c) = (Told::default(), Told::default(), Told::default());
+    let (client_a, client_b, client_c) = (
+        connect(&a).await.unwrap(),
+        connect(&b).await.unwrap(),
+        connect(&c).await.unwrap(),
+    );
+    let (one, two) = (
+        "demo://resource/dynamic/text/1",
+        "demo://resource/dynamic/text/2",
+    );
+    let (updated_one, updated_two) = (format!("updated {one}"), format!("updated {two}"));
+    client_a
+        .subscribe(SubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    client_b
+        .subscribe(SubscribeRequestParams::new(two))
+        .await
+        .unwrap();
+    // server-everything sends an update of each subscribed URI at once,
+    // then every 5 s.
+    client_a
+        .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+        .await
+        .unwrap();
+    // Two rounds each: a stray update of the first round would have come
+    // before the second.
+    a.wait_for(&updated_one, 2).await;
+    b.wait_for(&updated_two, 2).await;
+    assert_eq!(a.count(&updated_two), 0, "a never subscribed to {two}");
+    assert_eq!(b.count(&updated_one), 0, "b never subscribed to {one}");
+    assert_eq!(c.count(&updated_one) + c.count(&updated_two), 0);
+
+    // a unsubscribes: nobody wants `one`, so the upstream is unsubscribed.
+    client_a
+        .unsubscribe(UnsubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    let a_had = a.count(&updated_one);
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            upstream_requests(&record, "resources/unsubscribe", one) == 1
+        }),
+        "the upstream was never unsubscribed from {one}"
+    );
+    // b takes `one`, c joins b on `two`: the upstream hears of `two` once.
+    client_b
+        .subscribe(SubscribeRequestParams::new(one))
+        .await
+        .unwrap();
+    client_c
+        .subscribe(SubscribeRequestParams::new(two))
+        .await
+        .unwrap();
+    let b_had = b.count(&updated_one);
+    b.wait_for(&updated_one, b_had + 2).await;
+    c.wait_for(&updated_two, 1).await;
+    assert_eq!(
+        a.count(&updated_one),
+        a_had,
+        "a unsubscribed but still got updates"
+    );
+    assert_eq!(upstream_requests(&record, "resources/subscribe", two), 1);
+
+    // b goes away: `one` has nobody left, `two` still has c.
+    client_b.cancel().await.unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            upstream_requests(&record, "resources/unsubscribe", one) == 2
+        }),
+        "the upstream was not unsubscribed from {one} when its last client went away"
+    );
+    let c_had = c.count(&updated_two);
+    c.wait_for(&updated_two, c_had + 1).await;
+    assert_eq!(upstream_requests(&record, "resources/unsubscribe", two), 0);
+    client_a.cancel().await.unwrap();
+    client_c.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_prompt_and_resource_list_changes_reach_the_clients() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "lists": {
+        "command": common::deps().join("py1/bin/python"),
+        "args": [common::test_server("py_lists.py")],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let connect = |told: &Told| {
+        told.clone()
+            .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+    };
+    let (a, b) = (Told::default(), Told::default());
+    let (client_a, client_b) = (connect(&a).await.unwrap(), connect(&b).await.unwrap());
+    let prompts = |client: &RunningService<RoleClient, Told>| {
+        let client = client.peer().clone();
+        async move {
+            let listed = client.list_all_prompts().await.expect("prompts/list");
+            listed.into_iter().map(|p| p.name).collect::<Vec<_>>()
+        }
+    };
+    let resources = |client: &RunningService<RoleClient, Told>| {
+        let client = client.peer().clone();
+        async move {
+            let listed = client.list_all_resources().await.expect("resources/list");
+            listed
+                .into_iter()
+                .map(|r| r.uri.clone())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(prompts(&client_b).await, ["first"]);
+    assert_eq!(resources(&client_b).await, ["note://first"]);
+
+    // a changes the lists; b, which did nothing, is told too.
+    client_a
+        .call_tool(CallToolRequestParams::new("add_prompt"))
+        .await
+        .unwrap();
+    for told in [&a, &b] {
+        told.wait_for("prompts", 1).await;
+    }
+    assert_eq!(prompts(&client_b).await, ["first", "added"]);
+    client_a
+        .call_tool(CallToolRequestParams::new("add_resource"))
+        .await
+        .unwrap();
+    for told in [&a, &b] {
+        told.wait_for("resources", 1).await;
+    }
+    assert_eq!(resources(&client_b).await, ["note://first", "note://added"]);
+    client_a.cancel().await.unwrap();
+    client_b.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_client_answers_an_older_upstreams_question_through_a_held_call() {
+    // server-everything speaks 2025-11-25 and asks with elicitation/create
+    // mid-call; the Python SDK 2.x client is stateless (2026-07-28): it can
+    // only be asked in its call's result, and answers in its retry.
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let home = sandbox.dir.path();
+    let out = std::process::Command::new(common::python())
+        .arg(common::root().join("crates/toolbridge-cli/tests/interop/client.py"))
+        .arg(json!({ "ask": { "name": "trigger-elicitation-request" } }).to_string())
+        .args(["http", &served.url])
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("INTEROP_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the Python client");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success(),
+        "the Python client failed:\n{stderr}\ngateway:\n{}",
+        served.log()
+    );
+    let seen: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stdout}\n{stderr}"));
+    assert_eq!(
+        seen["elicitations"],
+        json!(["Please provide inputs for the following fields:"]),
+        "{seen}"
+    );
+    assert_eq!(seen["isError"], false, "{seen}");
+    let result = seen["result"].to_string();
+    assert!(
+        result.contains("py answer to Please provide inputs"),
+        "the upstream never got the client's answer: {seen}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_listening_gets_the_updates_of_the_resources_it_named() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let http = reqwest::Client::new();
+    let post = |id: u32, method: &str, params: serde_json::Value| {
+        let mut request = http
+            .post(&served.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = params["name"].as_str() {
+            request = request.header("mcp-name", name);
+        }
+        request
+            .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .send()
+    };
+    let (one, two) = (
+        "demo://resource/dynamic/text/1",
+        "demo://resource/dynamic/text/2",
+    );
+    // Two streams, each naming one resource.
+    let listen = |id: u32, uri: &str| {
+        post(
+            id,
+            "subscriptions/listen",
+            json!({ "notifications": { "resourceSubscriptions": [uri] }, "_meta": meta }),
+        )
+    };
+    let mut streams = Vec::new();
+    for (id, uri) in [(1, one), (2, two)] {
+        let stream = listen(id, uri).await.unwrap();
+        assert_eq!(stream.status(), 200);
+        streams.push((stream, String::new()));
+    }
+    // Reads `stream` until `needle` has come `n` times.
+    async fn read_until(stream: &mut (reqwest::Response, String), needle: &str, n: usize) {
+        let (response, seen) = stream;
+        let found = tokio::time::timeout(Duration::from_secs(30), async {
+            while seen.matches(needle).count() < n {
+                match response.chunk().await.unwrap() {
+                    Some(chunk) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                    None => break,
+                }
+            }
+        })
+        .await;
+        assert!(
+            found.is_ok() && seen.matches(needle).count() >= n,
+            "{needle} not {n} times in {seen}"
+        );
+    }
+    for stream in &mut streams {
+        read_until(stream, "notifications/subscriptions/acknowledged", 1).await;
+    }
+    // server-everything sends an update of each subscribed URI at once,
+    // then every 5 s.
+    let toggled = post(
+        3,
+        "tools/call",
+        json!({ "name": "toggle-subscriber-updates", "arguments": {}, "_meta": meta }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(toggled.status(), 200);
+    let (first, second) = streams.split_at_mut(1);
+    // Two rounds each: a stray update of the first round would have come
+    // before the second.
+    read_until(&mut first[0], &format!(r#""uri":"{one}""#), 2).await;
+    read_until(&mut second[0], &format!(r#""uri":"{two}""#), 2).await;
+    assert!(!first[0].1.contains(two), "{}", first[0].1);
+    assert!(!second[0].1.contains(one), "{}", second[0].1);
+}
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_is_renewed_when_its_servers_entry_changes() {
+    use rmcp::model::SubscribeRequestParams;
+    let sandbox = Sandbox::new();
+    let everything = |generation: &str| {
+        json!({ "mcpServers": { "everything": {
+            "command": "node", "args": [common::everything_js(), "stdio"],
+            "env": { "GENERATION": generation },
+        } } })
+    };
+    sandbox.write_config(&everything("1"));
+    let served = Served::start(
+        &sandbox,
+        &[],
+        &[("TOOLBRIDGE_LOG", "warn,toolbridge_gateway=info")],
+    );
+    let told = Told::default();
+    let client = told
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    client
+        .subscribe(SubscribeRequestParams::new(uri))
+        .await
+        .unwrap();
+    // A new entry: the gateway replaces the server with a new process,
+    // which knows nothing of the old one's subscriptions.
+    sandbox.write_config(&everything("2"));
+    assert!(
+        wait_until(Duration::from_secs(20), || served
+            .log()
+            .contains("config changed")),
+        "the gateway never saw the config change:\n{}",
+        served.log()
+    );
+    // The new process sends updates of what it was subscribed to.
+    client
+        .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+        .await
+        .unwrap();
+    told.wait_for(&format!("updated {uri}"), 1).await;
+    client.cancel().await.unwrap();
+}
+
+// resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
+#[allow(deprecated)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_outlives_a_crash_of_its_upstream() {
+    use rmcp::model::SubscribeRequestParams;
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({ "mcpServers": { "everything": {
+        "command": "node", "args": [common::everything_js(), "stdio"],
+    } } }));
+    let served = Served::start(&sandbox, &[], &[]);
+    let told = Told::default();
+    let client = told
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .unwrap();
+    let uri = "demo://resource/dynamic/text/1";
+    client
+        .subscribe(SubscribeRequestParams::new(uri))
+        .await
+        .unwrap();
+    // The upstream dies (SIGKILL): the gateway starts it again on the next
+    // call, and the pool subscribes the new process again.
+    let gateway = served.child.id().to_string();
+    let upstream = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()))
+        .find(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit_once(") ")
+                .and_then(|(_, r)| r.split(' ').nth(1));
+            let cmdline =
+                std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            ppid == Some(gateway.as_str()) && cmdline.contains("server-everything")
+        })
+        .expect("server-everything runs as the gateway's child");
+    let upstream: i32 = upstream.parse().unwrap();
+    // SAFETY: kill only sends a signal.
+    unsafe { libc::kill(upstream, libc::SIGKILL) };
+    assert!(
+        wait_until(Duration::from_secs(10), || !common::alive(upstream as u32)),
+        "server-everything did not die"
+    );
+    // The first call may still meet the dead connection.
+    let toggled = common::poll_async(Duration::from_secs(30), || async {
+        let result = client
+            .call_tool(CallToolRequestParams::new("toggle-subscriber-updates"))
+            .await
+            .ok()?;
+        (result.is_error != Some(true)).then_some(())
+    })
+    .await;
+    assert!(
+        toggled.is_some(),
+        "the upstream never came back:\n{}",
+        served.log()
+    );
+    told.wait_for(&format!("updated {uri}"), 1).await;
+    client.cancel().await.unwrap();
+}

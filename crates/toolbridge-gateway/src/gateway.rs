@@ -1,10 +1,11 @@
 //! [`Gateway`]: the state every client session shares: the upstream pools,
-//! the name tables, the resource routes, the connected clients, the metrics.
+//! the name tables, the resource routes, the connected clients and their
+//! resource subscriptions, the metrics.
 
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex, RwLock,
+        Arc, Mutex, RwLock, Weak,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -15,7 +16,7 @@ use rmcp::{
     model::{
         ClientRequest, ErrorCode, ErrorData, ListPromptsRequest, ListResourceTemplatesRequest,
         ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate,
-        ServerNotification, ServerResult, Tool,
+        ResourceUpdatedNotificationParam, ServerNotification, ServerResult, Tool,
     },
     service::{Peer, SubscriptionSink},
 };
@@ -27,8 +28,11 @@ use toolbridge::{
 
 use crate::{
     client_peer::{InFlight, InFlightCall, Unrouted},
+    held_calls::HeldCalls,
     metrics::Metrics,
     names::{Catalog, Route},
+    relay::{self, ListKind},
+    subscriptions::{ClientKey, Subscriptions, Target},
     upstreams::{Changes, SharedUpstreams, Upstreams},
 };
 
@@ -80,6 +84,12 @@ struct Inner {
     clients: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-07-28 clients' `subscriptions/listen` streams, told too.
     listeners: Arc<Listeners>,
+    /// Which client session wants the updates of which resource.
+    subscriptions: Subscriptions,
+    /// The next client session's id in `subscriptions`.
+    next_client: AtomicU64,
+    /// Stateless clients' calls waiting for their answers.
+    held: Arc<HeldCalls>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
     /// The calls in flight per server, for what the pool cannot route.
@@ -111,54 +121,107 @@ impl Gateway {
                 templates: Mutex::new(Vec::new()),
                 clients: Mutex::new(Vec::new()),
                 listeners: Arc::default(),
+                subscriptions: Subscriptions::default(),
+                next_client: AtomicU64::new(0),
+                held: Arc::default(),
                 metrics: Metrics::default(),
                 in_flight,
             }),
         };
-        gateway.watch_tool_lists(&upstreams, &upstreams.order);
+        relay::watch(&gateway, &upstreams, &upstreams.order);
         gateway
     }
 
-    /// Passes each tool list change of the servers `names` on to the
-    /// clients, for as long as their pools live.
-    fn watch_tool_lists(&self, upstreams: &Upstreams, names: &[String]) {
-        use tokio::sync::broadcast::error::RecvError;
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        for name in names {
-            let Some(Ok(mut changes)) = upstreams
-                .pool(name)
-                .map(|pool| pool.watch_tool_list_changes(name))
-            else {
-                continue;
-            };
-            let gateway = Arc::downgrade(&self.inner);
-            runtime.spawn(async move {
-                loop {
-                    if let Err(RecvError::Closed) = changes.recv().await {
-                        return;
-                    }
-                    let Some(inner) = gateway.upgrade() else {
-                        return;
-                    };
-                    Gateway { inner }.tools_changed().await;
-                }
-            });
+    /// A handle that does not keep the gateway alive, for its tasks.
+    pub(crate) fn downgrade(&self) -> WeakGateway {
+        WeakGateway(Arc::downgrade(&self.inner))
+    }
+
+    /// An upstream's `kind` list changed: what the gateway keeps of it is
+    /// dropped (rebuilt on next use) and clients are told.
+    pub async fn list_changed(&self, kind: ListKind) {
+        match kind {
+            ListKind::Tools => *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None,
+            ListKind::Prompts => {
+                *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+            // The routes are refreshed by the next listing, or on a miss.
+            ListKind::Resources => {}
+        }
+        let clients = self.live_clients();
+        join_all(clients.iter().map(|peer| kind.notify(peer))).await;
+        self.inner.listeners.send(&[kind.notification()]).await;
+    }
+
+    /// `update` of a resource of `server`, sent to the client sessions
+    /// subscribed to it; when they have all gone away, the upstream is
+    /// unsubscribed.
+    pub async fn resource_updated(&self, server: &str, update: ResourceUpdatedNotificationParam) {
+        let uri = update.uri.clone();
+        let subscriptions = &self.inner.subscriptions;
+        if subscriptions.deliver(server, update).await {
+            subscriptions
+                .release(server, &uri, |s| self.upstreams().pool(s).cloned())
+                .await;
         }
     }
 
-    /// An upstream's tools changed: the catalog is rebuilt on next use and
-    /// clients are told.
-    async fn tools_changed(&self) {
-        *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let clients = self.live_clients();
-        join_all(clients.iter().map(|peer| peer.notify_tool_list_changed())).await;
+    /// A new client session's key for resource subscriptions; when it drops,
+    /// the session's subscriptions end.
+    pub fn client_key(&self) -> ClientKey {
+        let id = self.inner.next_client.fetch_add(1, Ordering::Relaxed);
+        ClientKey::new(id, self.downgrade())
+    }
+
+    /// Session `client` wants the updates of resource `uri` (sent to
+    /// `target`): subscribed on the server that has it (the upstream once,
+    /// however many clients want it).
+    pub async fn subscribe(
+        &self,
+        uri: &str,
+        client: &ClientKey,
+        target: Target,
+    ) -> Result<(), ErrorData> {
+        let servers = self.servers_for_uri(uri).await;
+        let upstreams = self.upstreams();
+        let mut last = None;
+        for server in &servers {
+            let Some(pool) = upstreams.pool(server) else {
+                continue;
+            };
+            match self
+                .inner
+                .subscriptions
+                .subscribe(pool, server, uri, client.id, target.clone())
+                .await
+            {
+                Ok(()) => return Ok(()),
+                Err(e) if servers.len() > 1 && is_unknown_resource(&e) => last = Some(e),
+                Err(e) => return Err(to_mcp_error(e)),
+            }
+        }
+        Err(last.map(to_mcp_error).unwrap_or_else(|| {
+            ErrorData::resource_not_found(
+                format!("no server of the gateway has resource {uri}"),
+                None,
+            )
+        }))
+    }
+
+    /// Session `client` no longer wants the updates of resource `uri`; the
+    /// upstream is unsubscribed when no session wants them any more.
+    pub async fn unsubscribe(&self, uri: &str, client: &ClientKey) {
         self.inner
-            .listeners
-            .send(&[ServerNotification::ToolListChangedNotification(
-                Default::default(),
-            )])
+            .subscriptions
+            .unsubscribe(uri, client.id, |s| self.upstreams().pool(s).cloned())
+            .await;
+    }
+
+    /// Session `client` went away: its subscriptions end.
+    pub(crate) async fn forget_client(&self, client: u64) {
+        self.inner
+            .subscriptions
+            .forget(client, |s| self.upstreams().pool(s).cloned())
             .await;
     }
 
@@ -197,6 +260,11 @@ impl Gateway {
     /// guard drops.
     pub fn enter_call(&self, server: &str, features: ClientFeatures) -> InFlightCall {
         self.inner.in_flight.enter(server, features)
+    }
+
+    /// The stateless clients' calls held open for their answers.
+    pub fn held_calls(&self) -> &Arc<HeldCalls> {
+        &self.inner.held
     }
 
     /// Items per page to clients.
@@ -250,7 +318,21 @@ impl Gateway {
             .chain(&changes.changed)
             .cloned()
             .collect();
-        self.watch_tool_lists(&next, &started);
+        relay::watch(self, &next, &started);
+        for server in &changes.removed {
+            self.inner.subscriptions.drop_server(server);
+        }
+        for server in &changes.changed {
+            // In the background: it starts the server.
+            if let (Some(pool), Ok(runtime)) =
+                (next.pool(server), tokio::runtime::Handle::try_current())
+            {
+                let (gateway, pool, server) = (self.clone(), pool.clone(), server.clone());
+                runtime.spawn(async move {
+                    gateway.inner.subscriptions.renew(&server, &pool).await;
+                });
+            }
+        }
         self.lists_changed().await;
         join_all(closing.iter().map(Pool::close_all)).await;
         changes
@@ -259,23 +341,9 @@ impl Gateway {
     /// Forgets what the gateway knows of the lists and tells every client
     /// that tools, prompts and resources may have changed.
     pub async fn lists_changed(&self) {
-        *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        let clients = self.live_clients();
-        join_all(clients.iter().map(|peer| async move {
-            let _ = peer.notify_tool_list_changed().await;
-            let _ = peer.notify_prompt_list_changed().await;
-            let _ = peer.notify_resource_list_changed().await;
-        }))
-        .await;
-        self.inner
-            .listeners
-            .send(&[
-                ServerNotification::ToolListChangedNotification(Default::default()),
-                ServerNotification::PromptListChangedNotification(Default::default()),
-                ServerNotification::ResourceListChangedNotification(Default::default()),
-            ])
-            .await;
+        for kind in ListKind::ALL {
+            self.list_changed(kind).await;
+        }
     }
 
     /// Remembers a connected client, to tell it when lists change.
@@ -538,6 +606,17 @@ impl Gateway {
     }
 }
 
+/// A [`Gateway`] that its own tasks hold without keeping it alive.
+#[derive(Clone)]
+pub(crate) struct WeakGateway(Weak<Inner>);
+
+impl WeakGateway {
+    /// The gateway, while it lives.
+    pub(crate) fn upgrade(&self) -> Option<Gateway> {
+        self.0.upgrade().map(|inner| Gateway { inner })
+    }
+}
+
 /// The open `subscriptions/listen` streams.
 #[derive(Default)]
 struct Listeners {
@@ -611,6 +690,18 @@ async fn list_pages(
         "the server's listing goes on past {MAX_PAGES} pages; keeping the first"
     );
     Ok(pages)
+}
+
+/// Whether a server does not know a resource, or offers no subscriptions
+/// (so another server may).
+fn is_unknown_resource(error: &PoolError) -> bool {
+    match error {
+        PoolError::Server { code, .. } => {
+            *code == ErrorCode::RESOURCE_NOT_FOUND.0 || *code == ErrorCode::INVALID_PARAMS.0
+        }
+        PoolError::NotOffered { .. } => true,
+        _ => false,
+    }
 }
 
 /// Whether a server said it does not offer what was asked (method not

@@ -14,8 +14,13 @@
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
 //! - [`session`]: the rmcp `ServerHandler` one client session talks to;
+//! - [`held_calls`]: a stateless client's call held open while an older
+//!   upstream waits for the client's answer to a question it asked mid-call;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
+//! - [`relay`]: what upstreams send on their own (list changes, resource
+//!   updates) passed on to clients, and [`subscriptions`]: which client
+//!   session wants the updates of which resource;
 //! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
 //!   [`security`]: Host and Origin checks, the bearer token;
 //! - [`stdio`]: the same server on stdin/stdout;
@@ -30,12 +35,15 @@ pub mod audit;
 pub mod client_peer;
 pub mod error;
 pub mod gateway;
+pub mod held_calls;
 pub mod http;
 pub mod metrics;
 pub mod names;
+pub mod relay;
 pub mod security;
 pub mod session;
 pub mod stdio;
+pub mod subscriptions;
 pub mod upstreams;
 pub mod watch;
 pub mod web;

@@ -235,7 +235,7 @@ fn file_token(path: &Path) -> Result<String, GatewayError> {
 }
 
 /// 32 random bytes from the system, as hex.
-fn random_token() -> std::io::Result<String> {
+pub(crate) fn random_token() -> std::io::Result<String> {
     use std::io::Read as _;
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;

@@ -7,7 +7,10 @@
 // rmcp 3.11, but 2025-11-25 clients use them.
 #![allow(deprecated)]
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -18,8 +21,7 @@ use rmcp::{
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
         ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
         ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequest, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest,
-        UnsubscribeRequestParams,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -29,6 +31,8 @@ use crate::{
     audit::{self, Outcome},
     client_peer::ClientPeer,
     gateway::{Gateway, page, to_mcp_error},
+    held_calls::{self, HeldCall},
+    subscriptions::{ClientKey, Target},
 };
 
 /// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
@@ -41,6 +45,9 @@ pub struct Session {
     /// ask the upstreams for it (on 2026-07-28 each request carries it) and
     /// its log messages are filtered at it.
     log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
+    /// The session as a resource subscriber, from its first subscription;
+    /// its subscriptions end when the session does.
+    subscriber: Arc<OnceLock<ClientKey>>,
 }
 
 impl Session {
@@ -49,6 +56,7 @@ impl Session {
         Session {
             gateway,
             log_level: Arc::default(),
+            subscriber: Arc::default(),
         }
     }
 
@@ -137,16 +145,20 @@ impl ServerHandler for Session {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // List changes, yes; resource updates are not relayed on this path.
-        let mut accepted = SubscriptionFilter::new();
-        accepted.tools_list_changed = requested.tools_list_changed;
-        accepted.prompts_list_changed = requested.prompts_list_changed;
-        accepted.resources_list_changed = requested.resources_list_changed;
-        Some(accepted)
+        // Everything asked; a resource no server has gets no updates.
+        Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let _listening = self.gateway.listen(context.sink().clone());
+        // The stream's resource subscriptions end with it (the key drops).
+        let subscriber = self.gateway.client_key();
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            let target = Target::Stream(context.sink().clone());
+            if let Err(e) = self.gateway.subscribe(uri, &subscriber, target).await {
+                tracing::debug!(uri, error = %e.message, "cannot subscribe to the resource");
+            }
+        }
         context.cancelled().await;
         Ok(())
     }
@@ -190,14 +202,25 @@ impl ServerHandler for Session {
         let mut options = self.call_options(&context);
         let stateless = stateless(&context);
         options.relay_input_required = stateless;
-        let _in_flight = self.gateway.enter_call(
-            &route.server,
-            options.client_features.clone().unwrap_or_default(),
-        );
+        // A stateless call notes itself in its own task (see `held_calls`).
+        let _in_flight = (!stateless).then(|| {
+            self.gateway.enter_call(
+                &route.server,
+                options.client_features.clone().unwrap_or_default(),
+            )
+        });
         let started = Instant::now();
         let call = async {
             if stateless {
-                relay_call(pool, &route.server, &route.name, request, &options).await
+                stateless_call(
+                    &self.gateway,
+                    pool,
+                    &route,
+                    request,
+                    options.clone(),
+                    &context,
+                )
+                .await
             } else {
                 pool.call_tool(
                     &route.server,
@@ -331,29 +354,21 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let uri = request.uri.clone();
-        self.forward_resource(
-            &uri,
-            || ClientRequest::SubscribeRequest(SubscribeRequest::new(request.clone())),
-            &context,
-        )
-        .await
-        .map(|_| ())
+        let subscriber = self.subscriber.get_or_init(|| self.gateway.client_key());
+        self.gateway
+            .subscribe(&request.uri, subscriber, Target::Session(context.peer))
+            .await
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let uri = request.uri.clone();
-        self.forward_resource(
-            &uri,
-            || ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(request.clone())),
-            &context,
-        )
-        .await
-        .map(|_| ())
+        if let Some(subscriber) = self.subscriber.get() {
+            self.gateway.unsubscribe(&request.uri, subscriber).await;
+        }
+        Ok(())
     }
 
     async fn complete(
@@ -515,6 +530,42 @@ async fn relay_call(
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
         _ => Err(unexpected(server, "tools/call")),
     }
+}
+
+/// A stateless client's call of `route`: a retry naming a call the gateway
+/// holds resumes it with the client's answers; any other call starts (held
+/// open whenever its upstream asks the client something mid-call).
+async fn stateless_call(
+    gateway: &Gateway,
+    pool: &toolbridge::pool::Pool,
+    route: &crate::names::Route,
+    mut request: CallToolRequestParams,
+    options: CallOptions,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let held = gateway.held_calls();
+    let resumed = match request.request_state.as_deref() {
+        Some(state) => held.resume(state, &mut request.input_responses),
+        None => None,
+    };
+    let call = match resumed {
+        Some(call) => call,
+        None => {
+            let (gateway, pool) = (gateway.clone(), pool.clone());
+            let (server, tool) = (route.server.clone(), route.name.clone());
+            let features = options.client_features.clone().unwrap_or_default();
+            let declared = context.client_capabilities();
+            HeldCall::start(features, declared.as_ref(), move |features| async move {
+                let _in_flight = gateway.enter_call(&server, features.clone());
+                let options = CallOptions {
+                    client_features: Some(features),
+                    ..options
+                };
+                relay_call(&pool, &server, &tool, request, &options).await
+            })
+        }
+    };
+    held_calls::respond(held, call.next(context).await)
 }
 
 /// A factory of sessions for rmcp's HTTP service.

@@ -17,7 +17,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::common::{root, toolbridge, wait_until};
+use crate::common::{poll_async, root, toolbridge, wait_until};
 
 /// The bearer token every gateway of these tests requires.
 pub const TOKEN: &str = "interop-test-token-7f3a";
@@ -89,14 +89,14 @@ impl Gateway {
             .enable_all()
             .build()
             .expect("runtime");
-        let mut listed = Vec::new();
+        let listed = std::sync::Mutex::new(Vec::new());
         let ready = runtime.block_on(async {
-            let mut client = RawClient::new(&self.url);
-            client.initialize().await;
-            let deadline = std::time::Instant::now() + Duration::from_secs(90);
-            while std::time::Instant::now() < deadline {
-                let answer = client.request("tools/list", json!({})).await;
-                listed = answer
+            let client = tokio::sync::Mutex::new(RawClient::new(&self.url));
+            client.lock().await.initialize().await;
+            let (client, listed) = (&client, &listed);
+            poll_async(Duration::from_secs(90), || async move {
+                let answer = client.lock().await.request("tools/list", json!({})).await;
+                let names_now: Vec<String> = answer
                     .body
                     .as_ref()
                     .and_then(|b| b.pointer("/result/tools"))
@@ -108,13 +108,14 @@ impl Gateway {
                             .collect()
                     })
                     .unwrap_or_default();
-                if names.iter().all(|n| listed.iter().any(|l| l == n)) {
-                    return true;
-                }
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            false
+                let all = names.iter().all(|n| names_now.iter().any(|l| l == n));
+                *listed.lock().unwrap() = names_now;
+                all.then_some(())
+            })
+            .await
+            .is_some()
         });
+        let listed = listed.into_inner().unwrap();
         assert!(
             ready,
             "the gateway never listed all of {names:?} (last: {listed:?}); its log:\n{}",

@@ -64,6 +64,11 @@ async def main() -> None:
             p = plan["progress"]
             result = await client.call_tool(p["name"], p.get("arguments"), progress_callback=on_step)
             out.update(result=texts(result.content), progress=steps)
+        elif "ask" in plan:
+            # One call whose server asks the client something mid-call.
+            a = plan["ask"]
+            result = await client.call_tool(a["name"], a.get("arguments"))
+            out.update(seen, result=texts(result.content), isError=bool(result.is_error))
         elif "rendezvous" in plan:
             r = plan["rendezvous"]
             if client.server_capabilities and client.server_capabilities.logging is not None:

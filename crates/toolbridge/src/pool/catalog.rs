@@ -41,6 +41,25 @@ pub(super) struct Catalog {
     /// Where `notifications/resources/updated` go; kept across reconnects,
     /// so a watcher keeps watching while the server restarts.
     pub(super) updates: UpdateFeed,
+    /// Told of each `notifications/prompts/list_changed`, for
+    /// [`Pool::watch_prompt_list_changes`](super::Pool::watch_prompt_list_changes).
+    pub(super) prompt_changes: ChangeFeed,
+    /// Told of each `notifications/resources/list_changed`, for
+    /// [`Pool::watch_resource_list_changes`](super::Pool::watch_resource_list_changes).
+    pub(super) resource_changes: ChangeFeed,
+}
+
+/// The feed of one kind of list-changed event (nothing is queued while
+/// nobody watches; several unread events may arrive as one).
+pub(super) type ChangeFeed = tokio::sync::broadcast::Sender<()>;
+
+/// How many list changes a slow watcher may fall behind by.
+const CHANGES_BACKLOG: usize = 4;
+
+fn tell(feed: &ChangeFeed) {
+    if feed.receiver_count() > 0 {
+        let _ = feed.send(());
+    }
 }
 
 impl Default for Catalog {
@@ -51,6 +70,8 @@ impl Default for Catalog {
             prompts: ListCache::default(),
             subscribed: Mutex::new(BTreeSet::new()),
             updates: tokio::sync::broadcast::channel(UPDATES_BACKLOG).0,
+            prompt_changes: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
+            resource_changes: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
         }
     }
 }
@@ -67,6 +88,13 @@ impl Catalog {
     pub(super) fn resources_changed(&self) {
         self.resources.invalidate();
         self.templates.invalidate();
+        tell(&self.resource_changes);
+    }
+
+    /// `notifications/prompts/list_changed`.
+    pub(super) fn prompts_changed(&self) {
+        self.prompts.invalidate();
+        tell(&self.prompt_changes);
     }
 
     /// `notifications/resources/updated`, passed on to the watchers.

@@ -113,7 +113,7 @@ impl ClientHandler for Handler {
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::debug!(server = %self.server, "prompt list changed; dropping the cache");
-        self.catalog.prompts.invalidate();
+        self.catalog.prompts_changed();
     }
 
     async fn on_resource_updated(

@@ -41,39 +41,48 @@ use super::{
     progress::{self, Limits},
 };
 
-/// Sends `request` on `conn` (server `server`) and waits for its result
-/// within `limits`, answering input-required results through
-/// `call_features` (completed with `pool_features`), or `pool_features`;
-/// with `relay`, an input-required result is returned as it came.
+/// One request on its way to a server: where it goes, whose handlers
+/// answer what the server asks back, and within which limits.
+pub(super) struct Outgoing<'a> {
+    /// The connection it is sent on.
+    pub(super) conn: &'a Connection,
+    /// The server's name, for errors.
+    pub(super) server: &'a str,
+    /// The request's own handlers, when its caller brought some (registered
+    /// on the connection while it is in flight, see `in_flight`).
+    pub(super) call_features: Option<&'a ClientFeatures>,
+    /// The pool's handlers: they complete the request's, or stand in.
+    pub(super) pool_features: &'a ClientFeatures,
+    /// The request's `_meta` (the log level asked on 2026-07-28).
+    pub(super) meta: Option<RequestMetaObject>,
+    /// Its time limits; they bound the answering of input requests too.
+    pub(super) limits: Limits,
+    /// Whether an input-required result goes back to the caller as it came
+    /// (the gateway relays it to a stateless client) instead of being
+    /// answered here.
+    pub(super) relay: bool,
+}
+
+/// Sends `request` as `outgoing` says and waits for its result within its
+/// limits, answering input-required results through the request's handlers
+/// (completed with the pool's), or the pool's; with `relay`, an
+/// input-required result is returned as it came.
 ///
 /// While the request is in flight, its own handlers (when it brings some)
 /// are registered on the connection, for the server-to-client requests it
 /// causes (see `in_flight`).
-#[allow(clippy::too_many_arguments)] // one internal call site per request kind
 pub(super) async fn send(
-    conn: &Connection,
-    server: &str,
+    outgoing: Outgoing<'_>,
     request: ClientRequest,
-    call_features: Option<&ClientFeatures>,
-    pool_features: &ClientFeatures,
-    meta: Option<RequestMetaObject>,
-    limits: Limits,
-    relay: bool,
 ) -> Result<ServerResult, ServiceError> {
-    let registration = call_features.map(|f| conn.in_flight.register(f.or(pool_features)));
-    let result = Box::pin(exchange(
-        conn,
-        server,
-        request,
-        call_features,
-        pool_features,
-        meta,
-        limits,
-        registration.as_ref(),
-        relay,
-    ))
-    .await;
-    if registration.is_some() && call_features.is_some_and(|f| f.logs.is_some()) {
+    let registration = outgoing.call_features.map(|f| {
+        outgoing
+            .conn
+            .in_flight
+            .register(f.or(outgoing.pool_features))
+    });
+    let result = Box::pin(exchange(&outgoing, request, registration.as_ref())).await;
+    if registration.is_some() && outgoing.call_features.is_some_and(|f| f.logs.is_some()) {
         // rmcp hands each notification to a task of its own: the log
         // messages sent just before the answer find this request (by the id
         // their stream marked them with) while it is still registered.
@@ -83,18 +92,20 @@ pub(super) async fn send(
 }
 
 /// [`send`]'s rounds, with the request's `registration`.
-#[allow(clippy::too_many_arguments)]
 async fn exchange(
-    conn: &Connection,
-    server: &str,
+    outgoing: &Outgoing<'_>,
     request: ClientRequest,
-    call_features: Option<&ClientFeatures>,
-    pool_features: &ClientFeatures,
-    meta: Option<RequestMetaObject>,
-    limits: Limits,
     registration: Option<&Registration>,
-    relay: bool,
 ) -> Result<ServerResult, ServiceError> {
+    let Outgoing {
+        conn,
+        server,
+        call_features,
+        pool_features,
+        ref meta,
+        limits,
+        relay,
+    } = *outgoing;
     let started = Instant::now();
     // Kept for a retry only where the server may ask for one; boxed, as is
     // the rest of the rare way: it would sit in every call's future.

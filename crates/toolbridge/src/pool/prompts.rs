@@ -88,4 +88,16 @@ impl Pool {
             other => other,
         }
     }
+
+    /// An event each time `server` sends `notifications/prompts/list_changed`,
+    /// from now on, across restarts: for a program that passes the list on
+    /// (the gateway tells its clients). Several changes while nobody reads
+    /// may arrive as one
+    /// ([`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)).
+    pub fn watch_prompt_list_changes(
+        &self,
+        server: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<()>, PoolError> {
+        Ok(self.slot(server)?.catalog.prompt_changes.subscribe())
+    }
 }

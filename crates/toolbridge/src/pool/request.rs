@@ -48,17 +48,16 @@ impl Pool {
             }
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
-        let response = input_required::send(
-            &conn,
+        let outgoing = input_required::Outgoing {
+            conn: &conn,
             server,
-            request,
-            features,
-            &self.inner.options.client_features,
-            service::request_meta(slot, &conn, features),
+            call_features: features,
+            pool_features: &self.inner.options.client_features,
+            meta: service::request_meta(slot, &conn, features),
             limits,
-            options.relay_input_required,
-        )
-        .await;
+            relay: options.relay_input_required,
+        };
+        let response = input_required::send(outgoing, request).await;
         if features.is_some_and(|f| f.logs.is_some()) {
             // rmcp hands each notification to a task of its own: the log
             // messages sent just before the answer go to this request's

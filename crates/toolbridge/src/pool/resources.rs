@@ -135,4 +135,11 @@ impl Pool {
     ) -> Result<Receiver<ResourceUpdatedNotificationParam>, PoolError> {
         Ok(self.slot(server)?.catalog.updates.subscribe())
     }
+
+    /// An event each time `server` sends
+    /// `notifications/resources/list_changed` (resources or templates), as
+    /// [`Pool::watch_prompt_list_changes`] for prompts.
+    pub fn watch_resource_list_changes(&self, server: &str) -> Result<Receiver<()>, PoolError> {
+        Ok(self.slot(server)?.catalog.resource_changes.subscribe())
+    }
 }

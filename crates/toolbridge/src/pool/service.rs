@@ -564,17 +564,16 @@ impl Pool {
             // Boxed: the request's future (rmcp's send, the wait, the
             // input-required state) is ~5 KiB, and one allocation per call
             // is cheaper than copying that each time the caller moves it.
-            let response = Box::pin(input_required::send(
-                &conn,
+            let outgoing = input_required::Outgoing {
+                conn: &conn,
                 server,
-                request,
-                options.client_features.as_ref(),
-                &self.inner.options.client_features,
-                request_meta(slot, &conn, features),
+                call_features: options.client_features.as_ref(),
+                pool_features: &self.inner.options.client_features,
+                meta: request_meta(slot, &conn, features),
                 limits,
-                false,
-            ))
-            .await;
+                relay: false,
+            };
+            let response = Box::pin(input_required::send(outgoing, request)).await;
             match response {
                 Ok(ServerResult::CallToolResult(result)) if result.is_error != Some(true) => {
                     return Ok(result);

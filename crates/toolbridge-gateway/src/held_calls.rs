@@ -1,0 +1,389 @@
+//! Calls of stateless (2026-07-28) clients held open while an upstream of
+//! the older protocols (2025-11-25 and before) waits, mid-call, for an
+//! answer only the client can give (elicitation, sampling, roots).
+//!
+//! The gateway cannot send a stateless client a request: each of the
+//! client's requests gets one answer. So the call runs in a task of its
+//! own; when the upstream asks, the client's `tools/call` is answered with
+//! an `InputRequiredResult` carrying the question and a `requestState`
+//! naming the held call. The client's retry brings its answers
+//! (`inputResponses`) and that `requestState`: the answers go to the
+//! upstream, and the retry waits for what the call does next (its result,
+//! or another question).
+//!
+//! Bounded: at most [`MAX_HELD`] calls held at once (more are refused); a
+//! call whose client does not come back within [`HOLD_TIMEOUT`] is
+//! abandoned (its upstream request cancelled); a `requestState` is 32
+//! random bytes, so one client cannot resume another's call. A retry whose
+//! `requestState` the gateway did not make (a 2026-07-28 upstream's own)
+//! goes on to the upstream as it came.
+
+// Sampling and roots are deprecated by SEP-2577 (rmcp 3.11 warns), but the
+// 2025-11-25 upstreams this is for still send them.
+#![allow(deprecated)]
+
+use std::{
+    collections::HashMap,
+    future::Future,
+    sync::{Arc, Mutex, Weak},
+    time::Duration,
+};
+
+use futures::future::BoxFuture;
+use rmcp::{
+    RoleServer,
+    model::{
+        CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams,
+        CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData,
+        InputRequest, InputRequests, InputRequiredResult, InputResponses, ListRootsRequest,
+        ListRootsResult, ProgressNotificationParam,
+    },
+    service::RequestContext,
+};
+use serde::de::DeserializeOwned;
+use tokio::sync::{mpsc, oneshot};
+use toolbridge::pool::{
+    ClientFeatures, ElicitationHandler, RequestOrigin, RootsProvider, SamplingHandler,
+};
+
+/// At most this many calls wait for their clients at once.
+pub const MAX_HELD: usize = 256;
+
+/// How long a held call waits for its client's retry.
+pub const HOLD_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A question an upstream asked during a call, and where its answer goes.
+struct Ask {
+    request: InputRequest,
+    reply: oneshot::Sender<Result<serde_json::Value, ErrorData>>,
+}
+
+/// A stateless client as the call's handlers: each question is put in the
+/// call's answer to the client (see the module).
+struct Asker {
+    asks: mpsc::UnboundedSender<Ask>,
+}
+
+fn abandoned() -> ErrorData {
+    ErrorData::internal_error(
+        "the gateway's client did not come back to answer; call the tool again",
+        None,
+    )
+}
+
+impl Asker {
+    async fn ask<T: DeserializeOwned>(
+        &self,
+        request: InputRequest,
+        what: &str,
+    ) -> Result<T, ErrorData> {
+        let (reply, answer) = oneshot::channel();
+        self.asks
+            .send(Ask { request, reply })
+            .map_err(|_| abandoned())?;
+        let value = answer.await.map_err(|_| abandoned())??;
+        serde_json::from_value(value).map_err(|e| {
+            ErrorData::invalid_params(
+                format!("the client's answer is not a valid {what} result: {e}"),
+                None,
+            )
+        })
+    }
+}
+
+impl ElicitationHandler for Asker {
+    fn elicit(
+        &self,
+        _origin: RequestOrigin,
+        params: ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>> {
+        Box::pin(self.ask(
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+            "elicitation/create",
+        ))
+    }
+}
+
+impl SamplingHandler for Asker {
+    fn create_message(
+        &self,
+        _origin: RequestOrigin,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, ErrorData>> {
+        Box::pin(self.ask(
+            InputRequest::CreateMessage(CreateMessageRequest::new(params)),
+            "sampling/createMessage",
+        ))
+    }
+}
+
+impl RootsProvider for Asker {
+    fn list_roots(
+        &self,
+        _origin: RequestOrigin,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>> {
+        Box::pin(self.ask(
+            InputRequest::ListRoots(ListRootsRequest::default()),
+            "roots/list",
+        ))
+    }
+}
+
+/// A stateless client's call running in its own task, with what it asked
+/// and has not had answered yet. Dropping it abandons the call (its
+/// upstream request is cancelled).
+pub struct HeldCall {
+    task: tokio::task::JoinHandle<Result<CallToolResponse, ErrorData>>,
+    asks: mpsc::UnboundedReceiver<Ask>,
+    progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
+    /// The questions asked and not answered yet, by their key in the
+    /// client's `inputRequests`.
+    pending: Vec<(
+        String,
+        oneshot::Sender<Result<serde_json::Value, ErrorData>>,
+    )>,
+}
+
+impl Drop for HeldCall {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// What a call did next.
+pub enum Step {
+    /// It ended.
+    Done(Result<CallToolResponse, ErrorData>),
+    /// Its upstream asked `InputRequests`; the call waits for the answers.
+    Asked(HeldCall, InputRequests),
+}
+
+impl HeldCall {
+    /// Starts the call `make` makes with `features`, where the
+    /// elicitation, sampling and roots the client `declared` (in its
+    /// request's `_meta`) become questions to the client.
+    pub fn start<F>(
+        mut features: ClientFeatures,
+        declared: Option<&ClientCapabilities>,
+        make: impl FnOnce(ClientFeatures) -> F,
+    ) -> Self
+    where
+        F: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
+    {
+        let (asks_tx, asks) = mpsc::unbounded_channel();
+        let asker = Arc::new(Asker { asks: asks_tx });
+        if let Some(declared) = declared {
+            if declared.elicitation.is_some() {
+                features.elicitation = Some(asker.clone());
+            }
+            if declared.sampling.is_some() {
+                features.sampling = Some(asker.clone());
+            }
+            if declared.roots.is_some() {
+                features.roots = Some(asker);
+            }
+        }
+        let (progress_tx, progress) = mpsc::unbounded_channel();
+        let forward: toolbridge::pool::ProgressForward =
+            Arc::new(move |params: ProgressNotificationParam| {
+                let _ = progress_tx.send(params);
+            });
+        let call = make(features);
+        let task = tokio::spawn(toolbridge::pool::forward_progress(forward, call));
+        HeldCall {
+            task,
+            asks,
+            progress,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Waits for the call's result or its next questions, passing its
+    /// progress on to the client of `context` meanwhile.
+    pub async fn next(mut self, context: &RequestContext<RoleServer>) -> Step {
+        let token = context.meta.get_progress_token();
+        loop {
+            tokio::select! {
+                joined = &mut self.task => {
+                    return Step::Done(joined.unwrap_or_else(|e| {
+                        Err(ErrorData::internal_error(format!("the call ended abruptly: {e}"), None))
+                    }));
+                }
+                Some(ask) = self.asks.recv() => {
+                    let mut requests = InputRequests::new();
+                    let mut ask = Some(ask);
+                    while let Some(Ask { request, reply }) = ask {
+                        let key = format!("input-{}", self.pending.len() + requests.len());
+                        requests.insert(key.clone(), request);
+                        self.pending.push((key, reply));
+                        ask = self.asks.try_recv().ok();
+                    }
+                    return Step::Asked(self, requests);
+                }
+                Some(mut params) = self.progress.recv() => {
+                    if let Some(token) = &token {
+                        params.progress_token = token.clone();
+                        let _ = context.peer.notify_progress(params).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Gives the client's `responses` to the questions waiting for them; a
+    /// question left unanswered gets an error.
+    fn answer(&mut self, mut responses: InputResponses) {
+        for (key, reply) in self.pending.drain(..) {
+            let answer = responses.remove(&key).ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("the client's retry did not answer input request {key}"),
+                    None,
+                )
+            });
+            let _ = reply.send(answer);
+        }
+    }
+}
+
+/// The calls waiting for their clients' answers, by `requestState`.
+#[derive(Default)]
+pub struct HeldCalls {
+    calls: Mutex<HashMap<String, HeldCall>>,
+}
+
+impl HeldCalls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, HeldCall>> {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Holds `call` until its client comes back (or [`HOLD_TIMEOUT`]
+    /// passes); the `requestState` that names it.
+    pub fn hold(self: &Arc<Self>, call: HeldCall) -> Result<String, ErrorData> {
+        let state = crate::security::random_token().map_err(|e| {
+            ErrorData::internal_error(format!("cannot make a request state: {e}"), None)
+        })?;
+        {
+            let mut calls = self.lock();
+            if calls.len() >= MAX_HELD {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "the gateway already holds {MAX_HELD} calls waiting for their clients' \
+                         answers; try again later"
+                    ),
+                    None,
+                ));
+            }
+            calls.insert(state.clone(), call);
+        }
+        let (held, key) = (Arc::downgrade(self), state.clone());
+        tokio::spawn(expire(held, key));
+        Ok(state)
+    }
+
+    /// The call `state` names, with the client's `responses` taken and
+    /// given to it; `None` (and `responses` left as they are, for the
+    /// upstream) if the gateway holds no such call.
+    pub fn resume(&self, state: &str, responses: &mut Option<InputResponses>) -> Option<HeldCall> {
+        let mut call = self.lock().remove(state)?;
+        call.answer(responses.take().unwrap_or_default());
+        Some(call)
+    }
+
+    /// How many calls are held now.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// True when no call is held.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+}
+
+/// Abandons the call `state` names if it is still held after
+/// [`HOLD_TIMEOUT`].
+async fn expire(held: Weak<HeldCalls>, state: String) {
+    tokio::time::sleep(HOLD_TIMEOUT).await;
+    if let Some(held) = held.upgrade() {
+        let call = held.lock().remove(&state);
+        if call.is_some() {
+            tracing::info!("a client never came back to answer its held call; abandoning it");
+        }
+    }
+}
+
+/// The answer to a stateless client's call for `step`: the result, or the
+/// questions with the `requestState` of the call, now held in `held`.
+pub fn respond(held: &Arc<HeldCalls>, step: Step) -> Result<CallToolResponse, ErrorData> {
+    match step {
+        Step::Done(result) => result,
+        Step::Asked(call, requests) => {
+            let state = held.hold(call)?;
+            Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                Some(state),
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A held call that never ends by itself; `dropped` hears when it is
+    /// abandoned (its task's future dropped).
+    fn endless() -> (HeldCall, oneshot::Receiver<()>) {
+        let (alive, dropped) = oneshot::channel::<()>();
+        let call = HeldCall::start(ClientFeatures::default(), None, move |_| async move {
+            let _alive = alive;
+            std::future::pending::<()>().await;
+            Err(abandoned())
+        });
+        (call, dropped)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_whose_client_never_comes_back_is_abandoned() {
+        let held = Arc::new(HeldCalls::default());
+        let (call, dropped) = endless();
+        let state = held.hold(call).unwrap_or_default();
+        tokio::time::sleep(HOLD_TIMEOUT - Duration::from_secs(1)).await;
+        assert_eq!(held.len(), 1);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(held.is_empty());
+        // The call's task was aborted: its future is gone.
+        assert!(dropped.await.is_err());
+        assert!(held.resume(&state, &mut None).is_none());
+    }
+
+    #[tokio::test]
+    async fn no_more_calls_are_held_than_the_cap() {
+        let held = Arc::new(HeldCalls::default());
+        let mut states = std::collections::HashSet::new();
+        for _ in 0..MAX_HELD {
+            let state = held.hold(endless().0).unwrap_or_default();
+            // 32 random bytes: nothing to guess from the others.
+            assert_eq!(state.len(), 64);
+            states.insert(state);
+        }
+        assert_eq!(states.len(), MAX_HELD);
+        let refused = held.hold(endless().0);
+        assert!(refused.is_err_and(|e| e.message.contains("try again later")));
+    }
+
+    #[tokio::test]
+    async fn a_request_state_the_gateway_did_not_make_goes_on_untouched() {
+        let held = Arc::new(HeldCalls::default());
+        held.hold(endless().0).unwrap_or_default();
+        let mut responses = Some(InputResponses::from([(
+            "upstream-key".to_owned(),
+            serde_json::json!({ "action": "accept" }),
+        )]));
+        assert!(
+            held.resume("an upstream's own state", &mut responses)
+                .is_none()
+        );
+        assert_eq!(responses.map(|r| r.len()), Some(1));
+    }
+}
