@@ -3,7 +3,9 @@
 //!
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
+pub mod catalog;
 pub mod error;
+pub mod presets;
 
 use axum::{Router, routing::get};
 
@@ -13,8 +15,11 @@ use super::WebState;
 
 /// Every API route.
 pub fn router() -> Router<WebState> {
-    Router::new().route("/version", get(version))
-    // Views add their routes here: `.merge(servers::routes())`, ...
+    Router::new()
+        .route("/version", get(version))
+        // Views add their routes here: `.merge(servers::routes())`, ...
+        .merge(presets::routes())
+        .merge(catalog::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {
