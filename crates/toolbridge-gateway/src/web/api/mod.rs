@@ -3,7 +3,9 @@
 //!
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
+pub mod catalog;
 pub mod error;
+pub mod presets;
 pub mod tools;
 
 use axum::{Router, routing::get};
@@ -16,8 +18,9 @@ use super::WebState;
 pub fn router() -> Router<WebState> {
     Router::new()
         .route("/version", get(version))
+        .merge(presets::routes())
+        .merge(catalog::routes())
         .merge(tools::routes())
-    // Views add their routes here: `.merge(servers::routes())`, ...
 }
 
 async fn version() -> axum::Json<serde_json::Value> {
