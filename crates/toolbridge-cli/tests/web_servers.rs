@@ -447,6 +447,7 @@ fn test_reports_the_tool_count_or_the_error() {
     let page = Page::start(&config_text(json!({
         "ex": example(),
         "missing": {"command": "toolbridge-test-no-such-command"},
+        "off": {"command": toolbridge(), "args": ["example-server"], "disabled": true},
     })));
     let ok = page.api.post("/servers/ex/test", json!({}));
     assert_eq!(ok.status, 200, "{ok:?}");
@@ -462,5 +463,8 @@ fn test_reports_the_tool_count_or_the_error() {
         missing.json["findings"][0]["problem"]["kind"], "commandNotFound",
         "{missing:?}"
     );
+    // A disabled server is tested too: asked for by name.
+    let off = page.api.post("/servers/off/test", json!({}));
+    assert_eq!(off.json["ok"], true, "{off:?}");
     assert_eq!(page.api.post("/servers/nope/test", json!({})).status, 404);
 }
