@@ -4,8 +4,10 @@
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
 pub mod catalog;
+pub mod doctor;
 pub mod error;
 pub mod presets;
+pub mod servers;
 pub mod tools;
 
 use axum::{Router, routing::get};
@@ -18,6 +20,8 @@ use super::WebState;
 pub fn router() -> Router<WebState> {
     Router::new()
         .route("/version", get(version))
+        .merge(servers::routes())
+        .merge(doctor::routes())
         .merge(presets::routes())
         .merge(catalog::routes())
         .merge(tools::routes())
