@@ -5,15 +5,18 @@
 
 mod common;
 mod gateway_support;
+mod web_api_client;
 
 use base64::Engine as _;
 use common::reference::reference_url;
-use gateway_support::{Gateway, TOKEN, write_config};
+use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
+use web_api_client::{AsyncApi, Reply};
 
+/// A gateway over the reference server and the built-in example server.
 struct Page {
-    gateway: Gateway,
-    client: reqwest::Client,
+    _gateway: Gateway,
+    api: AsyncApi,
     _dir: tempfile::TempDir,
 }
 
@@ -29,50 +32,20 @@ impl Page {
         );
         let gateway = Gateway::start(&config, dir.path(), &[]);
         Page {
-            gateway,
-            client: reqwest::Client::new(),
+            api: AsyncApi::new(&gateway.addr()),
+            _gateway: gateway,
             _dir: dir,
         }
     }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}/api{path}", self.gateway.addr())
-    }
-
-    async fn get(&self, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let response = self
-            .client
-            .get(
-                url::Url::parse_with_params(&self.url(path), query)
-                    .expect("url")
-                    .as_str(),
-            )
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .expect("GET");
-        answer(response).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .client
-            .post(self.url(path))
-            .bearer_auth(TOKEN)
-            .header("X-Toolbridge-Request", "1")
-            .json(&body)
-            .send()
-            .await
-            .expect("POST");
-        answer(response).await
-    }
 }
 
-async fn answer(response: reqwest::Response) -> (u16, Value) {
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("body");
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text));
-    (status, body)
+/// `/resources/read` of `uri` on `server`, as the page asks for it.
+fn read(server: &str, uri: &str) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("server", server)
+        .append_pair("uri", uri)
+        .finish();
+    format!("/resources/read?{query}")
 }
 
 /// The entry of `server` in a `{"servers": [...]}` answer.
@@ -86,7 +59,9 @@ fn server<'a>(body: &'a Value, name: &str) -> &'a Value {
 #[tokio::test]
 async fn resources_and_templates_are_listed_per_server() {
     let page = Page::start();
-    let (status, body) = page.get("/resources", &[]).await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get("/resources").await;
     assert_eq!(status, 200, "{body}");
     let reference = server(&body, "ref");
     assert!(reference.get("error").is_none(), "{reference}");
@@ -116,24 +91,18 @@ async fn resources_and_templates_are_listed_per_server() {
 #[tokio::test]
 async fn a_text_resource_is_read_as_text_and_a_blob_as_base64_with_its_type() {
     let page = Page::start();
-    let (status, body) = page
-        .get(
-            "/resources/read",
-            &[("server", "ref"), ("uri", "test://static-text")],
-        )
-        .await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get(&read("ref", "test://static-text")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["contents"][0]["text"],
         "This is the content of the static text resource."
     );
 
-    let (status, body) = page
-        .get(
-            "/resources/read",
-            &[("server", "ref"), ("uri", "test://static-binary")],
-        )
-        .await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get(&read("ref", "test://static-binary")).await;
     assert_eq!(status, 200, "{body}");
     let blob = &body["contents"][0];
     assert_eq!(blob["mimeType"], "image/png");
@@ -151,7 +120,9 @@ async fn a_text_resource_is_read_as_text_and_a_blob_as_base64_with_its_type() {
 #[tokio::test]
 async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
     let page = Page::start();
-    let (status, body) = page.get("/prompts", &[]).await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get("/prompts").await;
     assert_eq!(status, 200, "{body}");
     let prompt = server(&body, "ref")["prompts"]
         .as_array()
@@ -167,7 +138,10 @@ async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
     assert_eq!(arguments, ["arg1", "arg2"]);
     assert_eq!(server(&body, "example")["prompts"], json!([]));
 
-    let (status, got) = page
+    let Reply {
+        status, json: got, ..
+    } = page
+        .api
         .post(
             "/prompts/get",
             json!({"server": "ref", "name": "test_prompt_with_arguments",
@@ -182,7 +156,10 @@ async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
     );
 
     // An image in a prompt comes as MCP content, for the page to show.
-    let (status, got) = page
+    let Reply {
+        status, json: got, ..
+    } = page
+        .api
         .post(
             "/prompts/get",
             json!({"server": "ref", "name": "test_prompt_with_image"}),
@@ -196,12 +173,9 @@ async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
 #[tokio::test]
 async fn unknown_servers_resources_and_prompts_are_404() {
     let page = Page::start();
-    let (status, body) = page
-        .get(
-            "/resources/read",
-            &[("server", "ref"), ("uri", "test://nope")],
-        )
-        .await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get(&read("ref", "test://nope")).await;
     assert_eq!(status, 404, "{body}");
     assert!(
         body["error"]["message"]
@@ -209,14 +183,14 @@ async fn unknown_servers_resources_and_prompts_are_404() {
             .is_some_and(|m| m.contains("test://nope")),
         "{body}"
     );
-    let (status, body) = page
-        .get(
-            "/resources/read",
-            &[("server", "nobody"), ("uri", "test://static-text")],
-        )
-        .await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get(&read("nobody", "test://static-text")).await;
     assert_eq!(status, 404, "{body}");
-    let (status, body) = page
+    let Reply {
+        status, json: body, ..
+    } = page
+        .api
         .post("/prompts/get", json!({"server": "ref", "name": "nope"}))
         .await;
     assert_eq!(status, 404, "{body}");

@@ -6,17 +6,19 @@
 
 mod common;
 mod gateway_support;
+mod web_api_client;
 
 use std::{os::unix::fs::PermissionsExt as _, path::Path};
 
-use gateway_support::{Gateway, TOKEN, write_config};
+use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
+use web_api_client::{AsyncApi, Reply};
 
 /// A gateway over the built-in example server, and its config file.
 struct Page {
     gateway: Gateway,
     config: std::path::PathBuf,
-    client: reqwest::Client,
+    api: AsyncApi,
     _dir: tempfile::TempDir,
 }
 
@@ -29,51 +31,16 @@ impl Page {
         );
         let gateway = Gateway::start(&config, dir.path(), &[]);
         Page {
+            api: AsyncApi::new(&gateway.addr()),
             gateway,
             config,
-            client: reqwest::Client::new(),
             _dir: dir,
         }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}/api{path}", self.gateway.addr())
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .client
-            .get(self.url(path))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .expect("GET");
-        answer(response).await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let response = self
-            .client
-            .post(self.url(path))
-            .bearer_auth(TOKEN)
-            .header("X-Toolbridge-Request", "1")
-            .json(&body)
-            .send()
-            .await
-            .expect("POST");
-        answer(response).await
     }
 
     fn config_text(&self) -> String {
         std::fs::read_to_string(&self.config).expect("config")
     }
-}
-
-async fn answer(response: reqwest::Response) -> (u16, Value) {
-    let status = response.status().as_u16();
-    let text = response.text().await.expect("body");
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text));
-    (status, body)
 }
 
 fn mode(path: &Path) -> u32 {
@@ -88,7 +55,9 @@ fn mode(path: &Path) -> u32 {
 async fn a_preset_added_without_a_key_refers_to_its_variable() {
     let page = Page::start();
     let before = mode(&page.config);
-    let (status, body) = page.post("/presets/tavily", json!({})).await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.post("/presets/tavily", json!({})).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(
         body,
@@ -104,13 +73,13 @@ async fn a_preset_added_without_a_key_refers_to_its_variable() {
     assert!(config["mcpServers"]["example"].is_object());
     assert_eq!(mode(&page.config), before);
     // The list now says the preset is in the config, and under which name.
-    let (_, listed) = page.get("/presets?q=tavily").await;
+    let Reply { json: listed, .. } = page.api.get("/presets?q=tavily").await;
     let tavily = listed["presets"]
         .as_array()
         .and_then(|p| p.iter().find(|p| p["id"] == "tavily"))
         .unwrap_or_else(|| panic!("{listed}"));
     assert_eq!(tavily["configuredAs"], json!(["tavily"]));
-    let (_, listed) = page.get("/presets?q=create_entities").await;
+    let Reply { json: listed, .. } = page.api.get("/presets?q=create_entities").await;
     assert_eq!(listed["presets"][0]["configuredAs"], json!([]));
 }
 
@@ -119,7 +88,10 @@ async fn a_preset_added_with_a_key_stores_it_and_makes_the_file_private() {
     let page = Page::start();
     std::fs::set_permissions(&page.config, std::fs::Permissions::from_mode(0o644)).unwrap();
     let key = "tvly-web-secret-4821";
-    let (status, body) = page
+    let Reply {
+        status, json: body, ..
+    } = page
+        .api
         .post("/presets/tavily", json!({"name": "search", "apiKey": key}))
         .await;
     assert_eq!(status, 201, "{body}");
@@ -132,7 +104,9 @@ async fn a_preset_added_with_a_key_stores_it_and_makes_the_file_private() {
     assert_eq!(config["mcpServers"]["search"]["env"]["TAVILY_API_KEY"], key);
     // No answer of the API holds the key.
     for path in ["/presets", "/presets/tavily", "/presets?q=tavily"] {
-        let (status, body) = page.get(path).await;
+        let Reply {
+            status, json: body, ..
+        } = page.api.get(path).await;
         assert_eq!(status, 200);
         assert!(!body.to_string().contains(key), "{path}: {body}");
     }
@@ -150,7 +124,9 @@ async fn search_finds_presets_by_words_and_category() {
             .map(|p| p["id"].as_str().unwrap_or_default().to_owned())
             .collect()
     };
-    let (status, all) = page.get("/presets").await;
+    let Reply {
+        status, json: all, ..
+    } = page.api.get("/presets").await;
     assert_eq!(status, 200);
     assert_eq!(
         all["categories"],
@@ -170,14 +146,14 @@ async fn search_finds_presets_by_words_and_category() {
     assert!(tavily["tools"].as_array().is_some_and(|t| !t.is_empty()));
 
     // By a tool's name, by a word of a description, case-insensitively.
-    let (_, by_tool) = page.get("/presets?q=create_entities").await;
+    let Reply { json: by_tool, .. } = page.api.get("/presets?q=create_entities").await;
     assert_eq!(ids(&by_tool), ["memory"]);
-    let (_, by_name) = page.get("/presets?q=TAVILY").await;
+    let Reply { json: by_name, .. } = page.api.get("/presets?q=TAVILY").await;
     assert!(ids(&by_name).contains(&"tavily".to_owned()), "{by_name}");
-    let (_, none) = page.get("/presets?q=no-such-preset-anywhere").await;
+    let Reply { json: none, .. } = page.api.get("/presets?q=no-such-preset-anywhere").await;
     assert_eq!(ids(&none), Vec::<String>::new());
 
-    let (_, vision) = page.get("/presets?category=vision").await;
+    let Reply { json: vision, .. } = page.api.get("/presets?category=vision").await;
     assert!(!ids(&vision).is_empty());
     assert!(
         vision["presets"]
@@ -187,7 +163,9 @@ async fn search_finds_presets_by_words_and_category() {
             .all(|p| p["category"] == "vision"),
         "{vision}"
     );
-    let (status, body) = page.get("/presets?category=nope").await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get("/presets?category=nope").await;
     assert_eq!((status, &body["error"]["field"]), (422, &json!("category")));
 }
 
@@ -195,7 +173,9 @@ async fn search_finds_presets_by_words_and_category() {
 async fn an_unknown_preset_is_404_and_writes_nothing() {
     let page = Page::start();
     let before = page.config_text();
-    let (status, body) = page.get("/presets/no-such-preset").await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.get("/presets/no-such-preset").await;
     assert_eq!(status, 404, "{body}");
     assert!(
         body["error"]["message"]
@@ -203,7 +183,7 @@ async fn an_unknown_preset_is_404_and_writes_nothing() {
             .is_some_and(|m| m.contains("no-such-preset")),
         "{body}"
     );
-    let (status, _) = page.post("/presets/no-such-preset", json!({})).await;
+    let Reply { status, .. } = page.api.post("/presets/no-such-preset", json!({})).await;
     assert_eq!(status, 404);
     assert_eq!(page.config_text(), before);
 }
@@ -211,26 +191,35 @@ async fn an_unknown_preset_is_404_and_writes_nothing() {
 #[tokio::test]
 async fn form_errors_name_their_field_and_change_nothing() {
     let page = Page::start();
-    let (status, _) = page.post("/presets/memory", json!({})).await;
+    let Reply { status, .. } = page.api.post("/presets/memory", json!({})).await;
     assert_eq!(status, 201);
     let before = page.config_text();
 
     // The name is taken.
-    let (status, body) = page.post("/presets/memory", json!({})).await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.post("/presets/memory", json!({})).await;
     assert_eq!(
         (status, &body["error"]["field"]),
         (422, &json!("name")),
         "{body}"
     );
     // A key for a preset that takes none.
-    let (status, body) = page.post("/presets/time", json!({"apiKey": "k"})).await;
+    let Reply {
+        status, json: body, ..
+    } = page.api.post("/presets/time", json!({"apiKey": "k"})).await;
     assert_eq!(
         (status, &body["error"]["field"]),
         (422, &json!("apiKey")),
         "{body}"
     );
     // "Store the key" ticked with no key typed.
-    let (status, body) = page.post("/presets/tavily", json!({"apiKey": "  "})).await;
+    let Reply {
+        status, json: body, ..
+    } = page
+        .api
+        .post("/presets/tavily", json!({"apiKey": "  "}))
+        .await;
     assert_eq!(
         (status, &body["error"]["field"]),
         (422, &json!("apiKey")),
@@ -240,13 +229,9 @@ async fn form_errors_name_their_field_and_change_nothing() {
 
     // A write without the page's header is refused before anything runs.
     let response = page
-        .client
-        .post(page.url("/presets/time"))
-        .bearer_auth(TOKEN)
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(response.status().as_u16(), 403);
+        .api
+        .send("POST", "/presets/time", Some(json!({})), &[])
+        .await;
+    assert_eq!(response.status, 403);
     assert_eq!(page.config_text(), before);
 }

@@ -57,6 +57,29 @@ async fn login(base: &str, token: &str) -> (StatusCode, Option<String>, reqwest:
     (response.status(), cookie, response)
 }
 
+/// A request to `base` (`http://ADDR`) as a browser holding the session
+/// `cookie` sends it: no token, exactly the `headers` given, `body` as JSON.
+async fn as_browser(
+    base: &str,
+    cookie: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<serde_json::Value>,
+) -> reqwest::Response {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+    let mut request = client()
+        .request(method, format!("{base}{path}"))
+        .header(header::COOKIE, cookie);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    request.send().await.expect("request to the gateway")
+}
+
 /// Everything an answer shows: status, headers and body.
 async fn shown(response: reqwest::Response) -> String {
     let headers = format!("{:?}", response.headers());
@@ -97,69 +120,73 @@ async fn the_page_needs_the_token_or_a_session_opened_with_it() {
     let session = cookie.split(';').next().unwrap().to_owned();
     seen.push_str(&shown(response).await);
 
-    let with_cookie = |method: reqwest::Method, path: &str| {
-        client()
-            .request(method, format!("{base}{path}"))
-            .header(header::COOKIE, &session)
-    };
-    let page = with_cookie(reqwest::Method::GET, "/").send().await.unwrap();
+    let page = as_browser(&base, &session, "GET", "/", &[], None).await;
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.unwrap();
     assert!(html.contains("<title>toolbridge</title>"), "{html}");
-    let api = with_cookie(reqwest::Method::GET, "/api/presets?q=memory")
-        .send()
-        .await
-        .unwrap();
+    let api = as_browser(&base, &session, "GET", "/api/presets?q=memory", &[], None).await;
     assert_eq!(api.status(), StatusCode::OK);
     seen.push_str(&shown(api).await);
 
     // Writes still need the page's header...
-    let write = with_cookie(reqwest::Method::POST, "/api/presets/memory")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let write = as_browser(
+        &base,
+        &session,
+        "POST",
+        "/api/presets/memory",
+        &[],
+        Some(json!({})),
+    )
+    .await;
     assert_eq!(write.status(), StatusCode::FORBIDDEN);
-    let write = with_cookie(reqwest::Method::POST, "/api/presets/memory")
-        .header("X-Toolbridge-Request", "1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let write = as_browser(
+        &base,
+        &session,
+        "POST",
+        "/api/presets/memory",
+        &[("X-Toolbridge-Request", "1")],
+        Some(json!({})),
+    )
+    .await;
     assert_eq!(write.status(), StatusCode::CREATED);
     seen.push_str(&shown(write).await);
 
     // ...a foreign page is refused even with the cookie...
-    let foreign = with_cookie(reqwest::Method::GET, "/api/presets")
-        .header(header::ORIGIN, "http://evil.example.com")
-        .send()
-        .await
-        .unwrap();
+    let evil = ("Origin", "http://evil.example.com");
+    let foreign = as_browser(&base, &session, "GET", "/api/presets", &[evil], None).await;
     assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
-    let foreign = with_cookie(reqwest::Method::POST, "/api/presets/time")
-        .header(header::ORIGIN, "http://evil.example.com")
-        .header("X-Toolbridge-Request", "1")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let foreign = as_browser(
+        &base,
+        &session,
+        "POST",
+        "/api/presets/time",
+        &[evil, ("X-Toolbridge-Request", "1")],
+        Some(json!({})),
+    )
+    .await;
     assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
 
     // ...and MCP clients still need the bearer token.
-    let mcp = with_cookie(reqwest::Method::POST, "/mcp")
-        .header(header::ACCEPT, "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
-        .send()
-        .await
-        .unwrap();
+    let mcp = as_browser(
+        &base,
+        &session,
+        "POST",
+        "/mcp",
+        &[("Accept", "application/json, text/event-stream")],
+        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+    )
+    .await;
     assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
     // A made-up session is nothing.
-    let forged = client()
-        .get(format!("{base}/api/presets"))
-        .header(header::COOKIE, "toolbridge-session-1=00ff")
-        .send()
-        .await
-        .unwrap();
+    let forged = as_browser(
+        &base,
+        "toolbridge-session-1=00ff",
+        "GET",
+        "/api/presets",
+        &[],
+        None,
+    )
+    .await;
     assert_eq!(forged.status(), StatusCode::UNAUTHORIZED);
 
     assert!(!seen.contains(TOKEN), "an answer holds the token:\n{seen}");

@@ -266,25 +266,18 @@ fn cli_adds_and_page_edits_at_once_lose_nothing() {
                 .expect("spawn toolbridge servers add")
         })
         .collect();
-    let api = &page.api;
+    let api = page.api.asynchronous();
     let edits = (0..EACH).map(|i| async move {
         let body = json!({"name": format!("edit-{i}"), "transport": "stdio",
                           "command": "new-server", "args": [format!("{i}")]});
-        api.send_async(
-            "PUT",
-            &format!("/servers/edit-{i}"),
-            Some(body),
-            &[(WRITE_HEADER, "1")],
-        )
-        .await
+        api.put(&format!("/servers/edit-{i}"), body).await
     });
     let adds = (0..EACH).map(|i| async move {
         let body = json!({"name": format!("page-{i}"), "transport": "stdio",
                           "command": "page-server"});
-        api.send_async("POST", "/servers", Some(body), &[(WRITE_HEADER, "1")])
-            .await
+        api.post("/servers", body).await
     });
-    let (mut replies, added): (Vec<Reply>, Vec<Reply>) = api.block_on(futures::future::join(
+    let (mut replies, added): (Vec<Reply>, Vec<Reply>) = page.api.block_on(futures::future::join(
         futures::future::join_all(edits),
         futures::future::join_all(adds),
     ));

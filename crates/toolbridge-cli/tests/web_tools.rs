@@ -9,6 +9,7 @@
 
 mod common;
 mod gateway_support;
+mod web_api_client;
 
 use std::{
     path::{Path, PathBuf},
@@ -18,63 +19,33 @@ use std::{
 use common::{deps, poll_async, python, test_server, toolbridge};
 use gateway_support::{Gateway, TOKEN, write_config};
 use serde_json::{Value, json};
+use web_api_client::{AsyncApi, Reply};
 
-/// The page's side of the API: the bearer token the gateway requires and
-/// the header every write carries.
-struct Page {
-    http: reqwest::Client,
-    base: String,
-}
-
-impl Page {
-    fn of(gateway: &Gateway) -> Page {
-        Page {
-            http: reqwest::Client::new(),
-            base: format!("http://{}/api", gateway.addr()),
-        }
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let request = self.http.get(format!("{}{path}", self.base));
-        answer(request).await
-    }
-
-    async fn call(&self, server: &str, tool: &str, body: Value) -> (u16, Value) {
-        let request = self
-            .http
-            .post(format!("{}/tools/{server}/{tool}/call", self.base))
-            .header("x-toolbridge-request", "1")
-            .json(&body);
-        answer(request).await
-    }
-
-    async fn cancel(&self, call_id: &str) -> u16 {
-        self.http
-            .delete(format!("{}/calls/{call_id}", self.base))
-            .bearer_auth(TOKEN)
-            .header("x-toolbridge-request", "1")
-            .timeout(Duration::from_secs(30))
-            .send()
-            .await
-            .expect("DELETE /api/calls")
-            .status()
-            .as_u16()
-    }
-}
-
-async fn answer(request: reqwest::RequestBuilder) -> (u16, Value) {
-    let response = request
-        .bearer_auth(TOKEN)
-        .timeout(Duration::from_secs(90))
-        .send()
+/// `POST /api/tools/{server}/{tool}/call` with `body`, as the page's Run
+/// button sends it.
+async fn call(page: &AsyncApi, server: &str, tool: &str, body: Value) -> Reply {
+    page.post(&format!("/tools/{server}/{tool}/call"), body)
         .await
-        .expect("request to the gateway");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+}
+
+/// `DELETE /api/calls/{call_id}`, as the page's Cancel button sends it: the
+/// status.
+async fn cancel(page: &AsyncApi, call_id: &str) -> u16 {
+    page.delete(&format!("/calls/{call_id}")).await.status
+}
+
+/// Starts the example's `slow` (a minute) as call `call_id` from a page of
+/// its own, once the server has it: the page's answer, when it comes.
+async fn slow_call(gateway: &Gateway, tap: &Tap, call_id: &str) -> tokio::task::JoinHandle<Reply> {
+    let page = AsyncApi::new(&gateway.addr());
+    let body = json!({ "arguments": { "ms": 60_000 }, "callId": call_id });
+    let slow = tokio::spawn(async move { call(&page, "example", "slow", body).await });
+    assert!(
+        tap.wait_for(&["tools/call", "\"slow\""]).await,
+        "the call never reached the server; it got:\n{}",
+        tap.input()
+    );
+    slow
 }
 
 /// The example server as a config entry.
@@ -186,9 +157,13 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
         }),
     );
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let page = Page::of(&gateway);
+    let page = AsyncApi::new(&gateway.addr());
 
-    let (status, servers) = page.get("/tools").await;
+    let Reply {
+        status,
+        json: servers,
+        ..
+    } = page.get("/tools").await;
     assert_eq!(status, 200, "{servers}");
     let names: Vec<&str> = servers["servers"]
         .as_array()
@@ -196,7 +171,11 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
         .unwrap_or_default();
     assert_eq!(names, ["web.tools", "everything"]);
 
-    let (status, listing) = page.get("/tools/web.tools").await;
+    let Reply {
+        status,
+        json: listing,
+        ..
+    } = page.get("/tools/web.tools").await;
     assert_eq!(status, 200, "{listing}");
     let echo = tool(&listing, "echo");
     assert_eq!(echo["description"], "Echo the text back unchanged");
@@ -237,7 +216,11 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
 
     // server-everything's file tool declares `format: uri`, which Gemini's
     // schema does not take: dropped for Gemini only.
-    let (status, listing) = page.get("/tools/everything").await;
+    let Reply {
+        status,
+        json: listing,
+        ..
+    } = page.get("/tools/everything").await;
     assert_eq!(status, 200, "{listing}");
     let gzip = tool(&listing, "gzip-file-as-resource");
     assert!(gzip["inputSchema"]["properties"].is_object(), "{gzip}");
@@ -259,13 +242,17 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
 
     // The page cannot answer a server's sampling request: the server is
     // told so in a sentence, and its error comes back as the result.
-    let (status, refused) = page
-        .call(
-            "everything",
-            "trigger-sampling-request",
-            json!({ "arguments": { "prompt": "hi" } }),
-        )
-        .await;
+    let Reply {
+        status,
+        json: refused,
+        ..
+    } = call(
+        &page,
+        "everything",
+        "trigger-sampling-request",
+        json!({ "arguments": { "prompt": "hi" } }),
+    )
+    .await;
     assert_eq!(status, 200, "{refused}");
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(
@@ -275,7 +262,11 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
         "{refused}"
     );
 
-    let (status, error) = page.get("/tools/nowhere").await;
+    let Reply {
+        status,
+        json: error,
+        ..
+    } = page.get("/tools/nowhere").await;
     assert_eq!(status, 404, "{error}");
     assert!(
         error["error"]["message"]
@@ -290,15 +281,17 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
     let home = home();
     let config = write_config(home.path(), json!({ "example": example() }));
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let page = Page::of(&gateway);
+    let page = AsyncApi::new(&gateway.addr());
 
-    let (status, echo) = page
-        .call(
-            "example",
-            "echo",
-            json!({ "arguments": { "text": "hi there" }, "callId": "echo-1" }),
-        )
-        .await;
+    let Reply {
+        status, json: echo, ..
+    } = call(
+        &page,
+        "example",
+        "echo",
+        json!({ "arguments": { "text": "hi there" }, "callId": "echo-1" }),
+    )
+    .await;
     assert_eq!(status, 200, "{echo}");
     assert_eq!(
         echo["content"],
@@ -310,7 +303,11 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
     assert_eq!(echo["callId"], "echo-1");
     assert!(echo["elapsedMs"].is_u64(), "{echo}");
 
-    let (status, image) = page.call("example", "tiny_image", json!({})).await;
+    let Reply {
+        status,
+        json: image,
+        ..
+    } = call(&page, "example", "tiny_image", json!({})).await;
     assert_eq!(status, 200, "{image}");
     assert_eq!(image["content"][0]["type"], "image");
     assert_eq!(image["content"][0]["mimeType"], "image/png");
@@ -323,9 +320,11 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
     );
     assert_eq!(image["text"], "[Image: image/png]");
 
-    let (status, audio) = page
-        .call("example", "tiny_audio", json!({ "arguments": null }))
-        .await;
+    let Reply {
+        status,
+        json: audio,
+        ..
+    } = call(&page, "example", "tiny_audio", json!({ "arguments": null })).await;
     assert_eq!(status, 200, "{audio}");
     assert_eq!(audio["content"][0]["type"], "audio");
     assert_eq!(audio["content"][0]["mimeType"], "audio/wav");
@@ -368,37 +367,30 @@ async fn cancelling_a_call_ends_it_at_once_and_the_upstream_is_told() {
     let (server, tap) = tapped_example(home.path());
     let config = write_config(home.path(), json!({ "example": server }));
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let page = Page::of(&gateway);
+    let page = AsyncApi::new(&gateway.addr());
 
     let started = Instant::now();
-    let slow = tokio::spawn({
-        let page = Page::of(&gateway);
-        async move {
-            page.call(
-                "example",
-                "slow",
-                json!({ "arguments": { "ms": 60_000 }, "callId": "slow-1" }),
-            )
-            .await
-        }
-    });
-    assert!(
-        tap.wait_for(&["tools/call", "\"slow\""]).await,
-        "the call never reached the server; it got:\n{}",
-        tap.input()
-    );
+    let slow = slow_call(&gateway, &tap, "slow-1").await;
     // One id, one call at a time.
-    let (status, taken) = page
-        .call(
-            "example",
-            "echo",
-            json!({ "arguments": { "text": "x" }, "callId": "slow-1" }),
-        )
-        .await;
+    let Reply {
+        status,
+        json: taken,
+        ..
+    } = call(
+        &page,
+        "example",
+        "echo",
+        json!({ "arguments": { "text": "x" }, "callId": "slow-1" }),
+    )
+    .await;
     assert_eq!(status, 409, "{taken}");
 
-    assert_eq!(page.cancel("slow-1").await, 204);
-    let (status, cancelled) = slow.await.expect("the call's task");
+    assert_eq!(cancel(&page, "slow-1").await, 204);
+    let Reply {
+        status,
+        json: cancelled,
+        ..
+    } = slow.await.expect("the call's task");
     let took = started.elapsed();
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["outcome"], "cancelled", "{cancelled}");
@@ -422,7 +414,7 @@ async fn cancelling_a_call_ends_it_at_once_and_the_upstream_is_told() {
         gateway.log()
     );
     // Finished: nothing left to cancel.
-    assert_eq!(page.cancel("slow-1").await, 404);
+    assert_eq!(cancel(&page, "slow-1").await, 404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -432,22 +424,7 @@ async fn a_page_that_goes_away_cancels_its_call_upstream() {
     let config = write_config(home.path(), json!({ "example": server }));
     let gateway = Gateway::start(&config, home.path(), &[]);
 
-    let slow = tokio::spawn({
-        let page = Page::of(&gateway);
-        async move {
-            page.call(
-                "example",
-                "slow",
-                json!({ "arguments": { "ms": 60_000 }, "callId": "gone-1" }),
-            )
-            .await
-        }
-    });
-    assert!(
-        tap.wait_for(&["tools/call", "\"slow\""]).await,
-        "the call never reached the server; it got:\n{}",
-        tap.input()
-    );
+    let slow = slow_call(&gateway, &tap, "gone-1").await;
     // The browser aborting its fetch: the request's connection closes.
     slow.abort();
     assert!(
@@ -467,22 +444,38 @@ async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
     let home = home();
     let config = write_config(home.path(), json!({ "example": example() }));
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let page = Page::of(&gateway);
+    let page = AsyncApi::new(&gateway.addr());
 
-    let (status, error) = page.call("example", "no_such_tool", json!({})).await;
+    let Reply {
+        status,
+        json: error,
+        ..
+    } = call(&page, "example", "no_such_tool", json!({})).await;
     assert_eq!(status, 404, "{error}");
     let message = error["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("\"no_such_tool\"") && message.contains("\"example\""),
         "{error}"
     );
-    let (status, error) = page.call("nowhere", "echo", json!({})).await;
+    let Reply {
+        status,
+        json: error,
+        ..
+    } = call(&page, "nowhere", "echo", json!({})).await;
     assert_eq!(status, 404, "{error}");
 
     // The server refuses the arguments: its own words come back.
-    let (status, refused) = page
-        .call("example", "echo", json!({ "arguments": { "text": 5 } }))
-        .await;
+    let Reply {
+        status,
+        json: refused,
+        ..
+    } = call(
+        &page,
+        "example",
+        "echo",
+        json!({ "arguments": { "text": 5 } }),
+    )
+    .await;
     assert_eq!(status, 200, "{refused}");
     assert_eq!(refused["isError"], true, "{refused}");
     assert_eq!(refused["outcome"], "toolError");
@@ -494,21 +487,27 @@ async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
     );
 
     // Arguments that are not an object never reach the server.
-    let (status, error) = page
-        .call("example", "echo", json!({ "arguments": ["hi"] }))
-        .await;
+    let Reply {
+        status,
+        json: error,
+        ..
+    } = call(&page, "example", "echo", json!({ "arguments": ["hi"] })).await;
     assert_eq!(status, 422, "{error}");
     assert_eq!(error["error"]["field"], "arguments");
 
     // The page's own timeout bounds the call.
     let started = Instant::now();
-    let (status, error) = page
-        .call(
-            "example",
-            "slow",
-            json!({ "arguments": { "ms": 60_000 }, "timeoutMs": 300 }),
-        )
-        .await;
+    let Reply {
+        status,
+        json: error,
+        ..
+    } = call(
+        &page,
+        "example",
+        "slow",
+        json!({ "arguments": { "ms": 60_000 }, "timeoutMs": 300 }),
+    )
+    .await;
     assert_eq!(status, 504, "{error}");
     assert!(started.elapsed() < Duration::from_secs(30));
     assert!(
@@ -519,17 +518,15 @@ async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
     );
 
     // A write without the page's header is refused.
-    let forged = reqwest::Client::new()
-        .post(format!(
-            "http://{}/api/tools/example/echo/call",
-            gateway.addr()
-        ))
-        .bearer_auth(TOKEN)
-        .json(&json!({ "arguments": { "text": "x" } }))
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(forged.status().as_u16(), 403);
+    let forged = page
+        .send(
+            "POST",
+            "/tools/example/echo/call",
+            Some(json!({ "arguments": { "text": "x" } })),
+            &[],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
     let log = gateway.log();
     assert!(
         !log.lines()
@@ -546,9 +543,13 @@ async fn a_python_servers_log_messages_and_errors_come_with_the_result() {
         json!({ "py": { "command": python(), "args": [test_server("py_sdk_server.py")] } }),
     );
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let page = Page::of(&gateway);
+    let page = AsyncApi::new(&gateway.addr());
 
-    let (status, chatty) = page.call("py", "chatty", json!({})).await;
+    let Reply {
+        status,
+        json: chatty,
+        ..
+    } = call(&page, "py", "chatty", json!({})).await;
     assert_eq!(status, 200, "{chatty}");
     assert_eq!(chatty["outcome"], "ok", "{chatty}");
     let logs = chatty["logs"].as_array().cloned().unwrap_or_default();
@@ -563,13 +564,17 @@ async fn a_python_servers_log_messages_and_errors_come_with_the_result() {
         "{chatty}"
     );
 
-    let (status, failed) = page
-        .call(
-            "py",
-            "fail",
-            json!({ "arguments": { "message": "no luck" } }),
-        )
-        .await;
+    let Reply {
+        status,
+        json: failed,
+        ..
+    } = call(
+        &page,
+        "py",
+        "fail",
+        json!({ "arguments": { "message": "no luck" } }),
+    )
+    .await;
     assert_eq!(status, 200, "{failed}");
     assert_eq!(failed["isError"], true, "{failed}");
     assert_eq!(failed["outcome"], "toolError");

@@ -1,7 +1,8 @@
-//! A synchronous client of the settings page's JSON API (`/api/...`) of a
+//! A client of the settings page's JSON API (`/api/...`) of a
 //! `toolbridge serve` started by `gateway_support`, for the web API tests:
 //! each request sends the gateway's bearer token and, for writes, the
-//! header the page's own script sends.
+//! header the page's own script sends. [`AsyncApi`] is for `#[tokio::test]`s,
+//! [`Api`] the same requests for plain tests.
 
 #![allow(dead_code)]
 
@@ -29,61 +30,48 @@ impl Reply {
     }
 }
 
-/// The API of one gateway at `http://ADDR`.
-pub struct Api {
-    runtime: tokio::runtime::Runtime,
+/// The API of one gateway at `http://ADDR`, for async tests.
+#[derive(Clone)]
+pub struct AsyncApi {
     http: reqwest::Client,
     base: String,
 }
 
-impl Api {
+impl AsyncApi {
     /// The API of the gateway listening on `addr` (`127.0.0.1:PORT`).
-    pub fn new(addr: &str) -> Api {
-        Api {
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime"),
+    pub fn new(addr: &str) -> AsyncApi {
+        AsyncApi {
             http: reqwest::Client::new(),
             base: format!("http://{addr}"),
         }
     }
 
     /// `GET /api{path}`.
-    pub fn get(&self, path: &str) -> Reply {
-        self.send("GET", path, None, &[])
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send("GET", path, None, &[]).await
     }
 
     /// `POST /api{path}` with `body`, as the page sends it.
-    pub fn post(&self, path: &str, body: Value) -> Reply {
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
         self.send("POST", path, Some(body), &[(WRITE_HEADER, "1")])
+            .await
     }
 
     /// `PUT /api{path}` with `body`, as the page sends it.
-    pub fn put(&self, path: &str, body: Value) -> Reply {
+    pub async fn put(&self, path: &str, body: Value) -> Reply {
         self.send("PUT", path, Some(body), &[(WRITE_HEADER, "1")])
+            .await
     }
 
     /// `DELETE /api{path}`, as the page sends it.
-    pub fn delete(&self, path: &str) -> Reply {
+    pub async fn delete(&self, path: &str) -> Reply {
         self.send("DELETE", path, None, &[(WRITE_HEADER, "1")])
+            .await
     }
 
     /// Any request, with exactly the extra `headers` given (besides the
     /// token and the content type).
-    pub fn send(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<Value>,
-        headers: &[(&str, &str)],
-    ) -> Reply {
-        self.runtime
-            .block_on(self.send_async(method, path, body, headers))
-    }
-
-    /// [`Api::send`] for use inside an async block of the caller's.
-    pub async fn send_async(
+    pub async fn send(
         &self,
         method: &str,
         path: &str,
@@ -95,7 +83,7 @@ impl Api {
             .http
             .request(method, format!("{}/api{path}", self.base))
             .bearer_auth(TOKEN)
-            .timeout(Duration::from_secs(60));
+            .timeout(Duration::from_secs(90));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -107,6 +95,63 @@ impl Api {
         let text = response.text().await.expect("response body");
         let json = serde_json::from_str(&text).unwrap_or(Value::Null);
         Reply { status, text, json }
+    }
+}
+
+/// [`AsyncApi`]'s requests, answered before they return, for plain tests.
+pub struct Api {
+    runtime: tokio::runtime::Runtime,
+    api: AsyncApi,
+}
+
+impl Api {
+    /// The API of the gateway listening on `addr` (`127.0.0.1:PORT`).
+    pub fn new(addr: &str) -> Api {
+        Api {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+            api: AsyncApi::new(addr),
+        }
+    }
+
+    /// `GET /api{path}`.
+    pub fn get(&self, path: &str) -> Reply {
+        self.block_on(self.api.get(path))
+    }
+
+    /// `POST /api{path}` with `body`, as the page sends it.
+    pub fn post(&self, path: &str, body: Value) -> Reply {
+        self.block_on(self.api.post(path, body))
+    }
+
+    /// `PUT /api{path}` with `body`, as the page sends it.
+    pub fn put(&self, path: &str, body: Value) -> Reply {
+        self.block_on(self.api.put(path, body))
+    }
+
+    /// `DELETE /api{path}`, as the page sends it.
+    pub fn delete(&self, path: &str) -> Reply {
+        self.block_on(self.api.delete(path))
+    }
+
+    /// Any request, with exactly the extra `headers` given (besides the
+    /// token and the content type).
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        self.block_on(self.api.send(method, path, body, headers))
+    }
+
+    /// The same requests as futures, to run several at once in
+    /// [`Api::block_on`].
+    pub fn asynchronous(&self) -> &AsyncApi {
+        &self.api
     }
 
     /// Runs `future` on this client's runtime.
