@@ -26,7 +26,7 @@ use axum::{
 };
 use futures::future::join_all;
 use http::StatusCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolbridge::{
     format::flatten::block_text,
@@ -46,11 +46,18 @@ pub fn routes() -> Router<WebState> {
         .route("/prompts/get", post(get_prompt))
 }
 
-/// A list that a server without the capability simply does not have.
-fn offered<T>(result: Result<T, PoolError>, none: T) -> Result<T, PoolError> {
-    match result {
-        Err(PoolError::NotOffered { .. }) => Ok(none),
-        other => other,
+/// Puts one of a server's lists under `key` in its `entry`, or why it could
+/// not be had under `error`. A server without the capability keeps the
+/// entry's empty list: that is no error.
+fn fill<L, T>(entry: &mut Value, key: &str, list: Result<L, PoolError>)
+where
+    L: std::ops::Deref<Target = T>,
+    T: Serialize + ?Sized,
+{
+    match list {
+        Ok(list) => entry[key] = json!(*list),
+        Err(PoolError::NotOffered { .. }) => {}
+        Err(e) => entry["error"] = e.to_string().into(),
     }
 }
 
@@ -62,14 +69,8 @@ async fn resources(State(state): State<WebState>) -> Json<Value> {
             pool.list_resource_templates(server)
         );
         let mut entry = json!({ "server": server, "resources": [], "templates": [] });
-        match offered(resources, Default::default()) {
-            Ok(list) => entry["resources"] = json!(*list),
-            Err(e) => entry["error"] = e.to_string().into(),
-        }
-        match offered(templates, Default::default()) {
-            Ok(list) => entry["templates"] = json!(*list),
-            Err(e) => entry["error"] = e.to_string().into(),
-        }
+        fill(&mut entry, "resources", resources);
+        fill(&mut entry, "templates", templates);
         entry
     }))
     .await;
@@ -109,10 +110,7 @@ async fn prompts(State(state): State<WebState>) -> Json<Value> {
     let upstreams = state.gateway().upstreams();
     let servers = join_all(upstreams.iter().map(|(server, pool)| async move {
         let mut entry = json!({ "server": server, "prompts": [] });
-        match offered(pool.list_prompts(server).await, Default::default()) {
-            Ok(list) => entry["prompts"] = json!(*list),
-            Err(e) => entry["error"] = e.to_string().into(),
-        }
+        fill(&mut entry, "prompts", pool.list_prompts(server).await);
         entry
     }))
     .await;
