@@ -143,6 +143,31 @@ function setError(input, parts, message) {
   return !message;
 }
 
+/**
+ * The editor of one form control (`control` inside `element`). `parse()` says
+ * what the control holds: `undefined` when empty (an error only if required),
+ * `{ value }`, or `{ error }` with the message to show next to it.
+ */
+function controlEditor(element, control, parts, opts, parse) {
+  let valid = true;
+  return {
+    element,
+    focus: () => control.focus(),
+    focusInvalid: () => !valid && (control.focus(), true),
+    clear: () => { valid = setError(control, parts, null); },
+    read({ quiet }) {
+      const parsed = parse();
+      if (parsed === undefined) {
+        valid = quiet || setError(control, parts, opts.required ? t('tools.form.required') : null);
+        return { ok: valid || quiet, present: false };
+      }
+      valid = quiet || setError(control, parts, parsed.error || null);
+      if (parsed.error) return { ok: quiet, present: false };
+      return { ok: true, present: true, value: parsed.value };
+    },
+  };
+}
+
 function initialOf(node, opts) {
   if (opts.values !== undefined) return opts.values;
   return node.default;
@@ -158,22 +183,8 @@ function stringEditor(node, opts) {
   if (start !== undefined && start !== null) input.value = String(start);
   wire(input, parts, opts);
   const element = h('div', { class: 'field' }, parts.label, input, parts.hint, parts.error);
-  let valid = true;
-  return {
-    element,
-    focus: () => input.focus(),
-    focusInvalid: () => !valid && (input.focus(), true),
-    clear: () => { valid = setError(input, parts, null); },
-    read({ quiet }) {
-      const value = input.value;
-      if (value === '') {
-        valid = quiet || setError(input, parts, opts.required ? t('tools.form.required') : null);
-        return { ok: valid || quiet, present: false };
-      }
-      valid = quiet || setError(input, parts, null);
-      return { ok: true, present: true, value };
-    },
-  };
+  return controlEditor(element, input, parts, opts,
+    () => (input.value === '' ? undefined : { value: input.value }));
 }
 
 function numberEditor(node, type, opts) {
@@ -189,28 +200,15 @@ function numberEditor(node, type, opts) {
   if (typeof start === 'number') input.value = String(start);
   wire(input, parts, opts);
   const element = h('div', { class: 'field' }, parts.label, input, parts.hint, parts.error);
-  let valid = true;
-  return {
-    element,
-    focus: () => input.focus(),
-    focusInvalid: () => !valid && (input.focus(), true),
-    clear: () => { valid = setError(input, parts, null); },
-    read({ quiet }) {
-      const text = input.value.trim();
-      // A number input whose text is not a number reports '' with badInput.
-      if (text === '' && !(input.validity && input.validity.badInput)) {
-        valid = quiet || setError(input, parts, opts.required ? t('tools.form.required') : null);
-        return { ok: valid || quiet, present: false };
-      }
-      const value = Number(text);
-      let message = null;
-      if (text === '' || !Number.isFinite(value)) message = t('tools.form.notANumber');
-      else if (type === 'integer' && !Number.isInteger(value)) message = t('tools.form.notAnInteger');
-      valid = quiet || setError(input, parts, message);
-      if (message) return { ok: quiet, present: false };
-      return { ok: true, present: true, value };
-    },
-  };
+  return controlEditor(element, input, parts, opts, () => {
+    const text = input.value.trim();
+    // A number input whose text is not a number reports '' with badInput.
+    if (text === '' && !(input.validity && input.validity.badInput)) return undefined;
+    const value = Number(text);
+    if (text === '' || !Number.isFinite(value)) return { error: t('tools.form.notANumber') };
+    if (type === 'integer' && !Number.isInteger(value)) return { error: t('tools.form.notAnInteger') };
+    return { value };
+  });
 }
 
 function booleanEditor(node, opts) {
@@ -249,21 +247,8 @@ function enumEditor(node, values, opts) {
   if (index >= 0) select.value = String(index);
   wire(select, parts, opts);
   const element = h('div', { class: 'field' }, parts.label, select, parts.hint, parts.error);
-  let valid = true;
-  return {
-    element,
-    focus: () => select.focus(),
-    focusInvalid: () => !valid && (select.focus(), true),
-    clear: () => { valid = setError(select, parts, null); },
-    read({ quiet }) {
-      if (select.value === '') {
-        valid = quiet || setError(select, parts, opts.required ? t('tools.form.required') : null);
-        return { ok: valid || quiet, present: false };
-      }
-      valid = quiet || setError(select, parts, null);
-      return { ok: true, present: true, value: values[Number(select.value)] };
-    },
-  };
+  return controlEditor(element, select, parts, opts,
+    () => (select.value === '' ? undefined : { value: values[Number(select.value)] }));
 }
 
 function jsonEditor(node, opts) {
@@ -275,28 +260,15 @@ function jsonEditor(node, opts) {
   wire(input, parts, opts);
   const note = h('span', { class: 'hint' }, t('tools.form.jsonValue'));
   const element = h('div', { class: 'field' }, parts.label, input, note, parts.hint, parts.error);
-  let valid = true;
-  return {
-    element,
-    focus: () => input.focus(),
-    focusInvalid: () => !valid && (input.focus(), true),
-    clear: () => { valid = setError(input, parts, null); },
-    read({ quiet }) {
-      const text = input.value.trim();
-      if (text === '') {
-        valid = quiet || setError(input, parts, opts.required ? t('tools.form.required') : null);
-        return { ok: valid || quiet, present: false };
-      }
-      try {
-        const value = JSON.parse(text);
-        valid = quiet || setError(input, parts, null);
-        return { ok: true, present: true, value };
-      } catch (error) {
-        valid = quiet || setError(input, parts, t('tools.form.invalidJson', { message: error.message }));
-        return { ok: quiet, present: false };
-      }
-    },
-  };
+  return controlEditor(element, input, parts, opts, () => {
+    const text = input.value.trim();
+    if (text === '') return undefined;
+    try {
+      return { value: JSON.parse(text) };
+    } catch (error) {
+      return { error: t('tools.form.invalidJson', { message: error.message }) };
+    }
+  });
 }
 
 function objectEditor(root, node, opts) {

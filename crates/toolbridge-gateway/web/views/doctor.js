@@ -7,10 +7,11 @@
 // command and per missing launcher, button "Install COMMAND"; dialog
 // "Install COMMAND?" (showing the exact command) with buttons "Install" and
 // "Cancel".
-import { h, replace, uid } from '../dom.js';
+import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post } from '../api.js';
 import { describeProblem } from '../components/problem.js';
+import { modal } from '../components/dialog.js';
 
 export async function render(main) {
   const body = h('div', { 'aria-live': 'polite' });
@@ -94,8 +95,8 @@ export async function render(main) {
   }
 
   function confirmInstall(command, line, opener, result) {
-    const titleId = uid('dialog-title');
-    const dialog = h('dialog', { 'aria-labelledby': titleId, role: 'alertdialog' });
+    const { dialog, heading, open } = modal(
+      t('doctor.installTitle', { command }), opener, { role: 'alertdialog' });
     const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, t('common.actions.cancel'));
     const run = h('button', { type: 'button', class: 'primary' }, t('doctor.install'));
     run.addEventListener('click', async () => {
@@ -116,17 +117,11 @@ export async function render(main) {
       }
     });
     dialog.append(
-      h('h2', { id: titleId }, t('doctor.installTitle', { command })),
+      heading,
       h('p', {}, t('doctor.installQuestion')),
       h('pre', {}, line),
       h('div', { class: 'actions' }, cancel, run));
-    dialog.addEventListener('close', () => {
-      dialog.remove();
-      if (opener.isConnected) opener.focus();
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    cancel.focus();
+    open(cancel);
   }
 
   await check();

@@ -20,6 +20,7 @@ import { h, replace, uid } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post } from '../api.js';
 import { toast } from '../app.js';
+import { modal } from '../components/dialog.js';
 
 const CATEGORY_KEYS = {
   'search': 'presets.category.search',
@@ -172,7 +173,7 @@ function field(label, control, hint) {
 }
 
 function openAdd(preset, opener, status, onAdded) {
-  const titleId = uid('add-title');
+  const { dialog, heading, open } = modal(t('presets.addNamed', { name: preset.name }), opener);
   const fields = {};
   fields.name = field(t('presets.form.name'),
     h('input', { id: uid('name'), type: 'text', value: preset.id, required: true, autocomplete: 'off' }),
@@ -207,21 +208,17 @@ function openAdd(preset, opener, status, onAdded) {
   const submit = h('button', { type: 'submit', class: 'primary' }, t('presets.form.submit'));
   const cancel = h('button', { type: 'button' }, t('common.actions.cancel'));
   const form = h('form', { novalidate: true },
-    h('h2', { id: titleId }, t('presets.addNamed', { name: preset.name })),
+    heading,
     formError,
     fields.name.wrapper,
     keyBox,
     fields.extraArgs ? fields.extraArgs.wrapper : null,
     h('div', { class: 'actions' }, submit, cancel));
-  const dialog = h('dialog', { 'aria-labelledby': titleId }, form);
+  dialog.append(form);
 
   const close = () => {
     dialog.close();
   };
-  dialog.addEventListener('close', () => {
-    dialog.remove();
-    if (opener.isConnected) opener.focus();
-  });
   cancel.addEventListener('click', close);
 
   form.addEventListener('submit', async (event) => {
@@ -277,9 +274,7 @@ function openAdd(preset, opener, status, onAdded) {
     }
   });
 
-  document.body.append(dialog);
-  dialog.showModal();
-  fields.name.control.focus();
+  open(fields.name.control);
 }
 
 function addedMessage(added) {

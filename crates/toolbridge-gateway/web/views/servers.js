@@ -23,6 +23,7 @@ import { get, post, put, del } from '../api.js';
 import { toast } from '../app.js';
 import { serverForm } from '../components/server-form.js';
 import { describeProblem } from '../components/problem.js';
+import { modal } from '../components/dialog.js';
 
 export async function render(main) {
   const list = h('div', { class: 'server-list', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
@@ -151,8 +152,8 @@ export async function render(main) {
   }
 
   function openForm(server, opener) {
-    const titleId = uid('dialog-title');
-    const dialog = h('dialog', { 'aria-labelledby': titleId });
+    const { dialog, heading, open } = modal(
+      server ? t('servers.editTitle', { name: server.name }) : t('servers.add'), opener);
     const close = () => { dialog.close(); };
     const form = serverForm({
       server,
@@ -167,21 +168,13 @@ export async function render(main) {
         focusControl(saved.name, 'edit');
       },
     });
-    dialog.append(
-      h('h2', { id: titleId }, server ? t('servers.editTitle', { name: server.name }) : t('servers.add')),
-      form.element);
-    dialog.addEventListener('close', () => {
-      dialog.remove();
-      if (opener.isConnected) opener.focus();
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    form.focus();
+    dialog.append(heading, form.element);
+    open(form);
   }
 
   function confirmRemove(server, opener) {
-    const titleId = uid('dialog-title');
-    const dialog = h('dialog', { 'aria-labelledby': titleId, role: 'alertdialog' });
+    const { dialog, heading, open } = modal(
+      t('servers.removeTitle'), opener, { role: 'alertdialog' });
     const error = h('p', { class: 'error', role: 'alert', hidden: true });
     const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, t('common.actions.cancel'));
     const confirm = h('button', { type: 'button', class: 'danger' }, t('common.actions.remove'));
@@ -200,17 +193,11 @@ export async function render(main) {
       }
     });
     dialog.append(
-      h('h2', { id: titleId }, t('servers.removeTitle')),
+      heading,
       h('p', {}, t('servers.removeQuestion', { name: server.name })),
       error,
       h('div', { class: 'actions' }, cancel, confirm));
-    dialog.addEventListener('close', () => {
-      dialog.remove();
-      if (opener.isConnected) opener.focus();
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    cancel.focus();
+    open(cancel);
   }
 
   await refresh();
