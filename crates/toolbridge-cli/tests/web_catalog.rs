@@ -9,34 +9,15 @@ mod web_api_client;
 
 use base64::Engine as _;
 use common::reference::reference_url;
-use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
-use web_api_client::{AsyncApi, Reply};
+use web_api_client::{Reply, Served};
 
 /// A gateway over the reference server and the built-in example server.
-struct Page {
-    _gateway: Gateway,
-    api: AsyncApi,
-    _dir: tempfile::TempDir,
-}
-
-impl Page {
-    fn start() -> Page {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let config = write_config(
-            dir.path(),
-            json!({
-                "ref": { "type": "http", "url": reference_url() },
-                "example": { "command": common::toolbridge(), "args": ["example-server"] },
-            }),
-        );
-        let gateway = Gateway::start(&config, dir.path(), &[]);
-        Page {
-            api: AsyncApi::new(&gateway.addr()),
-            _gateway: gateway,
-            _dir: dir,
-        }
-    }
+fn start() -> Served {
+    Served::start(json!({
+        "ref": { "type": "http", "url": reference_url() },
+        "example": { "command": common::toolbridge(), "args": ["example-server"] },
+    }))
 }
 
 /// `/resources/read` of `uri` on `server`, as the page asks for it.
@@ -58,7 +39,7 @@ fn server<'a>(body: &'a Value, name: &str) -> &'a Value {
 
 #[tokio::test]
 async fn resources_and_templates_are_listed_per_server() {
-    let page = Page::start();
+    let page = start();
     let Reply {
         status, json: body, ..
     } = page.api.get("/resources").await;
@@ -90,7 +71,7 @@ async fn resources_and_templates_are_listed_per_server() {
 
 #[tokio::test]
 async fn a_text_resource_is_read_as_text_and_a_blob_as_base64_with_its_type() {
-    let page = Page::start();
+    let page = start();
     let Reply {
         status, json: body, ..
     } = page.api.get(&read("ref", "test://static-text")).await;
@@ -119,7 +100,7 @@ async fn a_text_resource_is_read_as_text_and_a_blob_as_base64_with_its_type() {
 
 #[tokio::test]
 async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
-    let page = Page::start();
+    let page = start();
     let Reply {
         status, json: body, ..
     } = page.api.get("/prompts").await;
@@ -172,7 +153,7 @@ async fn a_prompt_is_listed_with_its_arguments_and_got_with_them_filled_in() {
 
 #[tokio::test]
 async fn unknown_servers_resources_and_prompts_are_404() {
-    let page = Page::start();
+    let page = start();
     let Reply {
         status, json: body, ..
     } = page.api.get(&read("ref", "test://nope")).await;

@@ -10,37 +10,14 @@ mod web_api_client;
 
 use std::{os::unix::fs::PermissionsExt as _, path::Path};
 
-use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
-use web_api_client::{AsyncApi, Reply};
+use web_api_client::{Reply, Served};
 
 /// A gateway over the built-in example server, and its config file.
-struct Page {
-    gateway: Gateway,
-    config: std::path::PathBuf,
-    api: AsyncApi,
-    _dir: tempfile::TempDir,
-}
-
-impl Page {
-    fn start() -> Page {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let config = write_config(
-            dir.path(),
-            json!({ "example": { "command": common::toolbridge(), "args": ["example-server"] } }),
-        );
-        let gateway = Gateway::start(&config, dir.path(), &[]);
-        Page {
-            api: AsyncApi::new(&gateway.addr()),
-            gateway,
-            config,
-            _dir: dir,
-        }
-    }
-
-    fn config_text(&self) -> String {
-        std::fs::read_to_string(&self.config).expect("config")
-    }
+fn start() -> Served {
+    Served::start(
+        json!({ "example": { "command": common::toolbridge(), "args": ["example-server"] } }),
+    )
 }
 
 fn mode(path: &Path) -> u32 {
@@ -53,7 +30,7 @@ fn mode(path: &Path) -> u32 {
 
 #[tokio::test]
 async fn a_preset_added_without_a_key_refers_to_its_variable() {
-    let page = Page::start();
+    let page = start();
     let before = mode(&page.config);
     let Reply {
         status, json: body, ..
@@ -85,7 +62,7 @@ async fn a_preset_added_without_a_key_refers_to_its_variable() {
 
 #[tokio::test]
 async fn a_preset_added_with_a_key_stores_it_and_makes_the_file_private() {
-    let page = Page::start();
+    let page = start();
     std::fs::set_permissions(&page.config, std::fs::Permissions::from_mode(0o644)).unwrap();
     let key = "tvly-web-secret-4821";
     let Reply {
@@ -115,7 +92,7 @@ async fn a_preset_added_with_a_key_stores_it_and_makes_the_file_private() {
 
 #[tokio::test]
 async fn search_finds_presets_by_words_and_category() {
-    let page = Page::start();
+    let page = start();
     let ids = |body: &Value| -> Vec<String> {
         body["presets"]
             .as_array()
@@ -171,7 +148,7 @@ async fn search_finds_presets_by_words_and_category() {
 
 #[tokio::test]
 async fn an_unknown_preset_is_404_and_writes_nothing() {
-    let page = Page::start();
+    let page = start();
     let before = page.config_text();
     let Reply {
         status, json: body, ..
@@ -190,7 +167,7 @@ async fn an_unknown_preset_is_404_and_writes_nothing() {
 
 #[tokio::test]
 async fn form_errors_name_their_field_and_change_nothing() {
-    let page = Page::start();
+    let page = start();
     let Reply { status, .. } = page.api.post("/presets/memory", json!({})).await;
     assert_eq!(status, 201);
     let before = page.config_text();

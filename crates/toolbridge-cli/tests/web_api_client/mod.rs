@@ -6,11 +6,11 @@
 
 #![allow(dead_code)]
 
-use std::time::Duration;
+use std::{path::PathBuf, time::Duration};
 
 use serde_json::Value;
 
-use crate::gateway_support::TOKEN;
+use crate::gateway_support::{Gateway, TOKEN, write_config};
 
 /// The write header every page write carries.
 pub const WRITE_HEADER: &str = "X-Toolbridge-Request";
@@ -27,6 +27,35 @@ impl Reply {
     /// `error.field`, when the answer names one.
     pub fn field(&self) -> Option<&str> {
         self.json.pointer("/error/field").and_then(Value::as_str)
+    }
+}
+
+/// A `toolbridge serve` over a config file of its own, and its API.
+pub struct Served {
+    pub gateway: Gateway,
+    pub api: AsyncApi,
+    /// The config file (`{"mcpServers": servers}`).
+    pub config: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    /// A gateway over `servers` (the `mcpServers` object), in a temp folder.
+    pub fn start(servers: Value) -> Served {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = write_config(dir.path(), servers);
+        let gateway = Gateway::start(&config, dir.path(), &[]);
+        Served {
+            api: AsyncApi::new(&gateway.addr()),
+            gateway,
+            config,
+            _dir: dir,
+        }
+    }
+
+    /// The config file as it is now.
+    pub fn config_text(&self) -> String {
+        std::fs::read_to_string(&self.config).expect("read the config file")
     }
 }
 
