@@ -84,15 +84,7 @@ async fn a_session_sticks_to_its_replica_and_starts_again_on_the_other_when_it_d
 
 /// Tool calls replica `gateway` counted on its `/metrics`.
 async fn calls_counted(gateway: &Gateway) -> f64 {
-    let text = reqwest::Client::new()
-        .get(format!("http://{}/metrics", gateway.addr()))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .expect("metrics text");
+    let text = gateway.metrics().await;
     text.lines()
         .filter(|l| l.starts_with("toolbridge_gateway_tool_calls_total"))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())

@@ -17,7 +17,7 @@ use std::{
 };
 
 use common::{deps, poll_async, python, test_server, toolbridge};
-use gateway_support::{Gateway, TOKEN, write_config};
+use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
 use web_api_client::{AsyncApi, Reply};
 
@@ -346,15 +346,7 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
             gateway.log()
         );
     }
-    let metrics = reqwest::Client::new()
-        .get(format!("http://{}/metrics", gateway.addr()))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .unwrap_or_default();
+    let metrics = gateway.metrics().await;
     assert!(
         metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo"} 1"#),
         "{metrics}"

@@ -141,6 +141,19 @@ impl Gateway {
             .to_owned()
     }
 
+    /// Its `/metrics` page (Prometheus text), asked with the token.
+    pub async fn metrics(&self) -> String {
+        reqwest::Client::new()
+            .get(format!("http://{}/metrics", self.addr()))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .expect("GET /metrics")
+            .text()
+            .await
+            .expect("metrics text")
+    }
+
     /// Kills the gateway and everything it started (SIGKILL to its process
     /// group), as a crashed replica, and reaps it.
     pub fn kill(&mut self) {
