@@ -17,6 +17,8 @@
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
 //! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
+//!   [`stateless`]: stateless `tools/call` and `tools/list` answered
+//!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, the bearer token;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
@@ -35,6 +37,7 @@ pub mod metrics;
 pub mod names;
 pub mod security;
 pub mod session;
+pub mod stateless;
 pub mod stdio;
 pub mod upstreams;
 pub mod watch;

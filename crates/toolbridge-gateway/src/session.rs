@@ -16,13 +16,14 @@ use rmcp::{
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
         GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
-        ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequest, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequest,
-        UnsubscribeRequestParams,
+        ProgressToken, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+        Reference, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
+        SetLevelRequestParams, SubscribeRequest, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequest, UnsubscribeRequestParams,
     },
-    service::{NotificationContext, RequestContext, SubscriptionContext},
+    service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
 };
+use tokio_util::sync::CancellationToken;
 use toolbridge::pool::{CallOptions, PoolError, ProgressForward, forward_progress};
 
 use crate::{
@@ -81,7 +82,7 @@ impl Session {
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
-            result = relaying_progress(context, pool.request(server, request, &options)) => {
+            result = relaying_progress(progress_relay(context), pool.request(server, request, &options)) => {
                 result.map(stamp_complete).map_err(to_mcp_error)
             }
             () = context.ct.cancelled() => Err(cancelled()),
@@ -160,12 +161,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let catalog = self.gateway.tools().await;
-        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let (tools, next) = page(&catalog.items, cursor, self.gateway.page_size())?;
-        let mut result = ListToolsResult::with_all_items(tools);
-        result.next_cursor = next;
-        Ok(result)
+        list_tools(&self.gateway, request).await
     }
 
     async fn call_tool(
@@ -173,71 +169,15 @@ impl ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(route) = self.gateway.resolve_tool(&request.name).await else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "the gateway has no tool named {:?}; list the tools to see their names",
-                    request.name
-                ),
-                None,
-            ));
-        };
-        let upstreams = self.gateway.upstreams();
-        let pool = upstreams
-            .pool(&route.server)
-            .ok_or_else(|| gone(&route.server))?;
-        audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-        let mut options = self.call_options(&context);
-        let stateless = stateless(&context);
-        options.relay_input_required = stateless;
-        let _in_flight = self.gateway.enter_call(
-            &route.server,
-            options.client_features.clone().unwrap_or_default(),
-        );
-        let started = Instant::now();
-        let call = async {
-            if stateless {
-                relay_call(pool, &route.server, &route.name, request, &options).await
-            } else {
-                pool.call_tool(
-                    &route.server,
-                    &route.name,
-                    request.arguments,
-                    options.clone(),
-                )
-                .await
-                .map(CallToolResponse::Complete)
-                .map_err(to_mcp_error)
-            }
-        };
-        let result = tokio::select! {
-            result = relaying_progress(&context, call) => Some(result),
-            () = context.ct.cancelled() => None,
-        };
-        let took = started.elapsed();
-        let outcome = match &result {
-            None => Outcome::Cancelled,
-            Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-                Outcome::ToolError
-            }
-            Some(Ok(_)) => Outcome::Ok,
-            Some(Err(_)) => Outcome::Failed,
-        };
-        audit::call(&route.server, &route.name, took, outcome);
-        self.gateway
-            .metrics()
-            .call(&route.server, &route.name, took, outcome != Outcome::Ok);
-        match result {
-            None => Err(cancelled()),
-            Some(Ok(CallToolResponse::Complete(mut result))) => {
-                result
-                    .result_type
-                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
-                Ok(CallToolResponse::Complete(result))
-            }
-            Some(Ok(other)) => Ok(other),
-            Some(Err(e)) => Err(e),
-        }
+        call_tool(
+            &self.gateway,
+            request,
+            self.call_options(&context),
+            stateless(&context),
+            progress_relay(&context),
+            &context.ct,
+        )
+        .await
     }
 
     async fn list_prompts(
@@ -424,14 +364,122 @@ impl ServerHandler for Session {
     }
 }
 
+/// The tools of the gateway, a page at a time: `tools/list` of every
+/// client (the rmcp handler's and [`crate::stateless`]'s).
+pub(crate) async fn list_tools(
+    gateway: &Gateway,
+    request: Option<PaginatedRequestParams>,
+) -> Result<ListToolsResult, ErrorData> {
+    let catalog = gateway.tools().await;
+    let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+    let (tools, next) = page(&catalog.items, cursor, gateway.page_size())?;
+    let mut result = ListToolsResult::with_all_items(tools);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+/// `tools/call` of every client (the rmcp handler's and
+/// [`crate::stateless`]'s): the tool resolved to its upstream, called with
+/// `options` (the client's handlers and log level), its progress relayed by
+/// `progress`, ended when `ct` is cancelled; audited and counted. A
+/// `stateless` (2026-07-28) client gets an upstream's input requests in the
+/// result.
+pub(crate) async fn call_tool(
+    gateway: &Gateway,
+    request: CallToolRequestParams,
+    mut options: CallOptions,
+    stateless: bool,
+    progress: Option<ProgressRelay>,
+    ct: &CancellationToken,
+) -> Result<CallToolResponse, ErrorData> {
+    let Some(route) = gateway.resolve_tool(&request.name).await else {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "the gateway has no tool named {:?}; list the tools to see their names",
+                request.name
+            ),
+            None,
+        ));
+    };
+    let upstreams = gateway.upstreams();
+    let pool = upstreams
+        .pool(&route.server)
+        .ok_or_else(|| gone(&route.server))?;
+    audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+    options.relay_input_required = stateless;
+    let _in_flight = gateway.enter_call(
+        &route.server,
+        options.client_features.clone().unwrap_or_default(),
+    );
+    let started = Instant::now();
+    let call = async {
+        if stateless {
+            relay_call(pool, &route.server, &route.name, request, &options).await
+        } else {
+            pool.call_tool(
+                &route.server,
+                &route.name,
+                request.arguments,
+                options.clone(),
+            )
+            .await
+            .map(CallToolResponse::Complete)
+            .map_err(to_mcp_error)
+        }
+    };
+    let result = tokio::select! {
+        result = relaying_progress(progress, call) => Some(result),
+        () = ct.cancelled() => None,
+    };
+    let took = started.elapsed();
+    let outcome = match &result {
+        None => Outcome::Cancelled,
+        Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => Outcome::ToolError,
+        Some(Ok(_)) => Outcome::Ok,
+        Some(Err(_)) => Outcome::Failed,
+    };
+    audit::call(&route.server, &route.name, took, outcome);
+    gateway
+        .metrics()
+        .call(&route.server, &route.name, took, outcome != Outcome::Ok);
+    match result {
+        None => Err(cancelled()),
+        Some(Ok(CallToolResponse::Complete(mut result))) => {
+            result
+                .result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
+            Ok(CallToolResponse::Complete(result))
+        }
+        Some(Ok(other)) => Ok(other),
+        Some(Err(e)) => Err(e),
+    }
+}
+
+/// Where a request's upstream progress goes: the client's own progress
+/// token, on its peer.
+pub(crate) struct ProgressRelay {
+    token: ProgressToken,
+    peer: Peer<RoleServer>,
+}
+
+/// The progress relay of the request of `context`, when its client asked
+/// for progress.
+fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay> {
+    let token = context.meta.get_progress_token()?;
+    Some(ProgressRelay {
+        token,
+        peer: context.peer.clone(),
+    })
+}
+
 /// Runs `call` relaying its upstream progress to the client under the
 /// client's own progress token, when the client asked for progress; the
 /// notifications are sent in order, all before the result.
 async fn relaying_progress<F: std::future::Future>(
-    context: &RequestContext<RoleServer>,
+    progress: Option<ProgressRelay>,
     call: F,
 ) -> F::Output {
-    let Some(token) = context.meta.get_progress_token() else {
+    let Some(ProgressRelay { token, peer }) = progress else {
         return call.await;
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
@@ -439,7 +487,6 @@ async fn relaying_progress<F: std::future::Future>(
         params.progress_token = token.clone();
         let _ = tx.send(params);
     });
-    let peer = context.peer.clone();
     let relay = tokio::spawn(async move {
         while let Some(params) = rx.recv().await {
             if peer.notify_progress(params).await.is_err() {
