@@ -455,18 +455,26 @@ pub(crate) async fn call_tool(
     }
 }
 
-/// Where a request's upstream progress goes: the client's own progress
-/// token, on its peer.
-pub(crate) struct ProgressRelay {
-    token: ProgressToken,
-    peer: Peer<RoleServer>,
+/// Where a request's upstream progress goes, under the client's own
+/// progress token.
+pub(crate) enum ProgressRelay {
+    /// To the client's peer (rmcp's service).
+    Peer {
+        token: ProgressToken,
+        peer: Peer<RoleServer>,
+    },
+    /// Handed to `send` as it comes ([`crate::stateless`]'s answer).
+    Direct {
+        token: ProgressToken,
+        send: Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>,
+    },
 }
 
 /// The progress relay of the request of `context`, when its client asked
 /// for progress.
 fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay> {
     let token = context.meta.get_progress_token()?;
-    Some(ProgressRelay {
+    Some(ProgressRelay::Peer {
         token,
         peer: context.peer.clone(),
     })
@@ -479,8 +487,17 @@ async fn relaying_progress<F: std::future::Future>(
     progress: Option<ProgressRelay>,
     call: F,
 ) -> F::Output {
-    let Some(ProgressRelay { token, peer }) = progress else {
-        return call.await;
+    let (token, peer) = match progress {
+        None => return call.await,
+        Some(ProgressRelay::Direct { token, send }) => {
+            let forward: ProgressForward =
+                Arc::new(move |mut params: ProgressNotificationParam| {
+                    params.progress_token = token.clone();
+                    send(params);
+                });
+            return forward_progress(forward, call).await;
+        }
+        Some(ProgressRelay::Peer { token, peer }) => (token, peer),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
     let forward: ProgressForward = Arc::new(move |mut params: ProgressNotificationParam| {

@@ -10,15 +10,15 @@
 //! Only requests rmcp would accept as they are come here: no session, the
 //! 2026-07-28 version in the `MCP-Protocol-Version` header and in complete
 //! request `_meta`, `Mcp-Method` / `Mcp-Name` headers matching the body, an
-//! `Accept` naming JSON and event streams, and no progress token (progress
-//! rides an event stream from the first byte). Everything else (sessions,
+//! `Accept` naming JSON and event streams. Everything else (sessions,
 //! other methods, every malformed request and its error) goes to rmcp's
 //! service unchanged ([`Lane::Rmcp`]).
 //!
-//! Log messages of the call (which rmcp sends on the request's event
-//! stream) are not lost: when one comes before the result, the answer is an
-//! event stream after all, with the messages in order and then the result,
-//! as rmcp would send it.
+//! Progress and log messages of the call (which rmcp sends on the
+//! request's event stream) are not lost: when one comes before the result,
+//! the answer is an event stream after all, with the messages in order and
+//! then the result, as rmcp would send it. (rmcp's client puts a progress
+//! token on every request, so a token alone cannot mean "stream this".)
 
 // Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but 2026-07-28
 // clients still ask for log messages in a request's `_meta`.
@@ -36,7 +36,8 @@ use rmcp::{
     model::{
         CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta,
         LoggingMessageNotification, LoggingMessageNotificationParam, PaginatedRequestParams,
-        ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerNotification, ServerResult,
+        ProgressNotification, ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId,
+        ServerJsonRpcMessage, ServerNotification, ServerResult,
     },
     transport::streamable_http_server::{
         StreamableHttpService, session::local::LocalSessionManager,
@@ -46,7 +47,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use toolbridge::pool::{CallOptions, ClientFeatures, LogHandler, RequestOrigin};
 
-use crate::{Gateway, session};
+use crate::{
+    Gateway,
+    session::{self, ProgressRelay},
+};
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
 /// its own limit (the same 4 MiB).
@@ -68,11 +72,12 @@ pub struct Endpoint {
 
 /// The request this module serves, parsed.
 enum Lean {
-    Call(
-        RequestId,
-        CallToolRequestParams,
-        Option<rmcp::model::LoggingLevel>,
-    ),
+    Call {
+        id: RequestId,
+        params: CallToolRequestParams,
+        log_level: Option<rmcp::model::LoggingLevel>,
+        progress: Option<ProgressToken>,
+    },
     List(RequestId, Option<PaginatedRequestParams>),
 }
 
@@ -111,20 +116,38 @@ impl Endpoint {
                     .map(ServerResult::ListToolsResult);
                 json_answer(id, result)
             }
-            Lean::Call(id, params, log_level) => self.call(id, params, log_level).await,
+            Lean::Call {
+                id,
+                params,
+                log_level,
+                progress,
+            } => self.call(id, params, log_level, progress).await,
         }
     }
 
     /// `tools/call`: run as its own task (so a client that goes away
     /// cancels it, audited as such, instead of dropping it mid-way), its
-    /// log messages collected; JSON when the result comes first.
+    /// progress (under the client's token) and log messages collected; JSON
+    /// when the result comes first.
     async fn call(
         &self,
         id: RequestId,
         params: CallToolRequestParams,
         log_level: Option<rmcp::model::LoggingLevel>,
+        progress: Option<ProgressToken>,
     ) -> Response {
         let (outbox, mut messages) = mpsc::unbounded_channel();
+        let progress = progress.map(|token| {
+            let outbox = outbox.clone();
+            ProgressRelay::Direct {
+                token,
+                send: Arc::new(move |params: ProgressNotificationParam| {
+                    let notification =
+                        ServerNotification::ProgressNotification(ProgressNotification::new(params));
+                    let _ = outbox.send(ServerJsonRpcMessage::notification(notification));
+                }),
+            }
+        });
         let options = CallOptions {
             client_features: Some(ClientFeatures {
                 logs: Some(Arc::new(Outbox(outbox))),
@@ -137,7 +160,7 @@ impl Endpoint {
         let gateway = self.gateway.clone();
         let task_ct = ct.clone();
         let mut task = tokio::spawn(async move {
-            session::call_tool(&gateway, params, options, true, None, &task_ct)
+            session::call_tool(&gateway, params, options, true, progress, &task_ct)
                 .await
                 .map(ServerResult::from)
         });
@@ -248,11 +271,11 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
     let v2026 = ProtocolVersion::V_2026_07_28;
     if meta.protocol_version().as_ref() != Some(&v2026)
         || !meta.missing_required_keys(&v2026).is_empty()
-        || meta.get_progress_token().is_some()
     {
         return None;
     }
     let log_level = meta.log_level();
+    let progress = meta.get_progress_token();
     let id = request.id;
     match request.request {
         ClientRequest::CallToolRequest(call) => {
@@ -260,7 +283,12 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
             (only(headers, "mcp-method")? == "tools/call"
                 && name == call.params.name
                 && !name.starts_with(BASE64_HEADER_PREFIX))
-            .then(|| Lean::Call(id, call.params, log_level))
+            .then(|| Lean::Call {
+                id,
+                params: call.params,
+                log_level,
+                progress,
+            })
         }
         ClientRequest::ListToolsRequest(list) => (only(headers, "mcp-method")? == "tools/list"
             && !headers.contains_key("mcp-name"))
