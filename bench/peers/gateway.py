@@ -51,13 +51,22 @@ def main() -> None:
         r = json.loads(out)
         if r["errors"]:
             sys.exit(f"toolbridge bench reported errors: {r}")
-        return {"calls_per_sec": r["callsPerSec"], "p50_ms": r["latencyMs"]["p50"]}
+        return {"calls_per_sec": r["callsPerSec"], "p50_ms": r["latencyMs"]["p50"],
+                "client_cpu_us": r["clientCpuUsPerCall"], "calls": r["calls"]}
 
-    def through(url: str, seq: int, conc: int) -> dict:
+    def through(url: str, seq: int, conc: int, pid: int | None = None) -> dict:
+        """The workload through the gateway at `url`; with `pid`, also the
+        gateway process's own CPU time per call."""
         config = write(work, "client.json", {"mcpServers": {"s": {
             "type": "http", "url": url, "headers": {"Authorization": f"Bearer {TOKEN}"}}}})
         bench(config, 100, 8)  # warm-up: connections, the server's first calls
-        return {"seq": bench(config, seq, 1), "conc": bench(config, conc, IN_FLIGHT)}
+        out = {}
+        for mode, calls, in_flight in (("seq", seq, 1), ("conc", conc, IN_FLIGHT)):
+            before = cpu_seconds(pid) if pid else 0.0
+            out[mode] = bench(config, calls, in_flight)
+            if pid:
+                out[mode]["server_cpu_us"] = (cpu_seconds(pid) - before) * 1e6 / out[mode]["calls"]
+        return out
 
     def direct(seq: int, conc: int) -> dict:
         config = write(work, "direct.json",
@@ -66,7 +75,7 @@ def main() -> None:
 
     def gateway(seq: int, conc: int) -> dict:
         with Server([tb, "--config", upstream, "serve", "--listen", "127.0.0.1:0"], env) as s:
-            return through(s.url, seq, conc)
+            return through(s.url, seq, conc, s.proc.pid)
 
     def mcp_proxy(seq: int, conc: int) -> dict:
         port = free_port()
@@ -92,6 +101,7 @@ def main() -> None:
         ("supergateway 4.0.0 --stateful", supergateway(True), (300, 1000)),
     ]
     results = {name: [] for name, *_ in targets}
+    load_start = os.getloadavg()[0]
     for r in range(a.rounds):
         order = targets[r % len(targets):] + targets[:r % len(targets)]
         for name, fn, (seq, conc) in order:
@@ -120,6 +130,13 @@ def main() -> None:
     print(f"\nRATIO seq toolbridge-serve/mcp-proxy={ratio(targets[2][0], 'seq'):.1f}")
     print(f"RATIO conc toolbridge-serve/mcp-proxy={ratio(targets[2][0], 'conc'):.1f}")
     print(f"ADDED p50 latency of the gateway over direct stdio, sequential: {added * 1000:.0f} µs")
+    gw = results[targets[0][0]]
+    for mode, label in (("seq", "sequential"), ("conc", f"{IN_FLIGHT} in flight")):
+        print(f"CPU per call through toolbridge serve, {label}: gateway process "
+              f"{statistics.median(x[mode]['server_cpu_us'] for x in gw):.0f} µs, client (toolbridge "
+              f"bench) {statistics.median(x[mode]['client_cpu_us'] for x in gw):.0f} µs")
+    print(f"LOAD average (1 min) at the start and end of the run: {load_start:.2f} / "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
     with Server([tb, "--config", upstream, "serve", "--listen", "127.0.0.1:0"], env) as s:
         through(s.url, 100, 8)
@@ -214,6 +231,13 @@ def rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:

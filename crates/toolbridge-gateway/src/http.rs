@@ -13,7 +13,9 @@ use rmcp::transport::streamable_http_server::{
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Gateway, GatewayError, Security, security, session, web::WebState};
+use crate::{
+    Gateway, GatewayError, Security, security, session, stateless::Endpoint, web::WebState,
+};
 
 /// Binds the listener on `addr` (port 0: any free port; see
 /// [`TcpListener::local_addr`] for the one chosen).
@@ -33,15 +35,25 @@ pub fn router(
 ) -> Router {
     // Host and Origin are checked by `security` for every route, so rmcp's
     // own checks (loopback Host names only, Origin off) are not repeated.
+    // A stateless request whose first message is its answer gets that
+    // answer as `application/json`; one that sends progress, a log message
+    // or a request first still gets an event stream with all of them. An
+    // event stream costs a task, a keep-alive timer and SSE framing on both
+    // sides for a single message (sessions are not affected).
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
+        .with_json_response(true)
         .with_cancellation_token(shutdown);
     let mcp = StreamableHttpService::new(
         session::factory(gateway.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    // Stateless calls are answered by `stateless`, everything else by rmcp.
+    let endpoint = Endpoint::new(gateway.clone(), mcp);
+    let mcp =
+        axum::routing::any(move |request: axum::extract::Request| endpoint.clone().handle(request));
     let mut router = Router::new()
         .nest_service("/mcp", mcp)
         .route("/healthz", get(healthz))

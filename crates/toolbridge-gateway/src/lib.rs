@@ -22,6 +22,8 @@
 //!   updates) passed on to clients, and [`subscriptions`]: which client
 //!   session wants the updates of which resource;
 //! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
+//!   [`stateless`]: stateless `tools/call` and `tools/list` answered
+//!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, the bearer token;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
@@ -42,6 +44,7 @@ pub mod names;
 pub mod relay;
 pub mod security;
 pub mod session;
+pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
 pub mod upstreams;

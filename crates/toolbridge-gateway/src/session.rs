@@ -19,12 +19,14 @@ use rmcp::{
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
         GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-        ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse, Reference,
-        ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+        ProgressToken, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+        Reference, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
+        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequestParams,
     },
-    service::{NotificationContext, RequestContext, SubscriptionContext},
+    service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
 };
+use tokio_util::sync::CancellationToken;
 use toolbridge::pool::{CallOptions, PoolError, ProgressForward, forward_progress};
 
 use crate::{
@@ -89,7 +91,7 @@ impl Session {
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
-            result = relaying_progress(context, pool.request(server, request, &options)) => {
+            result = relaying_progress(progress_relay(context), pool.request(server, request, &options)) => {
                 result.map(stamp_complete).map_err(to_mcp_error)
             }
             () = context.ct.cancelled() => Err(cancelled()),
@@ -172,12 +174,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let catalog = self.gateway.tools().await;
-        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        let (tools, next) = page(&catalog.items, cursor, self.gateway.page_size())?;
-        let mut result = ListToolsResult::with_all_items(tools);
-        result.next_cursor = next;
-        Ok(result)
+        list_tools(&self.gateway, request).await
     }
 
     async fn call_tool(
@@ -185,82 +182,20 @@ impl ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(route) = self.gateway.resolve_tool(&request.name).await else {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "the gateway has no tool named {:?}; list the tools to see their names",
-                    request.name
-                ),
-                None,
-            ));
+        let caller = if stateless(&context) {
+            Caller::Stateless(&context)
+        } else {
+            Caller::Session
         };
-        let upstreams = self.gateway.upstreams();
-        let pool = upstreams
-            .pool(&route.server)
-            .ok_or_else(|| gone(&route.server))?;
-        audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-        let mut options = self.call_options(&context);
-        let stateless = stateless(&context);
-        options.relay_input_required = stateless;
-        // A stateless call notes itself in its own task (see `held_calls`).
-        let _in_flight = (!stateless).then(|| {
-            self.gateway.enter_call(
-                &route.server,
-                options.client_features.clone().unwrap_or_default(),
-            )
-        });
-        let started = Instant::now();
-        let call = async {
-            if stateless {
-                stateless_call(
-                    &self.gateway,
-                    pool,
-                    &route,
-                    request,
-                    options.clone(),
-                    &context,
-                )
-                .await
-            } else {
-                pool.call_tool(
-                    &route.server,
-                    &route.name,
-                    request.arguments,
-                    options.clone(),
-                )
-                .await
-                .map(CallToolResponse::Complete)
-                .map_err(to_mcp_error)
-            }
-        };
-        let result = tokio::select! {
-            result = relaying_progress(&context, call) => Some(result),
-            () = context.ct.cancelled() => None,
-        };
-        let took = started.elapsed();
-        let outcome = match &result {
-            None => Outcome::Cancelled,
-            Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-                Outcome::ToolError
-            }
-            Some(Ok(_)) => Outcome::Ok,
-            Some(Err(_)) => Outcome::Failed,
-        };
-        audit::call(&route.server, &route.name, took, outcome);
-        self.gateway
-            .metrics()
-            .call(&route.server, &route.name, took, outcome != Outcome::Ok);
-        match result {
-            None => Err(cancelled()),
-            Some(Ok(CallToolResponse::Complete(mut result))) => {
-                result
-                    .result_type
-                    .get_or_insert(rmcp::model::ResultType::COMPLETE);
-                Ok(CallToolResponse::Complete(result))
-            }
-            Some(Ok(other)) => Ok(other),
-            Some(Err(e)) => Err(e),
-        }
+        call_tool(
+            &self.gateway,
+            request,
+            self.call_options(&context),
+            caller,
+            progress_relay(&context),
+            &context.ct,
+        )
+        .await
     }
 
     async fn list_prompts(
@@ -439,22 +374,166 @@ impl ServerHandler for Session {
     }
 }
 
+/// The tools of the gateway, a page at a time: `tools/list` of every
+/// client (the rmcp handler's and [`crate::stateless`]'s).
+pub(crate) async fn list_tools(
+    gateway: &Gateway,
+    request: Option<PaginatedRequestParams>,
+) -> Result<ListToolsResult, ErrorData> {
+    let catalog = gateway.tools().await;
+    let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+    let (tools, next) = page(&catalog.items, cursor, gateway.page_size())?;
+    let mut result = ListToolsResult::with_all_items(tools);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+/// `tools/call` of every client (the rmcp handler's and
+/// [`crate::stateless`]'s): the tool resolved to its upstream, called with
+/// `options` (the client's handlers and log level), its progress relayed by
+/// `progress`, ended when `ct` is cancelled; audited and counted. A
+/// `stateless` (2026-07-28) client gets an upstream's input requests in the
+/// result.
+pub(crate) async fn call_tool(
+    gateway: &Gateway,
+    request: CallToolRequestParams,
+    mut options: CallOptions,
+    caller: Caller<'_>,
+    progress: Option<ProgressRelay>,
+    ct: &CancellationToken,
+) -> Result<CallToolResponse, ErrorData> {
+    let Some(route) = gateway.resolve_tool(&request.name).await else {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "the gateway has no tool named {:?}; list the tools to see their names",
+                request.name
+            ),
+            None,
+        ));
+    };
+    let upstreams = gateway.upstreams();
+    let pool = upstreams
+        .pool(&route.server)
+        .ok_or_else(|| gone(&route.server))?;
+    audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+    options.relay_input_required = !matches!(caller, Caller::Session);
+    // A held call notes itself in its own task (see `held_calls`).
+    let _in_flight = (!matches!(caller, Caller::Stateless(_))).then(|| {
+        gateway.enter_call(
+            &route.server,
+            options.client_features.clone().unwrap_or_default(),
+        )
+    });
+    let started = Instant::now();
+    let call = async {
+        match caller {
+            Caller::Session => pool
+                .call_tool(
+                    &route.server,
+                    &route.name,
+                    request.arguments,
+                    options.clone(),
+                )
+                .await
+                .map(CallToolResponse::Complete)
+                .map_err(to_mcp_error),
+            Caller::Stateless(context) => {
+                stateless_call(gateway, pool, &route, request, options.clone(), context).await
+            }
+            Caller::Direct => relay_call(pool, &route.server, &route.name, request, &options).await,
+        }
+    };
+    let result = tokio::select! {
+        result = relaying_progress(progress, call) => Some(result),
+        () = ct.cancelled() => None,
+    };
+    let took = started.elapsed();
+    let outcome = match &result {
+        None => Outcome::Cancelled,
+        Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => Outcome::ToolError,
+        Some(Ok(_)) => Outcome::Ok,
+        Some(Err(_)) => Outcome::Failed,
+    };
+    audit::call(&route.server, &route.name, took, outcome);
+    gateway
+        .metrics()
+        .call(&route.server, &route.name, took, outcome != Outcome::Ok);
+    match result {
+        None => Err(cancelled()),
+        Some(Ok(CallToolResponse::Complete(mut result))) => {
+            result
+                .result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
+            Ok(CallToolResponse::Complete(result))
+        }
+        Some(Ok(other)) => Ok(other),
+        Some(Err(e)) => Err(e),
+    }
+}
+
+/// Who makes a call, and so how an upstream's questions mid-call reach them.
+pub(crate) enum Caller<'a> {
+    /// A client with a session: questions go to its peer.
+    Session,
+    /// A stateless (2026-07-28) client served by rmcp: questions come back
+    /// in an `InputRequiredResult`, the upstream call held open meanwhile
+    /// ([`held_calls`]).
+    Stateless(&'a RequestContext<RoleServer>),
+    /// A stateless client on [`crate::stateless`]'s direct path, which takes
+    /// only calls that declare no client features and resume nothing: there
+    /// is nothing to ask it, so nothing is held.
+    Direct,
+}
+
+/// Where a request's upstream progress goes, under the client's own
+/// progress token.
+pub(crate) enum ProgressRelay {
+    /// To the client's peer (rmcp's service).
+    Peer {
+        token: ProgressToken,
+        peer: Peer<RoleServer>,
+    },
+    /// Handed to `send` as it comes ([`crate::stateless`]'s answer).
+    Direct {
+        token: ProgressToken,
+        send: Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>,
+    },
+}
+
+/// The progress relay of the request of `context`, when its client asked
+/// for progress.
+fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay> {
+    let token = context.meta.get_progress_token()?;
+    Some(ProgressRelay::Peer {
+        token,
+        peer: context.peer.clone(),
+    })
+}
+
 /// Runs `call` relaying its upstream progress to the client under the
 /// client's own progress token, when the client asked for progress; the
 /// notifications are sent in order, all before the result.
 async fn relaying_progress<F: std::future::Future>(
-    context: &RequestContext<RoleServer>,
+    progress: Option<ProgressRelay>,
     call: F,
 ) -> F::Output {
-    let Some(token) = context.meta.get_progress_token() else {
-        return call.await;
+    let (token, peer) = match progress {
+        None => return call.await,
+        Some(ProgressRelay::Direct { token, send }) => {
+            let forward: ProgressForward =
+                Arc::new(move |mut params: ProgressNotificationParam| {
+                    params.progress_token = token.clone();
+                    send(params);
+                });
+            return forward_progress(forward, call).await;
+        }
+        Some(ProgressRelay::Peer { token, peer }) => (token, peer),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
     let forward: ProgressForward = Arc::new(move |mut params: ProgressNotificationParam| {
         params.progress_token = token.clone();
         let _ = tx.send(params);
     });
-    let peer = context.peer.clone();
     let relay = tokio::spawn(async move {
         while let Some(params) = rx.recv().await {
             if peer.notify_progress(params).await.is_err() {

@@ -1,0 +1,456 @@
+//! Stateless (2026-07-28) `tools/call` and `tools/list` POSTs answered
+//! directly, without a per-request rmcp service.
+//!
+//! rmcp's streamable HTTP server serves each stateless request by starting a
+//! whole service for it (a peer, its channels, a serve loop and a handler
+//! task), which was most of the gateway's time per call. Here the JSON-RPC
+//! body is parsed once and handed to the same functions the rmcp handler
+//! ([`crate::session`]) calls; the answer goes back as `application/json`.
+//!
+//! Only requests rmcp would accept as they are come here: no session, the
+//! 2026-07-28 version in the `MCP-Protocol-Version` header and in complete
+//! request `_meta`, `Mcp-Method` / `Mcp-Name` headers matching the body, an
+//! `Accept` naming JSON and event streams. Everything else (sessions,
+//! other methods, every malformed request and its error) goes to rmcp's
+//! service unchanged ([`Lane::Rmcp`]).
+//!
+//! Progress and log messages of the call (which rmcp sends on the
+//! request's event stream) are not lost: when one comes before the result,
+//! the answer is an event stream after all, with the messages in order and
+//! then the result, as rmcp would send it. (rmcp's client puts a progress
+//! token on every request, so a token alone cannot mean "stream this".)
+
+// Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but 2026-07-28
+// clients still ask for log messages in a request's `_meta`.
+#![allow(deprecated)]
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    body::{Body, Bytes},
+    response::{IntoResponse, Response},
+};
+use futures::StreamExt;
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use rmcp::{
+    model::{
+        CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta,
+        LoggingMessageNotification, LoggingMessageNotificationParam, PaginatedRequestParams,
+        ProgressNotification, ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId,
+        ServerJsonRpcMessage, ServerNotification, ServerResult,
+    },
+    transport::streamable_http_server::{
+        StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use toolbridge::pool::{CallOptions, ClientFeatures, LogHandler, RequestOrigin};
+
+use crate::{
+    Gateway,
+    session::{self, Caller, ProgressRelay},
+};
+
+/// The largest body read here; a larger one goes to rmcp, which enforces
+/// its own limit (the same 4 MiB).
+const MAX_BODY: u64 = 4 * 1024 * 1024;
+/// The keep-alive comment interval of an event-stream answer (rmcp's).
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// What rmcp puts before a Base64-encoded header value (SEP-2243).
+const BASE64_HEADER_PREFIX: &str = "=?base64?";
+
+/// rmcp's streamable HTTP service as the gateway configures it.
+pub type RmcpService = StreamableHttpService<session::Session, LocalSessionManager>;
+
+/// The `/mcp` endpoint: stateless calls answered here, the rest by rmcp.
+#[derive(Clone)]
+pub struct Endpoint {
+    gateway: Gateway,
+    rmcp: Arc<RmcpService>,
+}
+
+/// The request this module serves, parsed.
+enum Lean {
+    Call {
+        id: RequestId,
+        params: CallToolRequestParams,
+        log_level: Option<rmcp::model::LoggingLevel>,
+        progress: Option<ProgressToken>,
+    },
+    List(RequestId, Option<PaginatedRequestParams>),
+}
+
+/// Who answers a request.
+enum Lane {
+    /// This module.
+    Lean(Lean),
+    /// rmcp's service, with the request as it came (its body already read
+    /// when it was looked at).
+    Rmcp(Request<Body>),
+}
+
+impl Endpoint {
+    /// The endpoint of `gateway` in front of `rmcp`.
+    pub fn new(gateway: Gateway, rmcp: RmcpService) -> Endpoint {
+        Endpoint {
+            gateway,
+            rmcp: Arc::new(rmcp),
+        }
+    }
+
+    /// Answers one HTTP request to `/mcp`.
+    pub async fn handle(self, request: Request<Body>) -> Response {
+        match lane(request).await {
+            Ok(Lane::Lean(lean)) => self.answer(lean).await,
+            Ok(Lane::Rmcp(request)) => self.rmcp.handle(request).await.map(Body::new),
+            Err(response) => response,
+        }
+    }
+
+    async fn answer(&self, lean: Lean) -> Response {
+        match lean {
+            Lean::List(id, params) => {
+                let result = session::list_tools(&self.gateway, params)
+                    .await
+                    .map(ServerResult::ListToolsResult);
+                json_answer(id, result)
+            }
+            Lean::Call {
+                id,
+                params,
+                log_level,
+                progress,
+            } => self.call(id, params, log_level, progress).await,
+        }
+    }
+
+    /// `tools/call`: run as its own task (so a client that goes away
+    /// cancels it, audited as such, instead of dropping it mid-way), its
+    /// progress (under the client's token) and log messages collected; JSON
+    /// when the result comes first.
+    async fn call(
+        &self,
+        id: RequestId,
+        params: CallToolRequestParams,
+        log_level: Option<rmcp::model::LoggingLevel>,
+        progress: Option<ProgressToken>,
+    ) -> Response {
+        let (outbox, mut messages) = mpsc::unbounded_channel();
+        let progress = progress.map(|token| {
+            let outbox = outbox.clone();
+            ProgressRelay::Direct {
+                token,
+                send: Arc::new(move |params: ProgressNotificationParam| {
+                    let notification =
+                        ServerNotification::ProgressNotification(ProgressNotification::new(params));
+                    let _ = outbox.send(ServerJsonRpcMessage::notification(notification));
+                }),
+            }
+        });
+        let options = CallOptions {
+            client_features: Some(ClientFeatures {
+                logs: Some(Arc::new(Outbox(outbox))),
+                log_level,
+                ..ClientFeatures::default()
+            }),
+            ..CallOptions::default()
+        };
+        let ct = CancellationToken::new();
+        let gateway = self.gateway.clone();
+        let task_ct = ct.clone();
+        let mut task = tokio::spawn(async move {
+            session::call_tool(
+                &gateway,
+                params,
+                options,
+                Caller::Direct,
+                progress,
+                &task_ct,
+            )
+            .await
+            .map(ServerResult::from)
+        });
+        // Dropped with this future or the event stream (the client went
+        // away): the call ends.
+        let cancel_on_drop = ct.drop_guard();
+        let result = tokio::select! {
+            biased;
+            Some(first) = messages.recv() => {
+                return event_stream(Some(first), Pending {
+                    messages,
+                    task: Some(task),
+                    result: None,
+                    id,
+                    _cancel_on_drop: cancel_on_drop,
+                });
+            }
+            joined = &mut task => finished(joined),
+        };
+        match messages.try_recv() {
+            // A log message sent just before the result.
+            Ok(first) => event_stream(
+                Some(first),
+                Pending {
+                    messages,
+                    task: None,
+                    result: Some(result),
+                    id,
+                    _cancel_on_drop: cancel_on_drop,
+                },
+            ),
+            Err(_) => json_answer(id, result),
+        }
+    }
+}
+
+/// Which lane `request` takes; `Err` when its body could not be read.
+async fn lane(request: Request<Body>) -> Result<Lane, Response> {
+    if !lean_headers(request.method(), request.headers()) {
+        return Ok(Lane::Rmcp(request));
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY as usize)
+        .await
+        .map_err(|_| {
+            (
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read",
+            )
+                .into_response()
+        })?;
+    match parse(&parts.headers, &bytes) {
+        Some(lean) => Ok(Lane::Lean(lean)),
+        None => Ok(Lane::Rmcp(Request::from_parts(parts, Body::from(bytes)))),
+    }
+}
+
+/// Whether the headers are those of a stateless 2026-07-28 POST rmcp would
+/// take as they are.
+fn lean_headers(method: &Method, headers: &HeaderMap) -> bool {
+    *method == Method::POST
+        && !headers.contains_key("mcp-session-id")
+        && only(headers, "mcp-protocol-version")
+            .is_some_and(|v| v == ProtocolVersion::V_2026_07_28.as_str())
+        && only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        })
+        && only(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_events)
+        && only(headers, header::CONTENT_LENGTH.as_str())
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|len| len <= MAX_BODY)
+}
+
+/// An `Accept` value that plainly lists both `application/json` and
+/// `text/event-stream` (no weights: those are left to rmcp to judge).
+fn accepts_json_and_events(accept: &str) -> bool {
+    let mut json = false;
+    let mut events = false;
+    for item in accept.split(',') {
+        let item = item.trim();
+        if item.contains(';') {
+            return false;
+        }
+        json |= item.eq_ignore_ascii_case("application/json");
+        events |= item.eq_ignore_ascii_case("text/event-stream");
+    }
+    json && events
+}
+
+/// The one value of header `name`, if it has exactly one and it is text.
+fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    value.to_str().ok()
+}
+
+/// The request in `body`, when this module serves it.
+fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
+    let ClientJsonRpcMessage::Request(request) = serde_json::from_slice(body).ok()? else {
+        return None;
+    };
+    let meta = request.request.get_meta();
+    let v2026 = ProtocolVersion::V_2026_07_28;
+    if meta.protocol_version().as_ref() != Some(&v2026)
+        || !meta.missing_required_keys(&v2026).is_empty()
+    {
+        return None;
+    }
+    let log_level = meta.log_level();
+    let progress = meta.get_progress_token();
+    // A client that may be asked something mid-call (it declares
+    // elicitation, sampling or roots) or answers such a question
+    // (`requestState`) needs a held call: rmcp's path.
+    let may_be_asked = meta
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some() || c.sampling.is_some() || c.roots.is_some());
+    let id = request.id;
+    match request.request {
+        ClientRequest::CallToolRequest(call) => {
+            let name = only(headers, "mcp-name")?;
+            (only(headers, "mcp-method")? == "tools/call"
+                && !may_be_asked
+                && call.params.request_state.is_none()
+                && name == call.params.name
+                && !name.starts_with(BASE64_HEADER_PREFIX))
+            .then(|| Lean::Call {
+                id,
+                params: call.params,
+                log_level,
+                progress,
+            })
+        }
+        ClientRequest::ListToolsRequest(list) => (only(headers, "mcp-method")? == "tools/list"
+            && !headers.contains_key("mcp-name"))
+        .then(|| Lean::List(id, list.params)),
+        _ => None,
+    }
+}
+
+/// A call's log messages, on their way to its answer.
+struct Outbox(mpsc::UnboundedSender<ServerJsonRpcMessage>);
+
+impl LogHandler for Outbox {
+    fn log(&self, _origin: RequestOrigin, message: LoggingMessageNotificationParam) {
+        let notification = ServerNotification::LoggingMessageNotification(
+            LoggingMessageNotification::new(message),
+        );
+        let _ = self
+            .0
+            .send(ServerJsonRpcMessage::notification(notification));
+    }
+}
+
+/// The result of the call task (a task that panicked is an internal error).
+fn finished(
+    joined: Result<Result<ServerResult, ErrorData>, tokio::task::JoinError>,
+) -> Result<ServerResult, ErrorData> {
+    joined.unwrap_or_else(|e| {
+        Err(ErrorData::internal_error(
+            format!("the gateway's call failed: {e}"),
+            None,
+        ))
+    })
+}
+
+/// The JSON-RPC answer to request `id`, shaped as rmcp's handler shapes it
+/// for a 2026-07-28 client (cache hints filled in; "resource not found" is
+/// `INVALID_PARAMS`).
+fn answer_message(id: RequestId, result: Result<ServerResult, ErrorData>) -> ServerJsonRpcMessage {
+    match result {
+        Ok(mut result) => {
+            result.fill_missing_cache_hints();
+            ServerJsonRpcMessage::response(result, id)
+        }
+        Err(mut error) => {
+            if error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                error.code = ErrorCode::INVALID_PARAMS;
+            }
+            ServerJsonRpcMessage::error(error, Some(id))
+        }
+    }
+}
+
+/// The answer as `application/json`, with the HTTP status rmcp gives it.
+fn json_answer(id: RequestId, result: Result<ServerResult, ErrorData>) -> Response {
+    let message = answer_message(id, result);
+    let status = match &message {
+        ServerJsonRpcMessage::Error(error) => match error.error.code {
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+            ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+            _ => StatusCode::OK,
+        },
+        _ => StatusCode::OK,
+    };
+    match serde_json::to_vec(&message) {
+        Ok(body) => (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("Internal Server Error: the answer could not be serialized: {e}"),
+        )
+            .into_response(),
+    }
+}
+
+/// What is left to send of a call answered as an event stream.
+struct Pending {
+    messages: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    /// The call, until it ends.
+    task: Option<tokio::task::JoinHandle<Result<ServerResult, ErrorData>>>,
+    /// Its result, once it ended and until it is sent.
+    result: Option<Result<ServerResult, ErrorData>>,
+    id: RequestId,
+    /// Cancels the call when the stream is dropped before its end.
+    _cancel_on_drop: tokio_util::sync::DropGuard,
+}
+
+impl Pending {
+    /// The next event of the stream: a message, a keep-alive comment, or
+    /// the result last; `None` after it.
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            let Some(task) = &mut self.task else {
+                if let Ok(message) = self.messages.try_recv() {
+                    return Some(event(&message));
+                }
+                let result = self.result.take()?;
+                return Some(event(&answer_message(self.id.clone(), result)));
+            };
+            tokio::select! {
+                biased;
+                Some(message) = self.messages.recv() => return Some(event(&message)),
+                joined = task => {
+                    self.task = None;
+                    self.result = Some(finished(joined));
+                }
+                () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b":\n\n")),
+            }
+        }
+    }
+}
+
+/// One message as an event (`data:` and the JSON on one line).
+fn event(message: &ServerJsonRpcMessage) -> Bytes {
+    let mut event = b"data: ".to_vec();
+    if serde_json::to_writer(&mut event, message).is_err() {
+        return Bytes::new();
+    }
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+/// The answer as an event stream, as rmcp sends one: `first`, then what
+/// `pending` holds, the result last.
+fn event_stream(first: Option<ServerJsonRpcMessage>, pending: Pending) -> Response {
+    let first = futures::stream::iter(first.map(|m| event(&m)));
+    let rest = futures::stream::unfold(pending, |mut pending| async move {
+        let item = pending.next().await?;
+        Some((item, pending))
+    });
+    let body = Body::from_stream(first.chain(rest).map(Ok::<Bytes, Infallible>));
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        [("x-accel-buffering", "no")],
+        body,
+    )
+        .into_response()
+}
