@@ -19,6 +19,9 @@ pub mod assets;
 pub mod guard;
 pub mod state;
 
+#[cfg(test)]
+mod locales_check;
+
 use axum::Router;
 
 pub use state::WebState;
