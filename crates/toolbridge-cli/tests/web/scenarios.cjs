@@ -1,0 +1,328 @@
+// One scenario of the settings page, in headless Chromium, against a running
+// `toolbridge serve` (tests/web_ui.rs starts it and this script):
+//
+//   node scenarios.cjs SCENARIO
+//
+// Environment: BASE_URL (the page, `http://127.0.0.1:PORT/`), CONFIG (the
+// gateway's config file), TOOLBRIDGE (the binary, for a server's command).
+// A scenario asserts as it goes and exits 1 with a message saying what the
+// user would have seen; on success it prints one JSON line of facts the
+// Rust side checks too. Every scenario fails on any console error, page
+// error or failed request.
+'use strict';
+
+const fs = require('node:fs');
+const b = require('./browser.cjs');
+
+const BASE = process.env.BASE_URL;
+const CONFIG = process.env.CONFIG;
+const TOOLBRIDGE = process.env.TOOLBRIDGE;
+const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog'];
+const LANGUAGES = ['en', 'zh', 'ja'];
+// Chinese and Japanese both use the CJK ideographs; only Japanese has kana.
+const HAN = /[\u4e00-\u9fff]/;
+const KANA = /[\u3040-\u30ff]/;
+const CJK = { zh: HAN, ja: /[\u3040-\u30ff\u4e00-\u9fff]/ };
+
+/** Opens the add-server form from the servers view. */
+async function openAddForm(page) {
+  await b.openView(page, BASE, 'servers');
+  await (await b.button(page, 'Add server')).click();
+  return b.field(page, 'Name');
+}
+
+/** Fills the add/edit form for a stdio server running the example server. */
+async function fillStdio(page, name, args) {
+  await b.typeInto(await b.field(page, 'Name'), name);
+  await b.choose(await b.field(page, 'Transport'), 'stdio');
+  await b.typeInto(await b.field(page, 'Command'), TOOLBRIDGE);
+  await b.fillList(await b.field(page, 'Arguments'), args);
+}
+
+const scenarios = {
+  /** Add, edit and remove a server through the form; the file follows. */
+  async servers_form(browser) {
+    const page = await b.openPage(browser);
+    await openAddForm(page);
+    await fillStdio(page, 'web-added', ['example-server']);
+    await (await b.button(page, 'Save')).click();
+    const added = await b.until('web-added in the config file', () => b.servers(CONFIG)['web-added']);
+    if (added.command !== TOOLBRIDGE || JSON.stringify(added.args) !== '["example-server"]') {
+      b.fail(`the form wrote ${JSON.stringify(added)}`);
+    }
+    await b.settled(page);
+
+    // Edit: the form comes back filled in; change the arguments.
+    const row = await b.rowOf(page, 'web-added', 'Edit');
+    await (await b.button(page, 'Edit', { within: row })).click();
+    const name = await b.field(page, 'Name');
+    const shown = await name.evaluate(el => el.value);
+    const argsField = await b.field(page, 'Arguments');
+    const shownArgs = await argsField.evaluate(el => el.value);
+    if (!shownArgs.includes('example-server')) b.fail(`the edit form shows arguments "${shownArgs}"`);
+    await b.fillList(argsField, ['example-server', '--edited']);
+    await (await b.button(page, 'Save')).click();
+    const edited = await b.until('the edited arguments in the config file', () => {
+      const s = b.servers(CONFIG)['web-added'];
+      return s && JSON.stringify(s.args) === '["example-server","--edited"]' && s;
+    });
+    await b.settled(page);
+
+    // Remove, after a confirmation.
+    const row2 = await b.rowOf(page, 'web-added', 'Remove');
+    await (await b.button(page, 'Remove', { within: row2 })).click();
+    const dialog = await page.waitForSelector('dialog[open]');
+    const confirm = await b.button(page, 'Remove', { within: dialog }).catch(() => b.button(page, 'Confirm', { within: dialog }));
+    await confirm.click();
+    await b.until('web-added gone from the config file', () => !('web-added' in b.servers(CONFIG)));
+    await b.settled(page);
+    b.check(page, 'servers form');
+    return { added, edited, nameShownOnEdit: shown };
+  },
+
+  /** A refused form: the error sits at the field, the file is untouched. */
+  async invalid_input(browser) {
+    const before = fs.readFileSync(CONFIG);
+    const page = await b.openPage(browser, { allowStatus: [400, 422] });
+    await openAddForm(page);
+    await b.typeInto(await b.field(page, 'Name'), 'web-invalid');
+    await b.choose(await b.field(page, 'Transport'), 'http');
+    const url = await b.field(page, 'URL');
+    await b.typeInto(url, 'not a url');
+    await (await b.button(page, 'Save')).click();
+    // The URL field is marked invalid and described by a visible message.
+    const message = await page.waitForFunction(el => {
+      if (el.getAttribute('aria-invalid') !== 'true') return null;
+      const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+      const text = ids.map(id => document.getElementById(id)).filter(e => e && e.getClientRects().length)
+        .map(e => e.textContent.trim()).filter(Boolean).join(' ');
+      return text || null;
+    }, {}, url).catch(() => null);
+    if (!message) b.fail('after Save with URL "not a url", the URL field is not aria-invalid with a visible message it is described by');
+    const after = fs.readFileSync(CONFIG);
+    if (!before.equals(after)) b.fail(`the config file changed:\n${after}`);
+    // The message sits next to the field: inside the same .field block, or
+    // right after it (no further than the field's parent's box).
+    const near = await url.evaluate(el => {
+      const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/);
+      const box = el.closest('.field') || el.parentElement;
+      return ids.some(id => { const m = document.getElementById(id); return m && (box.contains(m) || m.previousElementSibling === el); });
+    });
+    if (!near) b.fail('the URL error is not beside the URL field');
+    b.check(page, 'invalid input');
+    return { message: await message.jsonValue() };
+  },
+
+  /** Disable, then enable a server from its row; the file follows. */
+  async disable_enable(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const row = await b.rowOf(page, 'example', 'Disable');
+    await (await b.button(page, 'Disable', { within: row })).click();
+    await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
+    await b.settled(page);
+    const row2 = await b.rowOf(page, 'example', 'Enable');
+    await (await b.button(page, 'Enable', { within: row2 })).click();
+    await b.until('example enabled in the file', () => !b.servers(CONFIG).example.disabled);
+    await b.settled(page);
+    b.check(page, 'disable and enable');
+    return { example: b.servers(CONFIG).example };
+  },
+
+  /** Add a preset that needs a key, giving the key: the file gets it. */
+  async preset_with_key(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'presets');
+    const preset = process.env.PRESET || 'brave-search';
+    const row = await b.rowOf(page, preset, 'Add');
+    await (await b.button(page, 'Add', { within: row })).click();
+    const key = await b.field(page, 'API key').catch(() => b.field(page, 'Key'));
+    await b.typeInto(key, 'web-test-key-123');
+    await (await b.button(page, 'Save').catch(() => b.button(page, 'Add', { within: 'dialog[open], form' }))).click();
+    const added = await b.until(`${preset} in the config file`, () => b.servers(CONFIG)[preset]);
+    await b.settled(page);
+    b.check(page, 'preset with a key');
+    return { added, mode: (fs.statSync(CONFIG).mode & 0o777).toString(8) };
+  },
+
+  /** Try tiny_image and tiny_audio: a decoded image, an audio player. */
+  async tool_media(browser) {
+    const page = await b.openPage(browser);
+    const results = {};
+    for (const [tool, check] of [
+      ['tiny_image', () => page.waitForFunction(() => [...document.querySelectorAll('main img')]
+        .some(img => img.complete && img.naturalWidth > 0 && /^(data|blob):/.test(img.src)))],
+      ['tiny_audio', () => page.waitForFunction(() => [...document.querySelectorAll('main audio')]
+        .some(a => a.controls && (a.src || (a.querySelector('source') || {}).src)))],
+    ]) {
+      await b.openView(page, BASE, `tools/example/${tool}`);
+      // The view may list tools first: open this one if its form is not shown.
+      const run = await b.button(page, 'Run').catch(async () => {
+        const row = await b.rowOf(page, tool, 'Try it');
+        await (await b.button(page, 'Try it', { within: row })).click();
+        return b.button(page, 'Run');
+      });
+      await run.click();
+      await check().catch(() => b.fail(`after Run, ${tool}'s result shows no ${tool === 'tiny_image' ? 'decoded <img>' : '<audio controls> with a source'}`));
+      results[tool] = await page.evaluate(() => ({
+        img: [...document.querySelectorAll('main img')].map(i => i.naturalWidth),
+        audio: document.querySelectorAll('main audio').length,
+      }));
+    }
+    b.check(page, 'tool media');
+    return results;
+  },
+
+  /** The language switch: strings change, CJK appears, remembered, ?lang=. */
+  async languages(browser) {
+    const page = await b.openPage(browser);
+    const nav = async () => page.$$eval('nav a', links => links.map(a => a.textContent.trim()));
+    await b.openView(page, BASE, 'servers');
+    const english = await b.visibleText(page);
+    const navEn = await nav();
+    if (HAN.test(english)) b.fail('the English page shows CJK characters');
+    const select = await b.field(page, 'Language');
+    const seen = { en: english };
+    for (const lang of ['zh', 'ja']) {
+      await select.select(lang);
+      await b.until(`the page in ${lang}`, async () => (await page.evaluate(() => document.documentElement.lang)).startsWith(lang));
+      await b.settled(page);
+      seen[lang] = await b.visibleText(page);
+      if (!HAN.test(seen[lang])) b.fail(`in ${lang}, no CJK ideographs are visible:\n${seen[lang]}`);
+    }
+    if (!KANA.test(seen.ja)) b.fail(`in Japanese, no kana are visible:\n${seen.ja}`);
+    if (KANA.test(seen.zh)) b.fail(`in Chinese, kana are visible:\n${seen.zh}`);
+    // Remembered across a reload (the last choice was Japanese).
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('body[data-ready="true"]');
+    await b.settled(page);
+    const reloaded = await page.evaluate(() => ({ lang: document.documentElement.lang, select: document.getElementById('lang').value }));
+    if (reloaded.lang !== 'ja' || reloaded.select !== 'ja') b.fail(`after a reload the page is in ${JSON.stringify(reloaded)}, not the chosen ja`);
+    const navJa = await nav();
+    // ?lang= wins over the remembered choice, in a fresh profile too.
+    await b.openView(page, BASE, 'servers', { lang: 'zh' });
+    const navZh = await nav();
+    const fresh = await browser.createBrowserContext();
+    const other = await b.openPage(fresh);
+    await b.openView(other, BASE, 'tools', { lang: 'ja' });
+    const freshLang = await other.evaluate(() => document.documentElement.lang);
+    if (freshLang !== 'ja') b.fail(`?lang=ja in a fresh browser gave ${freshLang}`);
+    await b.openView(other, BASE, 'tools');
+    const defaultLang = await other.evaluate(() => document.documentElement.lang);
+    if (JSON.stringify(navEn) === JSON.stringify(navZh) || JSON.stringify(navZh) === JSON.stringify(navJa)) {
+      b.fail(`the navigation did not change with the language: en ${navEn}, zh ${navZh}, ja ${navJa}`);
+    }
+    b.check(page, 'languages');
+    b.check(other, 'languages (fresh profile)');
+    await fresh.close();
+    return { navEn, navZh, navJa, defaultLangAfterJa: defaultLang };
+  },
+
+  /** The add-server form with the keyboard alone: Tab, typing, Enter. */
+  async keyboard_add(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const focused = () => page.evaluate(new Function(`
+      const el = document.activeElement;
+      if (!el || el === document.body) return '';
+      const label = el.labels && el.labels[0] ? el.labels[0].cloneNode(true) : null;
+      if (label) for (const inner of label.querySelectorAll('input, select, textarea, .hint, .field-error')) inner.remove();
+      const text = label ? label.textContent : (el.getAttribute('aria-label') || el.textContent || el.value);
+      return (text || '').replace(/\\s+/g, ' ').trim().replace(/\\s*[*:：]$/, '');`));
+    // Tab to `name` (at most 60 presses from wherever the focus is).
+    const tabTo = async (name) => {
+      const path = [];
+      for (let i = 0; i < 60; i++) {
+        const now = await focused();
+        if (now === name) return;
+        path.push(now);
+        await page.keyboard.press('Tab');
+      }
+      b.fail(`Tab never reached "${name}"; it went through: ${JSON.stringify(path)}`);
+    };
+    await tabTo('Add server');
+    await page.keyboard.press('Enter');
+    await b.field(page, 'Name');
+    await tabTo('Name');
+    await page.keyboard.type('web-keys');
+    await tabTo('Transport');
+    const transport = await page.evaluate(() => document.activeElement.value);
+    if (transport !== 'stdio') b.fail(`the form starts on transport "${transport}", not stdio`);
+    await tabTo('Command');
+    await page.keyboard.type(TOOLBRIDGE);
+    await tabTo('Arguments');
+    await page.keyboard.type('example-server');
+    await tabTo('Save');
+    await page.keyboard.press('Enter');
+    const added = await b.until('web-keys in the config file', () => b.servers(CONFIG)['web-keys']);
+    await b.settled(page);
+    b.check(page, 'keyboard');
+    return { added };
+  },
+
+  /** Every view in every language: rendered, no console errors. */
+  async all_views(browser) {
+    const page = await b.openPage(browser);
+    const visited = [];
+    for (const lang of LANGUAGES) {
+      for (const view of VIEWS) {
+        await b.openView(page, BASE, view, { lang });
+        const text = await page.$eval('main', m => m.innerText);
+        if (!text.trim()) b.fail(`#/${view} in ${lang} shows nothing`);
+        if (lang !== 'en' && !CJK[lang].test(text)) b.fail(`#/${view} in ${lang} shows no ${lang} text:\n${text}`);
+        if (lang === 'en' && HAN.test(text)) b.fail(`#/${view} in English shows CJK text:\n${text}`);
+        b.check(page, `#/${view} in ${lang}`);
+        visited.push(`${lang}/${view}`);
+      }
+    }
+    return { visited };
+  },
+
+  /** At 360 px wide, no view scrolls sideways (nor the add-server form). */
+  async narrow(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 360, height: 740 });
+    const overflow = () => page.evaluate(() => {
+      const doc = document.documentElement;
+      const wide = [...document.querySelectorAll('body *')].filter(el => el.getBoundingClientRect().right > doc.clientWidth + 1)
+        .slice(0, 3).map(el => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className ? '.' + String(el.className).split(' ').join('.') : ''}`);
+      return { scroll: doc.scrollWidth, client: doc.clientWidth, wide };
+    });
+    const widths = {};
+    for (const lang of LANGUAGES) {
+      for (const view of VIEWS) {
+        await b.openView(page, BASE, view, { lang });
+        const o = await overflow();
+        widths[`${lang}/${view}`] = o.scroll;
+        if (o.scroll > o.client) b.fail(`#/${view} in ${lang} at 360 px scrolls sideways (${o.scroll} > ${o.client}); too wide: ${o.wide.join(', ')}`);
+      }
+    }
+    await openAddForm(page);
+    const form = await overflow();
+    if (form.scroll > form.client) b.fail(`the add-server form at 360 px scrolls sideways (${form.scroll} > ${form.client}); too wide: ${form.wide.join(', ')}`);
+    b.check(page, 'narrow');
+    return { widths };
+  },
+};
+
+async function main() {
+  const name = process.argv[2];
+  if (name === 'prepare') {
+    console.log(JSON.stringify({ chromium: await b.executable() }));
+    return;
+  }
+  const scenario = scenarios[name];
+  if (!scenario) throw new b.Failure(`no scenario "${name}"; there are: ${Object.keys(scenarios).join(', ')}`);
+  const browser = await b.launch();
+  try {
+    const facts = await scenario(browser);
+    console.log(JSON.stringify(facts || {}));
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch(error => {
+  console.error(error instanceof b.Failure ? `scenario failed: ${error.message}` : error.stack || String(error));
+  process.exit(1);
+});

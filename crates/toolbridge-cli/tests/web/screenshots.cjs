@@ -1,0 +1,59 @@
+// Screenshots of the settings page's main views in en, zh and ja, for the
+// docs (scripts/screenshots.sh serves a demo config and runs this; CI does
+// not). Environment: BASE_URL as for scenarios.cjs.
+//
+//   node screenshots.cjs OUT_DIR
+'use strict';
+
+const path = require('node:path');
+const b = require('./browser.cjs');
+
+const BASE = process.env.BASE_URL;
+
+/** Each shot: its file name and how to bring the page there. */
+const SHOTS = [
+  ['servers', async page => b.openView(page, BASE, 'servers')],
+  ['add-server', async (page, L) => {
+    await b.openView(page, BASE, 'servers');
+    await (await b.button(page, L('Add server'))).click();
+    await b.typeInto(await b.field(page, L('Name')), 'time');
+    await b.typeInto(await b.field(page, L('Command')), 'uvx');
+    await b.fillList(await b.field(page, L('Arguments')), ['mcp-server-time']);
+  }],
+  ['presets', async page => b.openView(page, BASE, 'presets')],
+  ['tools', async (page, L) => {
+    await b.openView(page, BASE, 'tools/example/tiny_image');
+    await (await b.button(page, L('Run'))).click();
+    await page.waitForFunction(() => [...document.querySelectorAll('main img')].some(i => i.naturalWidth > 0));
+  }],
+];
+
+async function main() {
+  const out = process.argv[2];
+  const browser = await b.launch({ width: 960, height: 640 });
+  try {
+    for (const lang of ['en', 'zh', 'ja']) {
+      const page = await b.openPage(browser);
+      // The page remembers the language; labels are found in it.
+      await b.openView(page, BASE, 'servers');
+      await page.evaluate(lang => localStorage.setItem('toolbridge.lang', lang), lang);
+      const L = await b.translator(BASE, lang);
+      for (const [name, go] of SHOTS) {
+        await go(page, L);
+        await b.settled(page);
+        const file = path.join(out, `${name}-${lang}.png`);
+        await page.screenshot({ path: file });
+        console.log(file);
+      }
+      b.check(page, `screenshots in ${lang}`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch(error => {
+  console.error(error.stack || String(error));
+  process.exit(1);
+});
