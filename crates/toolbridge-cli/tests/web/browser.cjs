@@ -150,18 +150,20 @@ const PAGE_HELPERS = `
 /**
  * The visible form control labelled `label` (a <label for> or wrapping
  * <label>, else aria-label), optionally inside `within` (a selector).
+ * `label` may be a list of names the control may have.
  */
 async function field(page, label, { within = 'body' } = {}) {
-  const handle = await page.waitForFunction(new Function('label', 'within', `${PAGE_HELPERS}
+  const names = [label].flat();
+  const handle = await page.waitForFunction(new Function('names', 'within', `${PAGE_HELPERS}
     for (const scope of document.querySelectorAll(within)) {
       for (const l of scope.querySelectorAll('label')) {
-        if (labelText(l) === label && l.control && visible(l.control)) return l.control;
+        if (names.includes(labelText(l)) && l.control && visible(l.control)) return l.control;
       }
       for (const el of scope.querySelectorAll('input, select, textarea')) {
-        if (norm(el.getAttribute('aria-label')) === label && visible(el)) return el;
+        if (names.includes(norm(el.getAttribute('aria-label'))) && visible(el)) return el;
       }
     }
-    return null;`), { timeout: LIMIT }, label, within).catch(() => null);
+    return null;`), { timeout: LIMIT }, names, within).catch(() => null);
   if (!handle) fail(`no visible field labelled "${label}" (in ${within}); labels on the page: ${await labels(page)}`);
   return handle.asElement();
 }
@@ -174,18 +176,20 @@ async function labels(page) {
 
 /**
  * The visible button (or link, or element with role=button) whose accessible
- * name is `name`, optionally inside `within` (a selector or an element).
+ * name is `name` (or one of a list), optionally inside `within` (a selector
+ * or an element).
  */
 async function button(page, name, { within = 'body', exact = true } = {}) {
-  const handle = await page.waitForFunction(new Function('name', 'within', 'exact', `${PAGE_HELPERS}
+  const names = [name].flat();
+  const handle = await page.waitForFunction(new Function('names', 'within', 'exact', `${PAGE_HELPERS}
     const scopes = typeof within === 'string' ? document.querySelectorAll(within) : [within];
     for (const scope of scopes) {
       for (const el of scope.querySelectorAll('button, a[href], [role="button"], input[type="submit"], input[type="button"]')) {
         const n = nameOf(el);
-        if ((exact ? n === name : n.startsWith(name)) && visible(el) && !el.disabled) return el;
+        if (names.some(name => exact ? n === name : n.startsWith(name)) && visible(el) && !el.disabled) return el;
       }
     }
-    return null;`), { timeout: LIMIT }, name, within, exact).catch(() => null);
+    return null;`), { timeout: LIMIT }, names, within, exact).catch(() => null);
   if (!handle) fail(`no visible, enabled button named "${name}"; buttons on the page: ${await buttons(page)}`);
   return handle.asElement();
 }
