@@ -119,7 +119,7 @@
 //! - [`auth`]: OAuth for remote servers: sign-in, tokens stored and refreshed.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
 //! - [`doctor`]: what stops each configured server from starting, and the fix.
-//! - `redact` (internal): the one place that decides how secrets are hidden
+//! - [`redact`]: the one place that decides how secrets are hidden
 //!   in listings, findings, errors and logs.
 //! - [`example_server`]: the built-in example MCP server.
 //!
@@ -161,7 +161,7 @@ pub mod process;
 #[cfg(feature = "client")]
 // Without `http` only the config's masking uses it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
-mod redact;
+pub mod redact;
 pub mod tools;
 #[cfg(feature = "client")]
 pub mod transport;

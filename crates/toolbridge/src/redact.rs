@@ -21,6 +21,8 @@ use std::borrow::Cow;
 
 use url::Url;
 
+use crate::config::{ServerSpec, TransportSpec};
+
 /// What a hidden value is shown as.
 pub const MASK: &str = "***";
 
@@ -229,6 +231,31 @@ impl Redactor {
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
         Redactor { secrets }
+    }
+
+    /// A redactor for a server's secrets: its env and header values, its
+    /// URL's, and the arguments [`mask_args`] hides. For text that came from
+    /// the server (its stderr, an error page): a server echoing its API key
+    /// must not get it shown by toolbridge.
+    pub fn for_server(spec: &ServerSpec) -> Redactor {
+        match &spec.transport {
+            TransportSpec::Stdio(stdio) => {
+                let masked = mask_args(&stdio.args);
+                let hidden = stdio
+                    .args
+                    .iter()
+                    .zip(&masked)
+                    .filter(|(arg, shown)| arg != shown)
+                    .map(|(arg, _)| arg.as_str());
+                Redactor::new(None, stdio.env.values().map(String::as_str).chain(hidden))
+            }
+            TransportSpec::Http(remote)
+            | TransportSpec::Sse(remote)
+            | TransportSpec::WebSocket(remote) => {
+                let url = Url::parse(&remote.url).ok();
+                Redactor::new(url.as_ref(), remote.headers.values().map(String::as_str))
+            }
+        }
     }
 
     /// `text` with every known secret replaced by [`MASK`].

@@ -19,10 +19,9 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde_json::{Value, json};
 use toolbridge::{
     config::Config,
-    deps::{self, InstallMethod, Platform, Probe, ProbeStatus},
+    deps::{self, Platform, Probe, ProbeStatus},
     doctor::{self, CheckOptions, Finding, Problem, ServerCheck},
 };
 
@@ -92,7 +91,8 @@ async fn check(
     );
     drop(progress);
     let out = if json {
-        let mut text = serde_json::to_string_pretty(&report_json(config, &probes, &checks))?;
+        let mut text =
+            serde_json::to_string_pretty(&doctor::report_json(config, &probes, &checks))?;
         text.push('\n');
         text
     } else {
@@ -158,59 +158,6 @@ fn report_text(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Str
         ));
     }
     out
-}
-
-/// `{"config", "builtin", "launchers": [...], "servers": [...], "findings": [...]}`;
-/// each server has its `status` (`ok`, `problem`, `disabled`); one that is
-/// ok also what it said and how it started (`transport`, `protocolVersion`,
-/// `serverName`, `serverVersion`, `toolCount`, `startMs`).
-fn report_json(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Value {
-    let launchers: Vec<Value> = probes
-        .iter()
-        .map(|probe| match &probe.status {
-            ProbeStatus::Found { path, version } => json!({
-                "command": probe.command, "status": "ok",
-                "version": version, "path": path.display().to_string(),
-            }),
-            ProbeStatus::Missing => json!({"command": probe.command, "status": "missing"}),
-            ProbeStatus::Broken { path, reason } => json!({
-                "command": probe.command, "status": "broken",
-                "path": path.display().to_string(), "reason": reason,
-            }),
-        })
-        .collect();
-    let servers: Vec<Value> = checks
-        .iter()
-        .map(|check| {
-            let status = if !check.enabled {
-                "disabled"
-            } else if !check.findings.is_empty() {
-                "problem"
-            } else {
-                "ok"
-            };
-            let mut server = serde_json::Map::new();
-            server.insert("name".into(), json!(check.server));
-            server.insert("status".into(), json!(status));
-            if status == "ok"
-                && let Some(Value::Object(started)) = check
-                    .started
-                    .as_ref()
-                    .and_then(|s| serde_json::to_value(s).ok())
-            {
-                server.extend(started);
-            }
-            Value::Object(server)
-        })
-        .collect();
-    let findings: Vec<&Finding> = checks.iter().flat_map(|c| &c.findings).collect();
-    json!({
-        "config": config.path().display().to_string(),
-        "builtin": config.is_builtin(),
-        "launchers": launchers,
-        "servers": servers,
-        "findings": findings,
-    })
 }
 
 fn probe_line(probe: &Probe) -> String {
@@ -290,8 +237,8 @@ async fn install(command: &str, yes: bool) -> Result<ExitCode> {
         }
     }
 
-    if let Err(e) = run_method(method) {
-        eprintln!("toolbridge: {e:#}");
+    if let Err(e) = method.run(deps::InstallOutput::Inherit) {
+        eprintln!("toolbridge: {:#}", anyhow::Error::from(e));
         return Ok(ExitCode::from(MISSING));
     }
     let after = deps::probe(command, None, deps::PROBE_TIMEOUT).await;
@@ -324,22 +271,4 @@ fn confirm(question: &str) -> Result<bool> {
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
     ))
-}
-
-/// Runs the method's commands in order, in the foreground, stopping at the
-/// first failure.
-fn run_method(method: &InstallMethod) -> Result<()> {
-    for argv in &method.commands {
-        let Some((program, args)) = argv.split_first() else {
-            continue;
-        };
-        let status = std::process::Command::new(program)
-            .args(args)
-            .status()
-            .with_context(|| format!("cannot run {program}"))?;
-        if !status.success() {
-            bail!("`{}` failed ({status})", argv.join(" "));
-        }
-    }
-    Ok(())
 }

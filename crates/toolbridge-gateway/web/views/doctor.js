@@ -1,7 +1,122 @@
-// The doctor view (being built).
-import { h } from '../dom.js';
+// The Doctor view: `toolbridge doctor` in the page. The launchers found,
+// then each server with its findings and their fixes; a missing launcher
+// toolbridge knows how to install gets an "Install" button, which shows the
+// exact command and runs it only after a confirmation in a dialog.
+//
+// Accessible names: button "Check again"; per finding with an install
+// command, button "Install COMMAND"; dialog "Install COMMAND?" with buttons
+// "Install" and "Cancel".
+import { h, replace, uid } from '../dom.js';
 import { t } from '../i18n.js';
+import { get, post } from '../api.js';
+import { describeProblem } from '../components/problem.js';
 
 export async function render(main) {
-  main.append(h('h1', {}, t('common.nav.doctor')));
+  const body = h('div', { 'aria-live': 'polite' });
+  const again = h('button', { type: 'button', onclick: () => check() }, t('doctor.again'));
+  main.append(
+    h('h1', {}, t('doctor.title')),
+    h('p', { class: 'muted' }, t('doctor.intro')),
+    h('div', { class: 'actions' }, again),
+    body);
+
+  async function check() {
+    again.disabled = true;
+    body.setAttribute('aria-busy', 'true');
+    replace(body, h('p', { class: 'muted' }, t('doctor.checking')));
+    try {
+      show(await get('/doctor'));
+    } catch (error) {
+      replace(body, h('p', { class: 'error', role: 'alert' }, t('doctor.failed', { message: error.message })));
+    } finally {
+      again.disabled = false;
+      body.removeAttribute('aria-busy');
+    }
+  }
+
+  function show(report) {
+    const launchers = h('ul', {}, report.launchers.map((l) => h('li', {},
+      h('span', { class: `badge ${l.status === 'ok' ? 'ok' : 'warn'}` }, t(`doctor.launcher.${l.status}`)), ' ',
+      h('code', {}, l.command),
+      l.version ? ` ${l.version}` : '',
+      l.reason ? h('span', { class: 'muted' }, ` (${l.reason})`) : null)));
+    const servers = report.servers.map((server) => {
+      const findings = report.findings.filter((f) => f.server === server.name);
+      return h('article', { class: 'card', 'aria-label': server.name },
+        h('h3', { class: 'row' },
+          h('span', {}, server.name),
+          h('span', { class: `badge ${statusClass(server.status)}` }, t(`doctor.status.${server.status}`))),
+        server.status === 'ok'
+          ? h('p', { class: 'ok' }, t('doctor.works', { count: server.toolCount, ms: server.startMs }))
+          : null,
+        findings.length ? h('ul', {}, findings.map((f) => h('li', {}, finding(f)))) : null);
+    });
+    replace(body,
+      h('h2', {}, t('doctor.launchers')), launchers,
+      h('h2', {}, t('doctor.servers')),
+      servers.length ? servers : h('p', { class: 'muted' }, t('doctor.noServers')),
+      h('p', {}, report.findings.length
+        ? t('doctor.problemCount', { count: report.findings.length })
+        : t('doctor.allGood')));
+  }
+
+  function finding(f) {
+    const result = h('div', { role: 'status' });
+    const command = f.problem.kind === 'commandNotFound' ? f.problem.command : null;
+    let install = null;
+    if (command && f.installCommand) {
+      install = h('button', { type: 'button' }, t('doctor.install'));
+      install.setAttribute('aria-label', t('doctor.installLabel', { command }));
+      install.addEventListener('click', () => confirmInstall(command, f.installCommand, install, result));
+    }
+    return [
+      h('p', { class: 'error' }, describeProblem(f.problem)),
+      h('p', {}, t('doctor.fix', { fix: f.fix })),
+      f.problem.stderr ? h('details', {}, h('summary', {}, t('doctor.stderr')), h('pre', {}, f.problem.stderr)) : null,
+      install ? h('div', { class: 'actions' }, install) : null,
+      result,
+    ];
+  }
+
+  function confirmInstall(command, line, opener, result) {
+    const titleId = uid('dialog-title');
+    const dialog = h('dialog', { 'aria-labelledby': titleId, role: 'alertdialog' });
+    const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, t('common.actions.cancel'));
+    const run = h('button', { type: 'button', class: 'primary' }, t('doctor.install'));
+    run.addEventListener('click', async () => {
+      dialog.close();
+      opener.disabled = true;
+      replace(result, h('p', { class: 'muted' }, t('doctor.installing', { command })));
+      try {
+        const outcome = await post('/doctor/install', { command, confirm: true });
+        replace(result,
+          outcome.installed
+            ? h('p', { class: 'ok' }, t('doctor.installed', { command, version: outcome.version || '' }))
+            : h('p', { class: 'warn' }, t('doctor.notOnPath', { command })),
+          outcome.output ? h('pre', {}, outcome.output) : null);
+      } catch (error) {
+        replace(result, h('p', { class: 'error' }, error.message));
+      } finally {
+        opener.disabled = false;
+      }
+    });
+    dialog.append(
+      h('h2', { id: titleId }, t('doctor.installTitle', { command })),
+      h('p', {}, t('doctor.installQuestion')),
+      h('pre', {}, line),
+      h('div', { class: 'actions' }, cancel, run));
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (opener.isConnected) opener.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  }
+
+  await check();
+}
+
+function statusClass(status) {
+  return { ok: 'ok', problem: 'error', disabled: 'muted' }[status] || '';
 }

@@ -1,7 +1,208 @@
-// The servers view (being built).
-import { h } from '../dom.js';
-import { t } from '../i18n.js';
+// The Servers view: every configured server with its state, and the
+// buttons to add, edit, enable/disable, test and remove them.
+//
+// Accessible names for the browser tests (English; other languages
+// translate them):
+// - button "Add server" (opens the dialog "Add server");
+// - per server NAME: checkbox "Enable NAME" (checked when enabled),
+//   buttons "Edit NAME", "Test NAME", "Remove NAME";
+// - dialog "Add server" / "Edit NAME": fields "Name", "Transport" (select:
+//   stdio, http, sse, websocket), "Command", "Arguments" (one per line),
+//   group "Environment" (rows "Variable" + "Value", button "Add variable"),
+//   "URL", group "Headers" (rows "Header" + "Value", button "Add header"),
+//   "Subprotocol" (websocket, read-only); buttons "Save", "Cancel";
+//   Enter submits, Escape closes; a field the server refused has
+//   aria-invalid="true" and its message in aria-describedby;
+// - dialog "Remove server?": buttons "Remove", "Cancel";
+// - each server is a list item (article) labelled by its name, with a
+//   status badge (Running, Stopped, Failed, Disabled) and a test result
+//   region (role=status).
+import { h, replace, uid } from '../dom.js';
+import { t, currentLanguage } from '../i18n.js';
+import { get, post, put, del } from '../api.js';
+import { toast } from '../app.js';
+import { serverForm } from '../components/server-form.js';
+import { describeProblem } from '../components/problem.js';
 
 export async function render(main) {
-  main.append(h('h1', {}, t('common.nav.servers')));
+  const list = h('div', { class: 'server-list', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
+  const about = h('p', { class: 'muted' });
+  const addButton = h('button', { type: 'button', class: 'primary', onclick: () => openForm(null, addButton) }, t('servers.add'));
+  main.append(
+    h('h1', {}, t('servers.title')),
+    about,
+    h('div', { class: 'actions' }, addButton),
+    list,
+  );
+
+  async function refresh() {
+    list.setAttribute('aria-busy', 'true');
+    try {
+      const data = await get('/servers');
+      replace(about, t(data.builtin ? 'servers.builtin' : 'servers.configFile', { path: data.configPath }));
+      if (!data.servers.length) {
+        replace(list, h('p', { class: 'muted' }, t('servers.empty')));
+      } else {
+        const items = h('ul', {}, data.servers.map((server) => h('li', {}, card(server))));
+        items.style.listStyle = 'none';
+        items.style.padding = '0';
+        replace(list, items);
+      }
+    } catch (error) {
+      replace(list, h('p', { class: 'error', role: 'alert' }, t('servers.loadFailed', { message: error.message })));
+    } finally {
+      list.removeAttribute('aria-busy');
+    }
+  }
+
+  function card(server) {
+    const headingId = uid('server');
+    const result = h('div', { class: 'result', role: 'status' });
+    const toggle = h('input', { type: 'checkbox', id: uid('enable'), checked: server.enabled, disabled: server.builtin });
+    toggle.setAttribute('aria-label', t('servers.enableLabel', { name: server.name }));
+    toggle.addEventListener('change', async () => {
+      toggle.disabled = true;
+      try {
+        await post(`/servers/${encodeURIComponent(server.name)}/${toggle.checked ? 'enable' : 'disable'}`);
+        toast(t(toggle.checked ? 'servers.enabledToast' : 'servers.disabledToast', { name: server.name }));
+        await refresh();
+        focusControl(server.name, 'enable');
+      } catch (error) {
+        toggle.checked = !toggle.checked;
+        toggle.disabled = false;
+        replace(result, h('p', { class: 'error' }, error.message));
+      }
+    });
+    const edit = h('button', { type: 'button', 'data-server': server.name, 'data-action': 'edit', disabled: server.builtin }, t('common.actions.edit'));
+    edit.setAttribute('aria-label', t('servers.editLabel', { name: server.name }));
+    edit.addEventListener('click', () => openForm(server, edit));
+    const test = h('button', { type: 'button' }, t('servers.test'));
+    test.setAttribute('aria-label', t('servers.testLabel', { name: server.name }));
+    test.addEventListener('click', () => runTest(server, test, result));
+    const remove = h('button', { type: 'button', class: 'danger', disabled: server.builtin }, t('common.actions.remove'));
+    remove.setAttribute('aria-label', t('servers.removeLabel', { name: server.name }));
+    remove.addEventListener('click', () => confirmRemove(server, remove));
+    toggle.dataset.server = server.name;
+    toggle.dataset.action = 'enable';
+
+    const facts = [
+      h('span', { class: `badge ${statusClass(server.status)}` }, t(`servers.status.${server.status}`)),
+      h('span', {}, t(`servers.form.transports.${server.transport}`)),
+      server.toolCount !== undefined ? h('span', {}, t('servers.toolCount', { count: server.toolCount })) : null,
+      server.startedAtMs ? h('span', {}, t('servers.startedAt', { time: new Date(server.startedAtMs).toLocaleString(locale()) })) : null,
+      server.enabled && !server.served ? h('span', { class: 'muted' }, t('servers.notServed')) : null,
+    ];
+    const target = server.command ? [server.command, ...(server.args || [])].join(' ') : server.url;
+    return h('article', { class: 'card', 'aria-labelledby': headingId },
+      h('div', { class: 'row' },
+        h('h2', { id: headingId, class: 'server-name' }, server.name),
+        h('label', { class: 'row', for: toggle.id }, toggle, h('span', { 'aria-hidden': 'true' }, t('servers.enabled')))),
+      h('p', { class: 'row' }, facts),
+      target ? h('p', {}, h('code', {}, target)) : null,
+      server.error ? h('p', { class: 'error' }, server.error) : null,
+      server.stderr ? h('details', {}, h('summary', {}, t('servers.stderr')), h('pre', {}, server.stderr)) : null,
+      h('div', { class: 'actions' }, edit, test, remove),
+      result);
+  }
+
+  function focusControl(name, action) {
+    for (const el of list.querySelectorAll(`[data-action="${action}"]`)) {
+      if (el.dataset.server === name) { el.focus(); return; }
+    }
+  }
+
+  async function runTest(server, button, result) {
+    button.disabled = true;
+    replace(result, h('p', { class: 'muted' }, t('servers.testing', { name: server.name })));
+    try {
+      const report = await post(`/servers/${encodeURIComponent(server.name)}/test`);
+      if (report.ok) {
+        replace(result, h('p', { class: 'ok' }, t('servers.testOk', { name: server.name, count: report.toolCount, ms: report.startMs })));
+      } else {
+        replace(result,
+          h('p', { class: 'error' }, t('servers.testFailed', { name: server.name })),
+          h('ul', {}, report.findings.map((f) => h('li', {},
+            h('span', {}, describeProblem(f.problem)), ' ',
+            h('span', { class: 'muted' }, t('servers.fix', { fix: f.fix })),
+            f.problem.stderr ? h('pre', {}, f.problem.stderr) : null))));
+      }
+    } catch (error) {
+      replace(result, h('p', { class: 'error' }, error.message));
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function openForm(server, opener) {
+    const titleId = uid('dialog-title');
+    const dialog = h('dialog', { 'aria-labelledby': titleId });
+    const close = () => { dialog.close(); };
+    const form = serverForm({
+      server,
+      onCancel: close,
+      onSubmit: async (body) => {
+        const saved = server
+          ? await put(`/servers/${encodeURIComponent(server.name)}`, body)
+          : await post('/servers', body);
+        dialog.close();
+        toast(t('servers.savedToast', { name: saved.name }));
+        await refresh();
+        focusControl(saved.name, 'edit');
+      },
+    });
+    dialog.append(
+      h('h2', { id: titleId }, server ? t('servers.editTitle', { name: server.name }) : t('servers.add')),
+      form.element);
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (opener.isConnected) opener.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    form.focus();
+  }
+
+  function confirmRemove(server, opener) {
+    const titleId = uid('dialog-title');
+    const dialog = h('dialog', { 'aria-labelledby': titleId, role: 'alertdialog' });
+    const error = h('p', { class: 'error', role: 'alert', hidden: true });
+    const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, t('common.actions.cancel'));
+    const confirm = h('button', { type: 'button', class: 'danger' }, t('common.actions.remove'));
+    confirm.addEventListener('click', async () => {
+      confirm.disabled = true;
+      try {
+        await del(`/servers/${encodeURIComponent(server.name)}`);
+        dialog.close();
+        toast(t('servers.removedToast', { name: server.name }));
+        await refresh();
+        addButton.focus();
+      } catch (e) {
+        replace(error, e.message);
+        error.hidden = false;
+        confirm.disabled = false;
+      }
+    });
+    dialog.append(
+      h('h2', { id: titleId }, t('servers.removeTitle')),
+      h('p', {}, t('servers.removeQuestion', { name: server.name })),
+      error,
+      h('div', { class: 'actions' }, cancel, confirm));
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if (opener.isConnected) opener.focus();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  }
+
+  await refresh();
+}
+
+function statusClass(status) {
+  return { running: 'ok', failed: 'error', disabled: 'muted', stopped: '' }[status] || '';
+}
+
+function locale() {
+  return { en: 'en', zh: 'zh-CN', ja: 'ja' }[currentLanguage()] || undefined;
 }

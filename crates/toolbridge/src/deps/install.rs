@@ -47,6 +47,94 @@ impl InstallMethod {
     }
 }
 
+/// Where the output of the install commands goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallOutput {
+    /// To this process's stdout and stderr, as it happens (a terminal).
+    Inherit,
+    /// Captured and returned (a web page shows it afterwards).
+    Capture,
+}
+
+/// Why an install did not complete.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InstallError {
+    /// A program of the method could not be started.
+    #[error("cannot run {program}; install it by hand from the download page")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A command of the method failed; the later ones were not run.
+    #[error("`{command}` failed ({status}); run it yourself to see why{}", tail(.output))]
+    Failed {
+        /// The command line that failed.
+        command: String,
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// Its last output lines, when captured.
+        output: String,
+    },
+}
+
+/// How many lines of captured output an install keeps.
+const OUTPUT_LINES: usize = 40;
+
+fn tail(output: &str) -> String {
+    if output.trim().is_empty() {
+        String::new()
+    } else {
+        format!(":\n{output}")
+    }
+}
+
+impl InstallMethod {
+    /// Runs the method's commands in order, in the foreground, stopping at
+    /// the first failure. With [`InstallOutput::Capture`], returns the last
+    /// lines they wrote (stdout and stderr); else an empty string.
+    pub fn run(&self, output: InstallOutput) -> Result<String, InstallError> {
+        let mut captured = String::new();
+        for argv in &self.commands {
+            let Some((program, args)) = argv.split_first() else {
+                continue;
+            };
+            let mut command = std::process::Command::new(program);
+            command.args(args);
+            let spawn_error = |source| InstallError::Spawn {
+                program: program.clone(),
+                source,
+            };
+            let status = match output {
+                InstallOutput::Inherit => command.status().map_err(spawn_error)?,
+                InstallOutput::Capture => {
+                    let out = command
+                        .stdin(std::process::Stdio::null())
+                        .output()
+                        .map_err(spawn_error)?;
+                    captured.push_str(&String::from_utf8_lossy(&out.stdout));
+                    captured.push_str(&String::from_utf8_lossy(&out.stderr));
+                    out.status
+                }
+            };
+            let lines: Vec<&str> = captured.lines().collect();
+            let kept = lines[lines.len().saturating_sub(OUTPUT_LINES)..].join("\n");
+            if !status.success() {
+                return Err(InstallError::Failed {
+                    command: argv.join(" "),
+                    status,
+                    output: kept,
+                });
+            }
+            captured = kept;
+        }
+        Ok(captured)
+    }
+}
+
 /// Quotes one argument for display in a POSIX shell or PowerShell.
 fn quote(arg: &str) -> String {
     let plain = !arg.is_empty()

@@ -11,7 +11,9 @@ mod install;
 mod platform;
 mod probe;
 
-pub use install::{InstallMethod, InstallPlan, install_fix, install_plan};
+pub use install::{
+    InstallError, InstallMethod, InstallOutput, InstallPlan, install_fix, install_plan,
+};
 pub use platform::{Os, Platform};
 pub use probe::{
     KNOWN_COMMANDS, PROBE_TIMEOUT, Probe, ProbeStatus, find_command, probe, probe_all,

@@ -33,11 +33,13 @@
 
 mod check;
 mod finding;
+mod json;
 mod reach;
 mod report;
 mod start;
 
 pub use check::{URL_TIMEOUT, check_servers};
 pub use finding::{Finding, Problem};
-pub use report::{CheckOptions, ServerCheck, diagnose};
+pub use json::report_json;
+pub use report::{CheckOptions, ServerCheck, diagnose, diagnose_server};
 pub use start::{START_TIMEOUT, Started};

@@ -10,7 +10,7 @@ use super::{
     start::{START_TIMEOUT, Started, start_server},
 };
 use crate::{
-    config::{Config, ServerSpec},
+    config::{Config, ServerRecord, ServerSpec},
     deps::Platform,
     pool::{Pool, PoolOptions},
     presets,
@@ -71,12 +71,46 @@ pub async fn diagnose(
     options: &CheckOptions,
     on_done: impl Fn(&str),
 ) -> Vec<ServerCheck> {
+    let records: Vec<&ServerRecord> = config.records().iter().collect();
+    check_records(config, &records, false, platform, options, on_done).await
+}
+
+/// Checks the one server `name` of `config` as [`diagnose`] checks each
+/// server, even when it is disabled (it was asked for by name): for a
+/// "test" button or `servers test NAME`. `None` when the config has no
+/// server of that name.
+pub async fn diagnose_server(
+    config: &Config,
+    name: &str,
+    platform: &Platform,
+    options: &CheckOptions,
+) -> Option<ServerCheck> {
+    let record = config.records().iter().find(|r| r.name == name)?;
+    check_records(config, &[record], true, platform, options, |_| {})
+        .await
+        .pop()
+}
+
+/// Checks `records` of `config`; disabled ones only when `even_disabled`.
+async fn check_records(
+    config: &Config,
+    records: &[&ServerRecord],
+    even_disabled: bool,
+    platform: &Platform,
+    options: &CheckOptions,
+    on_done: impl Fn(&str),
+) -> Vec<ServerCheck> {
     let pool_timeout = options.start_timeout.unwrap_or(START_TIMEOUT);
-    let specs: Vec<ServerSpec> = config
-        .records()
+    let checked = |record: &ServerRecord| even_disabled || !record.disabled;
+    let specs: Vec<ServerSpec> = records
         .iter()
-        .filter(|record| !record.disabled)
+        .filter(|record| checked(record))
         .filter_map(|record| config.resolve(&record.name).ok())
+        .map(|mut spec| {
+            // Asked for by name: checked as if enabled.
+            spec.disabled = false;
+            spec
+        })
         .map(|mut spec| {
             // `--start-timeout` wins over the server's own setting.
             if options.start_timeout.is_some() {
@@ -95,14 +129,14 @@ pub async fn diagnose(
     let on_done = &on_done;
     let pool = &pool;
     let specs = &specs;
-    let checks = config.records().iter().map(|record| async move {
+    let checks = records.iter().map(|record| async move {
         let mut check = ServerCheck {
             server: record.name.clone(),
             enabled: !record.disabled,
             started: None,
             findings: Vec::new(),
         };
-        if record.disabled {
+        if !checked(record) {
             return check;
         }
         let preset = presets::find_by_launch(

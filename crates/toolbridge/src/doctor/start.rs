@@ -13,7 +13,7 @@ use super::finding::{Finding, Problem};
 use crate::{
     config::{ServerSpec, TransportKind, TransportSpec},
     pool::{ConnectionInfo, Pool, PoolError},
-    redact::{Redactor, mask_args},
+    redact::Redactor,
     transport::TransportError,
 };
 
@@ -75,7 +75,7 @@ pub(super) async fn start_server(
 /// `running_stderr` is the tail of a server still running (one that started
 /// but did not list its tools), when the error carries none.
 fn finding_for(spec: &ServerSpec, error: &PoolError, running_stderr: Option<String>) -> Finding {
-    let redactor = redactor(spec);
+    let redactor = Redactor::for_server(spec);
     let scrub = |text: &str| redactor.redact(text).into_owned();
     let carried = match error {
         PoolError::Start { stderr, .. }
@@ -241,30 +241,6 @@ fn missing_paths(args: &[String], cwd: Option<&Path>) -> Vec<String> {
         })
         .cloned()
         .collect()
-}
-
-/// Removes the spec's secrets (env and header values, the URL's, masked
-/// arguments) from text that came from the server: a server echoing its API
-/// key in an error must not get it printed by toolbridge.
-fn redactor(spec: &ServerSpec) -> Redactor {
-    match &spec.transport {
-        TransportSpec::Stdio(stdio) => {
-            let masked = mask_args(&stdio.args);
-            let hidden = stdio
-                .args
-                .iter()
-                .zip(&masked)
-                .filter(|(arg, shown)| arg != shown)
-                .map(|(arg, _)| arg.as_str());
-            Redactor::new(None, stdio.env.values().map(String::as_str).chain(hidden))
-        }
-        TransportSpec::Http(remote)
-        | TransportSpec::Sse(remote)
-        | TransportSpec::WebSocket(remote) => {
-            let url = url::Url::parse(&remote.url).ok();
-            Redactor::new(url.as_ref(), remote.headers.values().map(String::as_str))
-        }
-    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@ mod request;
 mod resources;
 mod service;
 mod slot;
+mod status;
 mod tasks;
 
 pub use client_features::{
@@ -75,3 +76,4 @@ pub(crate) use logs::RELATED_REQUEST_META;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
+pub use status::{Failure, ServerStatus};

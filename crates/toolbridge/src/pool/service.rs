@@ -21,7 +21,7 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 
 use super::{
-    ClientFeatures, ConnectionInfo, PoolError, SkippedTool, ToolCacheOptions,
+    ClientFeatures, ConnectionInfo, PoolError, ServerStatus, SkippedTool, ToolCacheOptions,
     cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
@@ -863,6 +863,19 @@ impl Pool {
     pub fn connection_info(&self, server: &str) -> Option<ConnectionInfo> {
         let slot = self.inner.slots.get(server)?;
         slot.current().map(|c| c.info.clone())
+    }
+
+    /// Whether `server` is running (since when), stopped or failed (why);
+    /// `None` for a server the pool does not have. Never starts it.
+    pub fn status(&self, server: &str) -> Option<ServerStatus> {
+        self.inner.slots.get(server).map(|slot| slot.status())
+    }
+
+    /// How many tools `server` has, when its list is cached (in memory or
+    /// on disk); never starts it.
+    pub fn cached_tool_count(&self, server: &str) -> Option<usize> {
+        let slot = self.inner.slots.get(server)?;
+        slot.cache.get_or_load().map(|tools| tools.len())
     }
 
     /// The last lines `server` wrote to stderr (stdio servers that ran).

@@ -3,7 +3,7 @@
 
 use std::{
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, SystemTime},
 };
 
 use tracing::Instrument as _;
@@ -14,6 +14,7 @@ use super::{
     catalog::Catalog,
     connection::{self, Connection, Ended, Listeners, ProgressFeed},
     logs::LogRouter,
+    status::{Failure, ServerStatus},
     tasks::{TASK_EVENT_BACKLOG, TaskEvents},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
@@ -38,6 +39,9 @@ pub(super) struct Slot {
     pub(super) cache: Arc<ToolCache>,
     /// Consecutive short-lived connections, and the stderr of the last crash.
     crashes: Arc<Mutex<CrashHistory>>,
+    /// When the live connection started, or why the last start failed or
+    /// the last connection ended by itself: for [`Slot::status`].
+    history: Mutex<History>,
     /// The server's progress notifications, for watchers; kept across
     /// reconnects.
     pub(super) progress: ProgressFeed,
@@ -56,6 +60,15 @@ pub(super) struct Slot {
 /// before it misses some.
 const PROGRESS_BACKLOG: usize = 64;
 
+/// The server's latest start or failure.
+#[derive(Debug, Default)]
+struct History {
+    /// When the current connection finished starting.
+    started_at: Option<SystemTime>,
+    /// The last failure, cleared by the next successful start.
+    failure: Option<Failure>,
+}
+
 #[derive(Debug, Default)]
 struct CrashHistory {
     /// Connections in a row that ended by themselves within the window.
@@ -70,6 +83,7 @@ impl Slot {
             starting: tokio::sync::Mutex::new(()),
             cache: Arc::new(cache),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
+            history: Mutex::new(History::default()),
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
             catalog: Arc::new(Catalog::default()),
             logs: Arc::new(logs),
@@ -146,7 +160,13 @@ impl Slot {
             on_end,
         )
         .instrument(span)
-        .await?;
+        .await
+        .inspect_err(|error| self.failed(Failure::of(error)))?;
+        {
+            let mut history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+            history.started_at = Some(SystemTime::now());
+            history.failure = None;
+        }
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
         self.catalog.resubscribe(&self.spec.name, &conn.peer);
         Ok(conn)
@@ -181,6 +201,16 @@ impl Slot {
     /// the current one (a newer connection is left alone), and counts it
     /// towards a crash loop if it was short-lived.
     fn ended_by_itself(&self, ended: Ended) {
+        let stderr = ended.connection.upgrade().and_then(|c| c.stderr_tail());
+        self.failed(Failure {
+            error: format!(
+                "server \"{}\" stopped by itself after {:.1} s; it is started again on next use",
+                self.spec.name,
+                ended.lived.as_secs_f64()
+            ),
+            stderr,
+            at: SystemTime::now(),
+        });
         self.forget_ptr(ended.connection.as_ptr());
         let mut crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
         crashes.in_a_row = if ended.lived < CRASH_LOOP_WINDOW {
@@ -188,6 +218,26 @@ impl Slot {
         } else {
             1
         };
+    }
+
+    /// Notes why the server failed, for [`Slot::status`].
+    fn failed(&self, failure: Failure) {
+        let mut history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        history.started_at = None;
+        history.failure = Some(failure);
+    }
+
+    /// Running (since when), stopped, or failed (why), as of now.
+    pub(super) fn status(&self) -> ServerStatus {
+        let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        match (self.current(), &history.failure) {
+            (Some(conn), _) => ServerStatus::Running {
+                info: conn.info.clone(),
+                since: history.started_at.unwrap_or_else(SystemTime::now),
+            },
+            (None, Some(failure)) => ServerStatus::Failed(failure.clone()),
+            (None, None) => ServerStatus::Stopped,
+        }
     }
 
     fn restart_delay(&self) -> Duration {

@@ -3,7 +3,9 @@
 //!
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
+pub mod doctor;
 pub mod error;
+pub mod servers;
 
 use axum::{Router, routing::get};
 
@@ -13,7 +15,10 @@ use super::WebState;
 
 /// Every API route.
 pub fn router() -> Router<WebState> {
-    Router::new().route("/version", get(version))
+    Router::new()
+        .route("/version", get(version))
+        .merge(servers::routes())
+        .merge(doctor::routes())
     // Views add their routes here: `.merge(servers::routes())`, ...
 }
 

@@ -1,0 +1,118 @@
+//! `/api/doctor`: the Doctor view's API. `GET /api/doctor` is `toolbridge
+//! doctor --json` (the same checks and the same report: the launchers, each
+//! server's status, the findings with their fixes); `POST
+//! /api/doctor/install` installs a missing launcher the way `toolbridge
+//! doctor --install CMD` does, and only with `{"confirm": true}` in the
+//! body (the page asks first; without it: 400 and nothing runs).
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::State,
+    routing::{get, post},
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolbridge::deps::{self, InstallOutput, Platform, ProbeStatus};
+use toolbridge::doctor::{self, CheckOptions};
+
+use super::{ApiError, servers::load_config};
+use crate::web::WebState;
+
+/// The routes under `/api/doctor`.
+pub fn routes() -> Router<WebState> {
+    Router::new()
+        .route("/doctor", get(report))
+        .route("/doctor/install", post(install))
+}
+
+/// `GET /api/doctor`: every configured server checked (enabled ones
+/// started and closed again, apart from the gateway's own connections).
+async fn report(State(state): State<WebState>) -> Result<Json<Value>, ApiError> {
+    let Some(config) = load_config(&state)? else {
+        return Ok(Json(json!({
+            "config": state.config_path().display().to_string(),
+            "builtin": false, "launchers": [], "servers": [], "findings": [],
+        })));
+    };
+    let platform = Platform::current();
+    let options = CheckOptions::default();
+    let (probes, checks) = tokio::join!(
+        deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
+        doctor::diagnose(&config, &platform, &options, |_| {}),
+    );
+    Ok(Json(doctor::report_json(&config, &probes, &checks)))
+}
+
+/// The body of `POST /api/doctor/install`.
+#[derive(Debug, Deserialize)]
+struct InstallRequest {
+    /// The launcher to install (`npx`, `uvx`, `node`...).
+    #[serde(default)]
+    command: String,
+    /// Must be `true`: the user confirmed running the install command.
+    #[serde(default)]
+    confirm: bool,
+}
+
+/// `POST /api/doctor/install` `{"command", "confirm": true}`: runs the
+/// install command doctor shows for `command` and says whether it is on
+/// `PATH` afterwards: `{"command", "installed", "version"?, "ran"?,
+/// "output"?}`.
+async fn install(body: Bytes) -> Result<Json<Value>, ApiError> {
+    let request: InstallRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("the request is not the expected JSON: {e}")))?;
+    let command = request.command.trim().to_owned();
+    if !request.confirm {
+        return Err(ApiError::bad_request(format!(
+            "installing {command} runs a command on this machine; confirm it first \
+             (send \"confirm\": true)"
+        )));
+    }
+    let platform = Platform::current();
+    let Some(plan) = deps::install_plan(&command, &platform) else {
+        return Err(ApiError::field(
+            "command",
+            format!(
+                "no install plan for \"{command}\"; toolbridge knows node, npm, npx, uv, uvx, \
+                 python3 and docker"
+            ),
+        ));
+    };
+    let before = deps::probe(&command, None, deps::PROBE_TIMEOUT).await;
+    if let ProbeStatus::Found { version, .. } = &before.status {
+        return Ok(Json(json!({
+            "command": command, "installed": true, "version": version, "ran": null,
+        })));
+    }
+    let Some(method) = plan
+        .choose(|c| deps::find_command(c, None).is_some())
+        .cloned()
+    else {
+        return Err(ApiError {
+            status: http::StatusCode::CONFLICT,
+            message: format!(
+                "no automatic way to install {} here; download it from {}",
+                plan.software, plan.download_url
+            ),
+            field: None,
+        });
+    };
+    let ran = method.display();
+    let output = tokio::task::spawn_blocking(move || method.run(InstallOutput::Capture))
+        .await
+        .map_err(|e| ApiError::internal(format!("the install did not finish: {e}")))?
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let after = deps::probe(&command, None, deps::PROBE_TIMEOUT).await;
+    let version = match &after.status {
+        ProbeStatus::Found { version, .. } => Some(version.clone()),
+        _ => None,
+    };
+    Ok(Json(json!({
+        "command": command,
+        "installed": version.is_some(),
+        "version": version,
+        "ran": ran,
+        "output": output,
+    })))
+}

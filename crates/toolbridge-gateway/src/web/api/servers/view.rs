@@ -1,0 +1,106 @@
+//! [`ServerView`]: one configured server as the Servers view shows it: its
+//! config as `servers list` shows it (secrets masked) and its state in the
+//! gateway's pool.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use toolbridge::{
+    config::{Config, ServerListing},
+    pool::ServerStatus,
+    redact::Redactor,
+};
+
+use crate::Gateway;
+
+/// One server: config and state.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerView {
+    /// The record as written, secrets masked (the same view as
+    /// `toolbridge servers list --json`).
+    #[serde(flatten)]
+    pub config: ServerListing,
+    /// True when this gateway serves it (enabled, resolvable, and not left
+    /// out by `serve --server`).
+    pub served: bool,
+    /// `running`, `stopped`, `failed` or `disabled`.
+    pub status: &'static str,
+    /// Why it failed (status `failed`), secrets removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The last lines it wrote to stderr, secrets removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// How many tools it has, when its list is known (never starts it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_count: Option<usize>,
+    /// When it started, in milliseconds since the Unix epoch (running only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at_ms: Option<u64>,
+    /// How long its start and handshake took, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<u64>,
+    /// The protocol version it speaks (running only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+}
+
+/// Every server of `config`, in file order, with its state in `gateway`.
+pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
+    let upstreams = gateway.upstreams();
+    config
+        .listing()
+        .into_iter()
+        .map(|listing| {
+            let upstream = upstreams.by_name.get(&listing.name);
+            let mut view = ServerView {
+                served: upstream.is_some(),
+                status: if listing.enabled {
+                    "stopped"
+                } else {
+                    "disabled"
+                },
+                config: listing,
+                error: None,
+                stderr: None,
+                tool_count: None,
+                started_at_ms: None,
+                start_ms: None,
+                protocol_version: None,
+            };
+            // A server disabled in the file shows as disabled at once;
+            // `served` says whether the gateway has caught up yet.
+            let Some(upstream) = upstream.filter(|_| view.config.enabled) else {
+                return view;
+            };
+            let name = view.config.name.as_str();
+            let pool = &upstream.pool;
+            let redactor = Redactor::for_server(&upstream.spec);
+            let clean = |text: &str| redactor.redact(text).into_owned();
+            view.tool_count = pool.cached_tool_count(name);
+            view.stderr = pool.stderr_tail(name).map(|s| clean(&s));
+            match pool.status(name) {
+                Some(ServerStatus::Running { info, since }) => {
+                    view.status = "running";
+                    view.started_at_ms = Some(epoch_ms(since));
+                    view.start_ms = Some(u64::try_from(info.start_time.as_millis()).unwrap_or(0));
+                    view.protocol_version = Some(info.protocol_version);
+                }
+                Some(ServerStatus::Failed(failure)) => {
+                    view.status = "failed";
+                    view.error = Some(clean(&failure.error));
+                    view.stderr = failure.stderr.as_deref().map(clean).or(view.stderr);
+                }
+                _ => {}
+            }
+            view
+        })
+        .collect()
+}
+
+fn epoch_ms(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

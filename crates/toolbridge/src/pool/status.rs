@@ -1,0 +1,53 @@
+//! [`ServerStatus`]: whether one pooled server is running, stopped or
+//! failed, for a program that shows its servers (the gateway's web page).
+
+use std::time::SystemTime;
+
+use super::{ConnectionInfo, PoolError};
+
+/// One server's state in the pool, as of now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerStatus {
+    /// A live connection.
+    Running {
+        /// What the server said about itself when it started.
+        info: ConnectionInfo,
+        /// When it finished starting (wall clock).
+        since: SystemTime,
+    },
+    /// Not started yet, or closed by the pool; the next use starts it.
+    Stopped,
+    /// Its last start failed, or its last connection ended by itself; the
+    /// next use starts it again.
+    Failed(Failure),
+}
+
+/// Why a server's start failed or its connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The error, naming the server (no secrets, as every pool error).
+    pub error: String,
+    /// The last lines the server wrote to stderr, when it wrote any.
+    pub stderr: Option<String>,
+    /// When it happened.
+    pub at: SystemTime,
+}
+
+impl Failure {
+    /// The failure `error` describes, now.
+    pub(super) fn of(error: &PoolError) -> Failure {
+        let stderr = match error {
+            PoolError::Start { stderr, .. }
+            | PoolError::StartTimeout { stderr, .. }
+            | PoolError::Closed { stderr, .. }
+            | PoolError::Exited { stderr, .. } => stderr.clone(),
+            _ => None,
+        };
+        Failure {
+            error: error.to_string(),
+            stderr,
+            at: SystemTime::now(),
+        }
+    }
+}
