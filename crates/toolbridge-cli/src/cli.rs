@@ -68,6 +68,8 @@ pub enum Command {
     Completions(commands::completions::Args),
     /// The gateway: serve every configured server as one MCP server (HTTP or stdio).
     Serve(commands::serve::Args),
+    /// The settings page: start the gateway on loopback and open its page in the browser.
+    Ui(commands::ui::Args),
 }
 
 impl Command {
@@ -88,6 +90,7 @@ impl Command {
             Command::Auth(command) => commands::auth::run(command, ctx).await,
             Command::Completions(args) => commands::completions::run(args, ctx).await,
             Command::Serve(args) => commands::serve::run(args, ctx).await,
+            Command::Ui(args) => commands::ui::run(args, ctx).await,
         }
     }
 }

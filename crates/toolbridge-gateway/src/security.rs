@@ -11,6 +11,9 @@
 //!   token configured (`$TOOLBRIDGE_GATEWAY_TOKEN`), loopback requires it
 //!   too. Missing or wrong: 401. `/healthz` needs no token (load balancers
 //!   probe it); it tells nothing but whether the gateway is up.
+//! - For the web page, a browser may show a session cookie instead of the
+//!   token, after signing in at `/login?token=TOKEN`; see
+//!   [`crate::web::session`] (not for `/mcp` or `/metrics`).
 //!
 //! The token is compared in constant time and never logged.
 
@@ -29,7 +32,10 @@ use axum::{
 };
 use http::{StatusCode, header};
 
-use crate::GatewayError;
+use crate::{
+    GatewayError,
+    web::session::{self, Sessions},
+};
 
 /// The environment variable that sets the bearer token.
 pub const TOKEN_ENV: &str = "TOOLBRIDGE_GATEWAY_TOKEN";
@@ -55,6 +61,8 @@ pub struct Security {
     loopback: bool,
     /// The bearer token every request (but `/healthz`) must carry.
     token: Option<Arc<str>>,
+    /// The web page's sessions, opened at `/login` with the token.
+    sessions: Arc<Sessions>,
 }
 
 impl std::fmt::Debug for Security {
@@ -88,6 +96,7 @@ impl Security {
             Security {
                 loopback,
                 token: token.map(Arc::from),
+                sessions: Arc::default(),
             },
             source,
         ))
@@ -96,6 +105,14 @@ impl Security {
     /// Whether requests need the token.
     pub fn requires_token(&self) -> bool {
         self.token.is_some()
+    }
+
+    /// The address that opens the web page of a gateway listening on
+    /// `addr`: `http://ADDR/`, or, with a token required, its sign-in
+    /// address `http://ADDR/login?token=TOKEN` (for `toolbridge ui`; it
+    /// holds the token: show it only to the user).
+    pub fn page_url(&self, addr: SocketAddr) -> String {
+        session::page_url(addr, self.token.as_deref())
     }
 
     /// Checks `request`'s `Host`, `Origin` and token; the refusal if any.
@@ -128,7 +145,9 @@ impl Security {
                 ));
             }
         }
-        if request.uri().path() == "/healthz" {
+        let path = request.uri().path();
+        // `/login` checks the token it is given itself.
+        if path == "/healthz" || path == session::LOGIN_PATH {
             return None;
         }
         if let Some(token) = &self.token {
@@ -137,10 +156,19 @@ impl Security {
                 .and_then(|h| h.to_str().ok())
                 .and_then(|h| h.strip_prefix("Bearer "))
                 .map(str::trim);
-            if !given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes())) {
+            let bearer =
+                given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()));
+            let page = session::covers(path);
+            let session = page && self.sessions.accepts(headers);
+            if !(bearer || session) {
                 let mut response = refusal(
                     StatusCode::UNAUTHORIZED,
-                    "missing or wrong bearer token; send Authorization: Bearer TOKEN",
+                    if page {
+                        "sign in first: open the address `toolbridge ui` prints, or \
+                         /login?token= followed by the gateway's token"
+                    } else {
+                        "missing or wrong bearer token; send Authorization: Bearer TOKEN"
+                    },
                 );
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
@@ -167,6 +195,9 @@ pub async fn check(
                 "refused a request"
             );
             refusal
+        }
+        None if request.uri().path() == session::LOGIN_PATH => {
+            session::login(security.token.as_deref(), &security.sessions, &request)
         }
         None => next.run(request).await,
     }
@@ -198,7 +229,9 @@ fn origin_authority(origin: &str) -> Option<&str> {
     Some(rest.split('/').next().unwrap_or(rest))
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+/// True when `a` equals `b`, in a time that does not depend on where they
+/// differ.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -235,7 +268,7 @@ fn file_token(path: &Path) -> Result<String, GatewayError> {
 }
 
 /// 32 random bytes from the system, as hex.
-fn random_token() -> std::io::Result<String> {
+pub(crate) fn random_token() -> std::io::Result<String> {
     use std::io::Read as _;
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;

@@ -15,3 +15,4 @@ pub mod resources;
 pub mod serve;
 pub mod servers;
 pub mod tools;
+pub mod ui;

@@ -2,7 +2,7 @@
 
 use std::{path::Path, process::ExitCode};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use clap::{Args, Subcommand};
 use toolbridge::presets::{self, Category, Preset, Transport};
 
@@ -155,48 +155,44 @@ fn add(
     api_key: Option<&str>,
     extra: &[String],
 ) -> Result<()> {
-    let preset = presets::get(id)?;
-    let name = name.unwrap_or_else(|| preset.id.to_owned());
-    if name.is_empty() {
-        bail!("the server name must not be empty");
-    }
-    let entry = presets::to_config_entry(preset, api_key, extra)?;
-
-    // Locked, atomic, and never over a file that fails to parse.
-    toolbridge::config::edit(path, |doc| doc.add_server(&name, entry))?;
-    if api_key.is_some() {
-        restrict_to_owner(path)?;
-    }
-
+    // The library's one code path (the web page's too): locked, atomic,
+    // never over a file that fails to parse; a stored key makes the file 0600.
+    let added = presets::add(
+        path,
+        &presets::AddPreset {
+            id,
+            name: name.as_deref(),
+            api_key,
+            extra_args: extra,
+        },
+    )?;
+    let preset = added.preset;
     eprintln!(
-        "toolbridge: added server \"{name}\" (preset {}) to {}",
+        "toolbridge: added server \"{}\" (preset {}) to {}",
+        added.name,
         preset.id,
         path.display()
     );
-    if api_key.is_some() {
-        eprintln!(
+    let how = preset
+        .documentation_url
+        .map(|u| format!(" (how to get a key: {u})"))
+        .unwrap_or_default();
+    match added.key {
+        presets::KeyPlace::Stored => eprintln!(
             "toolbridge: the API key is stored in the file; it is now readable by you only (0600)"
-        );
-    } else if let Some(var) = preset.api_key_env_var {
-        let how = preset
-            .documentation_url
-            .map(|u| format!(" (how to get a key: {u})"))
-            .unwrap_or_default();
-        if preset.requires_api_key {
-            eprintln!(
-                "toolbridge: this server needs an API key: export {var}=<your key> before \
-                 starting toolbridge{how}"
-            );
-        } else {
-            eprintln!("toolbridge: optional: export {var}=<your key> for higher limits{how}");
-        }
+        ),
+        presets::KeyPlace::Reference {
+            var,
+            required: true,
+        } => eprintln!(
+            "toolbridge: this server needs an API key: export {var}=<your key> before \
+             starting toolbridge{how}"
+        ),
+        presets::KeyPlace::Reference {
+            var,
+            required: false,
+        } => eprintln!("toolbridge: optional: export {var}=<your key> for higher limits{how}"),
+        presets::KeyPlace::NoKey => {}
     }
     Ok(())
-}
-
-/// Makes the config file readable by its owner only: it now holds a key.
-fn restrict_to_owner(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot make {} private", path.display()))
 }

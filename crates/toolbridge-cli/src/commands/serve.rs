@@ -38,6 +38,12 @@ pub struct Args {
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    run_with(args, ctx, |_| {}).await
+}
+
+/// `serve`, calling `listening` with the settings page's address once the
+/// HTTP listener is bound (`toolbridge ui` opens it in the browser).
+pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -> Outcome {
     let specs = load(ctx, &args.servers)?;
     let gateway = Gateway::new(
         specs,
@@ -59,7 +65,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         if args.stdio {
             toolbridge_gateway::stdio::serve(gateway.clone()).await
         } else {
-            serve_http(&args, ctx, gateway.clone(), stop.clone()).await
+            serve_http(&args, ctx, gateway.clone(), stop.clone(), listening).await
         }
     };
     let outcome = tokio::select! {
@@ -82,6 +88,7 @@ async fn serve_http(
     ctx: &Context,
     gateway: Gateway,
     stop: CancellationToken,
+    listening: impl FnOnce(&str),
 ) -> Result<(), toolbridge_gateway::GatewayError> {
     let token_file = ctx
         .config_path()
@@ -104,6 +111,7 @@ async fn serve_http(
     }
     eprintln!("toolbridge: listening on {}", http::mcp_url(addr));
     ctx.say(format_args!("toolbridge: settings page at http://{addr}/"));
+    listening(&security.page_url(addr));
     let web = toolbridge_gateway::web::WebState::new(gateway.clone(), ctx.config_path().to_owned());
     let router = http::router(gateway, security, stop.clone(), Some(web));
     http::serve(listener, router, stop).await

@@ -8,6 +8,8 @@
 //! - [`guard`]: what the page's responses carry (Content-Security-Policy)
 //!   and what its writes must carry (a header a foreign page cannot send);
 //! - [`api`]: the JSON API under `/api`, one module per view;
+//! - [`session`]: signing a browser in with the gateway's token
+//!   (`/login?token=`) and the session cookie it then shows;
 //! - [`state`]: what the API handlers share (the gateway, the config path).
 //!
 //! The page's writes go through `toolbridge::config`'s edit code, the same
@@ -17,6 +19,7 @@
 pub mod api;
 pub mod assets;
 pub mod guard;
+pub mod session;
 pub mod state;
 
 #[cfg(test)]

@@ -4,19 +4,27 @@
 //! `npx -y`, a PyPI package through `uvx`, or a remote streamable-HTTP URL),
 //! which tools it lists, and which API key it needs. [`to_config_entry`] turns
 //! one into an `mcpServers` entry; [`find_by_launch`] recognises a configured
-//! server that came from a preset, so `doctor` can check its key.
+//! server that came from a preset, so `doctor` can check its key; [`search`]
+//! finds presets by words; [`add`] adds one to a config file (the CLI's
+//! `presets add` and the web page's Presets view).
 //!
 //! The catalogue pins each package to one major version, so a breaking release
 //! never reaches a user unannounced; `scripts/check-presets.py` checks that
 //! every package still exists and that the tool lists are still right.
 
+#[cfg(feature = "client")]
+mod add;
 mod catalog;
 mod entry;
 mod model;
+mod search;
 
+#[cfg(feature = "client")]
+pub use add::{AddError, AddPreset, Added, KeyPlace, add};
 pub use catalog::all;
 pub use entry::{find_by_launch, to_config_entry};
 pub use model::{Category, Package, Preset, PresetError, Registry, Transport};
+pub use search::search;
 
 /// The preset with this id.
 pub fn get(id: &str) -> Result<&'static Preset, PresetError> {

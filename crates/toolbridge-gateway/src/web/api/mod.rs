@@ -3,8 +3,10 @@
 //!
 //! Each view's module exposes `routes() -> Router<WebState>`, merged here.
 
+pub mod catalog;
 pub mod doctor;
 pub mod error;
+pub mod presets;
 pub mod servers;
 
 use axum::{Router, routing::get};
@@ -17,9 +19,11 @@ use super::WebState;
 pub fn router() -> Router<WebState> {
     Router::new()
         .route("/version", get(version))
+        // Views add their routes here: `.merge(servers::routes())`, ...
         .merge(servers::routes())
         .merge(doctor::routes())
-    // Views add their routes here: `.merge(servers::routes())`, ...
+        .merge(presets::routes())
+        .merge(catalog::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

@@ -1,0 +1,201 @@
+//! `/api/resources` and `/api/prompts`: the Resources-and-prompts view,
+//! over the gateway's upstream pools (the servers it serves).
+//!
+//! - `GET /api/resources`: `{"servers": [{"server", "resources": [...],
+//!   "templates": [...], "error"?}]}`, items in MCP's JSON. A server that
+//!   offers no resources has empty lists; one that fails has `error`.
+//! - `GET /api/resources/read?server=S&uri=U`: `{"contents": [...]}`, each
+//!   as MCP sent it (`text`, or `blob` in base64) plus `summary`, the
+//!   library flattener's words for it (`[Resource: uri (mime, N bytes)]`).
+//! - `GET /api/prompts`: `{"servers": [{"server", "prompts": [...],
+//!   "error"?}]}`, each prompt with its `arguments`.
+//! - `POST /api/prompts/get` `{"server", "name", "arguments": {..}}`:
+//!   `{"description"?, "messages": [{"role", "content", "text"}]}`, `text`
+//!   being the content flattened as for a model.
+//!
+//! An unknown server, resource or prompt is 404; arguments a prompt refuses
+//! are 422 with `field: "arguments"`; a server that fails is 502, one that
+//! takes too long 504.
+
+use std::collections::BTreeMap;
+
+use axum::{
+    Json, Router,
+    extract::{Query, State},
+    routing::{get, post},
+};
+use futures::future::join_all;
+use http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolbridge::{
+    format::flatten::block_text,
+    pool::{CallOptions, Pool, PoolError},
+    rmcp_model::{ContentBlock, ResourceContents},
+};
+
+use super::ApiError;
+use crate::web::WebState;
+
+/// The routes under `/api/resources` and `/api/prompts`.
+pub fn routes() -> Router<WebState> {
+    Router::new()
+        .route("/resources", get(resources))
+        .route("/resources/read", get(read))
+        .route("/prompts", get(prompts))
+        .route("/prompts/get", post(get_prompt))
+}
+
+/// A list that a server without the capability simply does not have.
+fn offered<T>(result: Result<T, PoolError>, none: T) -> Result<T, PoolError> {
+    match result {
+        Err(PoolError::NotOffered { .. }) => Ok(none),
+        other => other,
+    }
+}
+
+async fn resources(State(state): State<WebState>) -> Json<Value> {
+    let upstreams = state.gateway().upstreams();
+    let servers = join_all(upstreams.iter().map(|(server, pool)| async move {
+        let (resources, templates) = futures::join!(
+            pool.list_resources(server),
+            pool.list_resource_templates(server)
+        );
+        let mut entry = json!({ "server": server, "resources": [], "templates": [] });
+        match offered(resources, Default::default()) {
+            Ok(list) => entry["resources"] = json!(*list),
+            Err(e) => entry["error"] = e.to_string().into(),
+        }
+        match offered(templates, Default::default()) {
+            Ok(list) => entry["templates"] = json!(*list),
+            Err(e) => entry["error"] = e.to_string().into(),
+        }
+        entry
+    }))
+    .await;
+    Json(json!({ "servers": servers }))
+}
+
+#[derive(Deserialize)]
+struct ReadQuery {
+    server: String,
+    uri: String,
+}
+
+async fn read(
+    State(state): State<WebState>,
+    Query(query): Query<ReadQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let upstreams = state.gateway().upstreams();
+    let pool = served(upstreams.pool(&query.server), &query.server)?;
+    let result = pool
+        .read_resource(&query.server, &query.uri, &CallOptions::default())
+        .await
+        .map_err(pool_error)?;
+    let contents: Vec<Value> = result
+        .contents
+        .into_iter()
+        .map(|contents| {
+            let summary = block_text(&ContentBlock::resource(contents.clone()));
+            let mut item = json!(contents);
+            item["summary"] = summary.into();
+            if let ResourceContents::BlobResourceContents { blob, .. } = &contents {
+                item["size"] = (blob.trim().len() / 4 * 3).into();
+            }
+            item
+        })
+        .collect();
+    Ok(Json(json!({ "contents": contents })))
+}
+
+async fn prompts(State(state): State<WebState>) -> Json<Value> {
+    let upstreams = state.gateway().upstreams();
+    let servers = join_all(upstreams.iter().map(|(server, pool)| async move {
+        let mut entry = json!({ "server": server, "prompts": [] });
+        match offered(pool.list_prompts(server).await, Default::default()) {
+            Ok(list) => entry["prompts"] = json!(*list),
+            Err(e) => entry["error"] = e.to_string().into(),
+        }
+        entry
+    }))
+    .await;
+    Json(json!({ "servers": servers }))
+}
+
+/// The get-prompt form.
+#[derive(Deserialize)]
+struct GetForm {
+    server: String,
+    name: String,
+    /// Argument values (MCP prompt arguments are strings); empty ones are
+    /// left out, so optional arguments can stay blank.
+    #[serde(default)]
+    arguments: BTreeMap<String, String>,
+}
+
+async fn get_prompt(
+    State(state): State<WebState>,
+    Json(form): Json<GetForm>,
+) -> Result<Json<Value>, ApiError> {
+    let upstreams = state.gateway().upstreams();
+    let pool = served(upstreams.pool(&form.server), &form.server)?;
+    let arguments: serde_json::Map<String, Value> = form
+        .arguments
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    let result = pool
+        .get_prompt(
+            &form.server,
+            &form.name,
+            (!arguments.is_empty()).then_some(arguments),
+            &CallOptions::default(),
+        )
+        .await
+        .map_err(pool_error)?;
+    let messages: Vec<Value> = result
+        .messages
+        .iter()
+        .map(|message| {
+            json!({
+                "role": message.role,
+                "content": message.content,
+                "text": block_text(&message.content),
+            })
+        })
+        .collect();
+    Ok(Json(
+        json!({ "description": result.description, "messages": messages }),
+    ))
+}
+
+/// The pool of `server` when the gateway serves it.
+fn served<'a>(pool: Option<&'a Pool>, server: &str) -> Result<&'a Pool, ApiError> {
+    pool.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "the gateway does not serve a server named \"{server}\"; it may be disabled or \
+             removed from the config"
+        ))
+    })
+}
+
+fn pool_error(error: PoolError) -> ApiError {
+    let message = error.to_string();
+    let status = match &error {
+        PoolError::UnknownServer { .. }
+        | PoolError::UnknownResource { .. }
+        | PoolError::UnknownPrompt { .. }
+        | PoolError::NotOffered { .. } => StatusCode::NOT_FOUND,
+        PoolError::InvalidParams { .. } => return ApiError::field("arguments", message),
+        PoolError::RequestTimeout { .. }
+        | PoolError::StartTimeout { .. }
+        | PoolError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    ApiError {
+        status,
+        message,
+        field: None,
+    }
+}
