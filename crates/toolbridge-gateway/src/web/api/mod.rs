@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod error;
 pub mod presets;
 pub mod servers;
+pub mod tools;
 
 use axum::{Router, routing::get};
 
@@ -24,6 +25,7 @@ pub fn router() -> Router<WebState> {
         .merge(doctor::routes())
         .merge(presets::routes())
         .merge(catalog::routes())
+        .merge(tools::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

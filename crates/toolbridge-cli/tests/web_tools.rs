@@ -1,0 +1,602 @@
+//! The tools view's API (`/api/tools`, `/api/calls`) on the real
+//! `toolbridge serve`, in front of the built-in example server and
+//! server-everything: tools with their schemas and provider previews, trying
+//! tools (text, image, audio, errors) and cancelling a call upstream.
+//!
+//! Where a test must see what the upstream received, the example server is
+//! started behind `tee`, which copies every message the gateway sends it to
+//! a file (the server is the real one; only its input is tapped).
+
+mod common;
+mod gateway_support;
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use common::{deps, poll_async, toolbridge};
+use gateway_support::{Gateway, TOKEN, write_config};
+use serde_json::{Value, json};
+
+/// The page's side of the API: the bearer token the gateway requires and
+/// the header every write carries.
+struct Page {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Page {
+    fn of(gateway: &Gateway) -> Page {
+        Page {
+            http: reqwest::Client::new(),
+            base: format!("http://{}/api", gateway.addr()),
+        }
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        let request = self.http.get(format!("{}{path}", self.base));
+        answer(request).await
+    }
+
+    async fn call(&self, server: &str, tool: &str, body: Value) -> (u16, Value) {
+        let request = self
+            .http
+            .post(format!("{}/tools/{server}/{tool}/call", self.base))
+            .header("x-toolbridge-request", "1")
+            .json(&body);
+        answer(request).await
+    }
+
+    async fn cancel(&self, call_id: &str) -> u16 {
+        self.http
+            .delete(format!("{}/calls/{call_id}", self.base))
+            .bearer_auth(TOKEN)
+            .header("x-toolbridge-request", "1")
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .expect("DELETE /api/calls")
+            .status()
+            .as_u16()
+    }
+}
+
+async fn answer(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request
+        .bearer_auth(TOKEN)
+        .timeout(Duration::from_secs(90))
+        .send()
+        .await
+        .expect("request to the gateway");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// The example server as a config entry.
+fn example() -> Value {
+    json!({ "command": toolbridge(), "args": ["example-server"] })
+}
+
+/// The example server behind `tee`: what the gateway sends it is appended
+/// to `dir/upstream-in.jsonl`, what it says on stderr to
+/// `dir/upstream-err.log`.
+fn tapped_example(dir: &Path) -> (Value, Tap) {
+    let tap = Tap {
+        input: dir.join("upstream-in.jsonl"),
+        stderr: dir.join("upstream-err.log"),
+    };
+    let script = format!(
+        "/usr/bin/tee -a '{}' | exec '{}' example-server 2>>'{}'",
+        tap.input.display(),
+        toolbridge(),
+        tap.stderr.display()
+    );
+    (json!({ "command": "/bin/sh", "args": ["-c", script] }), tap)
+}
+
+struct Tap {
+    input: PathBuf,
+    stderr: PathBuf,
+}
+
+impl Tap {
+    fn input(&self) -> String {
+        std::fs::read_to_string(&self.input).unwrap_or_default()
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Waits (30 s at most) until the upstream has received a message
+    /// containing every one of `parts`.
+    async fn wait_for(&self, parts: &[&str]) -> bool {
+        poll_async(Duration::from_secs(30), || async {
+            self.input()
+                .lines()
+                .any(|l| parts.iter().all(|p| l.contains(p)))
+                .then_some(())
+        })
+        .await
+        .is_some()
+    }
+}
+
+fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+fn tool<'a>(listing: &'a Value, name: &str) -> &'a Value {
+    listing["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == name))
+        .unwrap_or_else(|| panic!("no tool {name} in {listing}"))
+}
+
+fn preview<'a>(tool: &'a Value, format: &str) -> &'a Value {
+    tool["previews"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["format"] == format))
+        .unwrap_or_else(|| panic!("no {format} preview in {tool}"))
+}
+
+fn change_kinds(preview: &Value) -> Vec<String> {
+    preview["changes"]
+        .as_array()
+        .map(|changes| {
+            changes
+                .iter()
+                .filter_map(|c| c["kind"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes() {
+    let home = home();
+    let everything = deps().join("node/node_modules/.bin/mcp-server-everything");
+    let config = write_config(
+        home.path(),
+        json!({
+            // A dot: providers refuse it in a tool name.
+            "web.tools": example(),
+            "everything": { "command": everything, "args": ["stdio"] },
+        }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = Page::of(&gateway);
+
+    let (status, servers) = page.get("/tools").await;
+    assert_eq!(status, 200, "{servers}");
+    let names: Vec<&str> = servers["servers"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["web.tools", "everything"]);
+
+    let (status, listing) = page.get("/tools/web.tools").await;
+    assert_eq!(status, 200, "{listing}");
+    let echo = tool(&listing, "echo");
+    assert_eq!(echo["description"], "Echo the text back unchanged");
+    assert_eq!(echo["inputSchema"]["properties"]["text"]["type"], "string");
+    assert_eq!(echo["inputSchema"]["required"], json!(["text"]));
+    assert_eq!(echo["exposedName"], "mcp__web_tools__echo");
+    for name in ["tiny_image", "tiny_audio", "slow"] {
+        tool(&listing, name);
+    }
+
+    let openai = preview(echo, "openai");
+    assert_eq!(openai["definition"]["type"], "function");
+    assert_eq!(
+        openai["definition"]["function"]["name"],
+        "mcp__web_tools__echo"
+    );
+    assert_eq!(
+        openai["definition"]["function"]["parameters"]["properties"]["text"]["type"],
+        "string"
+    );
+    let anthropic = preview(echo, "anthropic");
+    assert_eq!(anthropic["definition"]["name"], "mcp__web_tools__echo");
+    assert_eq!(
+        anthropic["definition"]["input_schema"]["required"],
+        json!(["text"])
+    );
+    let gemini = preview(echo, "gemini");
+    assert_eq!(gemini["definition"]["name"], "mcp__web_tools__echo");
+    assert_eq!(gemini["definition"]["parameters"]["type"], "object");
+    for provider in [openai, anthropic, gemini] {
+        // The dot was replaced, and the provider would have refused it.
+        assert!(
+            change_kinds(provider).contains(&"nameSanitized".to_owned()),
+            "{provider}"
+        );
+        assert_eq!(provider["wouldReject"], true, "{provider}");
+    }
+
+    // server-everything's file tool declares `format: uri`, which Gemini's
+    // schema does not take: dropped for Gemini only.
+    let (status, listing) = page.get("/tools/everything").await;
+    assert_eq!(status, 200, "{listing}");
+    let gzip = tool(&listing, "gzip-file-as-resource");
+    assert!(gzip["inputSchema"]["properties"].is_object(), "{gzip}");
+    let gemini = preview(gzip, "gemini");
+    assert!(
+        change_kinds(gemini).contains(&"formatDropped".to_owned()),
+        "{gemini}"
+    );
+    assert!(
+        !gemini.to_string().contains(r#""format":"uri""#),
+        "{gemini}"
+    );
+    let anthropic = preview(gzip, "anthropic");
+    assert!(!change_kinds(anthropic).contains(&"formatDropped".to_owned()));
+    assert!(
+        anthropic.to_string().contains(r#""format":"uri""#),
+        "{anthropic}"
+    );
+
+    let (status, error) = page.get("/tools/nowhere").await;
+    assert_eq!(status, 404, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"nowhere\"")),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() {
+    let home = home();
+    let config = write_config(home.path(), json!({ "example": example() }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = Page::of(&gateway);
+
+    let (status, echo) = page
+        .call(
+            "example",
+            "echo",
+            json!({ "arguments": { "text": "hi there" }, "callId": "echo-1" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{echo}");
+    assert_eq!(
+        echo["content"],
+        json!([{ "type": "text", "text": "hi there" }])
+    );
+    assert_eq!(echo["text"], "hi there");
+    assert_eq!(echo["isError"], false);
+    assert_eq!(echo["outcome"], "ok");
+    assert_eq!(echo["callId"], "echo-1");
+    assert!(echo["elapsedMs"].is_u64(), "{echo}");
+
+    let (status, image) = page.call("example", "tiny_image", json!({})).await;
+    assert_eq!(status, 200, "{image}");
+    assert_eq!(image["content"][0]["type"], "image");
+    assert_eq!(image["content"][0]["mimeType"], "image/png");
+    // base64 of the PNG signature.
+    assert!(
+        image["content"][0]["data"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("iVBORw0KGgo")),
+        "{image}"
+    );
+    assert_eq!(image["text"], "[Image: image/png]");
+
+    let (status, audio) = page
+        .call("example", "tiny_audio", json!({ "arguments": null }))
+        .await;
+    assert_eq!(status, 200, "{audio}");
+    assert_eq!(audio["content"][0]["type"], "audio");
+    assert_eq!(audio["content"][0]["mimeType"], "audio/wav");
+    // base64 of "RIFF".
+    assert!(
+        audio["content"][0]["data"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("UklGR")),
+        "{audio}"
+    );
+    assert_eq!(audio["text"], "[Audio: audio/wav]");
+
+    // Each call left the gateway's audit line and metrics, as a client's.
+    let log = gateway.log();
+    for tool in ["echo", "tiny_image", "tiny_audio"] {
+        assert!(
+            log.lines().any(|l| l.contains("tool call")
+                && l.contains(&format!(r#"tool="{tool}""#))
+                && l.contains(r#"outcome="ok""#)),
+            "no audit line for {tool}:\n{log}"
+        );
+    }
+    let metrics = reqwest::Client::new()
+        .get(format!("http://{}/metrics", gateway.addr()))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(
+        metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo"} 1"#),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_ends_it_at_once_and_the_upstream_is_told() {
+    let home = home();
+    let (server, tap) = tapped_example(home.path());
+    let config = write_config(home.path(), json!({ "example": server }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = Page::of(&gateway);
+
+    let started = Instant::now();
+    let slow = tokio::spawn({
+        let page = Page::of(&gateway);
+        async move {
+            page.call(
+                "example",
+                "slow",
+                json!({ "arguments": { "ms": 60_000 }, "callId": "slow-1" }),
+            )
+            .await
+        }
+    });
+    assert!(
+        tap.wait_for(&["tools/call", "\"slow\""]).await,
+        "the call never reached the server; it got:\n{}",
+        tap.input()
+    );
+    // One id, one call at a time.
+    let (status, taken) = page
+        .call(
+            "example",
+            "echo",
+            json!({ "arguments": { "text": "x" }, "callId": "slow-1" }),
+        )
+        .await;
+    assert_eq!(status, 409, "{taken}");
+
+    assert_eq!(page.cancel("slow-1").await, 204);
+    let (status, cancelled) = slow.await.expect("the call's task");
+    let took = started.elapsed();
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["outcome"], "cancelled", "{cancelled}");
+    assert!(
+        took < Duration::from_secs(30) && cancelled["elapsedMs"].as_u64() < Some(30_000),
+        "the call ran on for {took:?}: {cancelled}"
+    );
+    assert!(
+        tap.wait_for(&["notifications/cancelled"]).await,
+        "the server was never told; it got:\n{}",
+        tap.input()
+    );
+    let stopped = poll_async(Duration::from_secs(10), || async {
+        tap.stderr().contains("slow: cancelled after").then_some(())
+    })
+    .await;
+    assert!(stopped.is_some(), "the server's stderr:\n{}", tap.stderr());
+    assert!(
+        gateway
+            .log()
+            .lines()
+            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#)),
+        "{}",
+        gateway.log()
+    );
+    // Finished: nothing left to cancel.
+    assert_eq!(page.cancel("slow-1").await, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_goes_away_cancels_its_call_upstream() {
+    let home = home();
+    let (server, tap) = tapped_example(home.path());
+    let config = write_config(home.path(), json!({ "example": server }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+
+    let slow = tokio::spawn({
+        let page = Page::of(&gateway);
+        async move {
+            page.call(
+                "example",
+                "slow",
+                json!({ "arguments": { "ms": 60_000 }, "callId": "gone-1" }),
+            )
+            .await
+        }
+    });
+    assert!(
+        tap.wait_for(&["tools/call", "\"slow\""]).await,
+        "the call never reached the server; it got:\n{}",
+        tap.input()
+    );
+    // The browser aborting its fetch: the request's connection closes.
+    slow.abort();
+    assert!(
+        tap.wait_for(&["notifications/cancelled"]).await,
+        "the server was never told; it got:\n{}",
+        tap.input()
+    );
+    let logged = poll_async(Duration::from_secs(10), || async {
+        gateway
+            .log()
+            .lines()
+            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#))
+            .then_some(())
+    })
+    .await;
+    assert!(logged.is_some(), "{}", gateway.log());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
+    let home = home();
+    let config = write_config(home.path(), json!({ "example": example() }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = Page::of(&gateway);
+
+    let (status, error) = page.call("example", "no_such_tool", json!({})).await;
+    assert_eq!(status, 404, "{error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"no_such_tool\"") && message.contains("\"example\""),
+        "{error}"
+    );
+    let (status, error) = page.call("nowhere", "echo", json!({})).await;
+    assert_eq!(status, 404, "{error}");
+
+    // The server refuses the arguments: its own words come back.
+    let (status, refused) = page
+        .call("example", "echo", json!({ "arguments": { "text": 5 } }))
+        .await;
+    assert_eq!(status, 200, "{refused}");
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(refused["outcome"], "toolError");
+    assert!(
+        refused["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("invalid type: integer `5`, expected a string")),
+        "{refused}"
+    );
+
+    // Arguments that are not an object never reach the server.
+    let (status, error) = page
+        .call("example", "echo", json!({ "arguments": ["hi"] }))
+        .await;
+    assert_eq!(status, 422, "{error}");
+    assert_eq!(error["error"]["field"], "arguments");
+
+    // The page's own timeout bounds the call.
+    let started = Instant::now();
+    let (status, error) = page
+        .call(
+            "example",
+            "slow",
+            json!({ "arguments": { "ms": 60_000 }, "timeoutMs": 300 }),
+        )
+        .await;
+    assert_eq!(status, 504, "{error}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"slow\"") && m.contains("timed out")),
+        "{error}"
+    );
+
+    // A write without the page's header is refused.
+    let forged = reqwest::Client::new()
+        .post(format!(
+            "http://{}/api/tools/example/echo/call",
+            gateway.addr()
+        ))
+        .bearer_auth(TOKEN)
+        .json(&json!({ "arguments": { "text": "x" } }))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(forged.status().as_u16(), 403);
+    let log = gateway.log();
+    assert!(
+        !log.lines()
+            .any(|l| l.contains("tool call") && l.contains("no_such_tool")),
+        "an unknown tool is not called: {log}"
+    );
+}
+
+/// Every `t('tools.…')` and `t('common.…')` key the view and its components
+/// use exists in English, Chinese and Japanese, and the three `tools.json`
+/// files have the same keys.
+#[test]
+fn every_string_of_the_tools_view_is_in_en_zh_and_ja() {
+    let web = common::root().join("crates/toolbridge-gateway/web");
+    let keys = |lang: &str, namespace: &str| {
+        let path = web.join(format!("locales/{lang}/{namespace}.json"));
+        let text = std::fs::read_to_string(&path).expect("locale file");
+        let value: Value = serde_json::from_str(&text).expect("locale JSON");
+        let mut out = Vec::new();
+        leaf_keys(&value, String::new(), &mut out);
+        out.sort();
+        out
+    };
+    let english = keys("en", "tools");
+    assert!(english.len() > 40, "{english:?}");
+    for lang in ["zh", "ja"] {
+        assert_eq!(keys(lang, "tools"), english, "{lang}/tools.json");
+    }
+    let mut used = Vec::new();
+    for file in [
+        "views/tools.js",
+        "components/schema-form.js",
+        "components/result.js",
+    ] {
+        let source = std::fs::read_to_string(web.join(file)).expect("view source");
+        used.extend(string_keys(&source));
+    }
+    assert!(used.iter().any(|k| k == "tools.run"), "{used:?}");
+    for lang in ["en", "zh", "ja"] {
+        let tools = keys(lang, "tools");
+        let common = keys(lang, "common");
+        for key in &used {
+            let (namespace, rest) = key.split_once('.').unwrap_or_default();
+            let known = match namespace {
+                "tools" => &tools,
+                "common" => &common,
+                _ => panic!("the tools view uses another view's string {key}"),
+            };
+            assert!(
+                known.iter().any(|k| k == rest),
+                "{key} is missing from {lang}"
+            );
+        }
+    }
+}
+
+fn leaf_keys(value: &Value, prefix: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                leaf_keys(child, path, out);
+            }
+        }
+        _ => out.push(prefix),
+    }
+}
+
+/// The literal keys of `t('…')` calls in `source` (template keys with
+/// `${…}` left out).
+fn string_keys(source: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let bytes = source.as_bytes();
+    for (i, _) in source.match_indices("t(") {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+            continue;
+        }
+        let rest = &source[i + 2..];
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '`')) else {
+            continue;
+        };
+        let Some(end) = rest[1..].find(quote) else {
+            continue;
+        };
+        let key = &rest[1..1 + end];
+        if !key.contains("${") {
+            keys.push(key.to_owned());
+        }
+    }
+    keys
+}

@@ -1,0 +1,36 @@
+//! The tools view's API: each served server's tools with what every LLM
+//! provider would be sent for them, and trying a tool.
+//!
+//! - `GET /api/tools`: the served servers (for the picker);
+//! - `GET /api/tools/{server}`: the server's tools, each with its OpenAI,
+//!   Anthropic and Gemini definitions and what conversion changed
+//!   ([`listing`], [`preview`]);
+//! - `POST /api/tools/{server}/{tool}/call` `{arguments, callId, timeoutMs}`:
+//!   runs the tool through the server's pool and answers the raw MCP
+//!   content, the flattened text, `isError` and `elapsedMs` ([`call`]);
+//! - `DELETE /api/calls/{callId}`: cancels a call in flight; the upstream
+//!   is sent `notifications/cancelled` ([`in_flight`]). A page that goes
+//!   away (its fetch aborted, the connection closed) cancels its call the
+//!   same way.
+
+pub mod call;
+pub mod in_flight;
+pub mod listing;
+pub mod preview;
+
+use axum::{
+    Extension, Router,
+    routing::{delete, get, post},
+};
+
+use crate::web::WebState;
+
+/// The tools view's routes, with their own register of calls in flight.
+pub fn routes() -> Router<WebState> {
+    Router::new()
+        .route("/tools", get(listing::servers))
+        .route("/tools/{server}", get(listing::tools))
+        .route("/tools/{server}/{tool}/call", post(call::call))
+        .route("/calls/{call_id}", delete(call::cancel))
+        .layer(Extension(in_flight::Calls::default()))
+}
