@@ -236,7 +236,19 @@ fn a_server_is_disabled_and_enabled_again() {
 fn a_preset_is_added_with_its_key() {
     let served = Served::with_example();
     let facts = served.run("preset_with_key");
-    assert!(facts["added"].is_object(), "{facts}");
+    // By default a reference, as the CLI writes it; the key only when asked,
+    // and then the file is readable by its owner only.
+    assert_eq!(
+        facts["reference"]["env"]["TAVILY_API_KEY"], "${TAVILY_API_KEY}",
+        "{facts}"
+    );
+    assert_eq!(
+        facts["keyed"]["env"]["TAVILY_API_KEY"], "tvly-web-test-key",
+        "{facts}"
+    );
+    assert_eq!(facts["mode"], "600", "{facts}");
+    let servers = served.servers();
+    assert!(servers.get("tavily").is_some() && servers.get("tavily-keyed").is_some());
 }
 
 #[test]
