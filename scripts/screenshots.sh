@@ -42,7 +42,7 @@ fi
 
 cargo build -q -p toolbridge-cli
 bin="$root/target/debug/toolbridge"
-home="$(mktemp -d)"
+home="$(mktemp -d "${TMPDIR:-/tmp}/toolbridge-demo.XXXX")"
 server=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null || true
@@ -52,12 +52,13 @@ trap cleanup EXIT
 cat > "$home/config.json" <<EOF
 {
   "mcpServers": {
-    "example": { "command": "$bin", "args": ["example-server"] },
+    "example": { "command": "toolbridge", "args": ["example-server"] },
     "time": { "command": "uvx", "args": ["mcp-server-time"], "env": { "TZ": "UTC" }, "disabled": true }
   }
 }
 EOF
-env -u TOOLBRIDGE_GATEWAY_TOKEN -u TOOLBRIDGE_CONFIG HOME="$home" XDG_CONFIG_HOME="$home/config" \
+env -u TOOLBRIDGE_GATEWAY_TOKEN -u TOOLBRIDGE_CONFIG PATH="$(dirname "$bin"):$PATH" \
+  HOME="$home" XDG_CONFIG_HOME="$home/config" \
   XDG_CACHE_HOME="$home/cache" XDG_DATA_HOME="$home/data" \
   "$bin" --config "$home/config.json" serve --listen 127.0.0.1:0 2> "$home/serve.log" &
 server=$!
