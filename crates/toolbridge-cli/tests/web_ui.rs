@@ -23,6 +23,12 @@ use std::{
 use common::{root, tempdir, toolbridge};
 use serde_json::{Value, json};
 
+/// The example server (`example`: echo, tiny_image, tiny_audio, slow) as
+/// a `mcpServers` object.
+static EXAMPLE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+    || json!({ "example": { "command": toolbridge(), "args": ["example-server"] } }),
+);
+
 /// The browser test packages (`scripts/setup-test-deps.sh` installs them).
 fn web_deps() -> PathBuf {
     let deps = root().join(".deps/web");
@@ -79,20 +85,26 @@ struct Served {
 }
 
 impl Served {
-    /// Serves a config whose servers are `servers` (a `mcpServers` object).
+    /// Serves a config whose servers are `servers` (a `mcpServers` object),
+    /// requiring `token` when given.
     // The child is waited for in `Drop`, which clippy cannot see.
     #[allow(clippy::zombie_processes)]
-    fn start(servers: Value) -> Served {
+    fn start(servers: Value, token: Option<&str>) -> Served {
         let home = tempdir();
         let config = home.path().join("config.json");
         let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
         std::fs::write(&config, text).expect("write config");
-        let mut child = Command::new(toolbridge())
+        let mut command = Command::new(toolbridge());
+        command
             .arg("--config")
             .arg(&config)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .env_remove("TOOLBRIDGE_GATEWAY_TOKEN")
-            .env_remove("TOOLBRIDGE_CONFIG")
+            .env_remove("TOOLBRIDGE_CONFIG");
+        if let Some(token) = token {
+            command.env("TOOLBRIDGE_GATEWAY_TOKEN", token);
+        }
+        let mut child = command
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
@@ -141,7 +153,7 @@ impl Served {
     /// A config with the example server (`example`: echo, tiny_image,
     /// tiny_audio, slow).
     fn with_example() -> Served {
-        Served::start(json!({ "example": { "command": toolbridge(), "args": ["example-server"] } }))
+        Served::start(EXAMPLE.clone(), None)
     }
 
     fn log(&self) -> String {
@@ -158,6 +170,11 @@ impl Served {
     /// Runs `scenario` in Chromium against this gateway; the facts it
     /// printed. Fails with the script's message and the gateway's log.
     fn run(&self, scenario: &str) -> Value {
+        self.run_with(scenario, &[])
+    }
+
+    /// [`Served::run`] with more environment for the script.
+    fn run_with(&self, scenario: &str, env: &[(&str, &str)]) -> Value {
         prepare_chromium();
         let started = std::time::Instant::now();
         let output = Command::new("node")
@@ -167,6 +184,7 @@ impl Served {
             .env("BASE_URL", &self.base)
             .env("CONFIG", &self.config)
             .env("TOOLBRIDGE", toolbridge())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()
             .expect("run node");
@@ -279,6 +297,15 @@ fn a_server_is_added_with_the_keyboard_alone() {
     let added = &served.servers()["web-keys"];
     assert_eq!(added["command"], toolbridge(), "{added}");
     assert_eq!(added["args"], json!(["example-server"]), "{added}");
+}
+
+#[test]
+fn a_gateway_with_a_token_opens_the_page_only_after_signing_in_with_it() {
+    let token = "web-ui-test-token-5d1c";
+    let served = Served::start(EXAMPLE.clone(), Some(token));
+    let facts = served.run_with("token_login", &[("TOKEN", token)]);
+    assert_eq!(facts["landed"], "/", "{facts}");
+    assert_eq!(served.servers()["example"]["disabled"], true);
 }
 
 #[test]

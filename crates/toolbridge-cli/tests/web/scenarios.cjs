@@ -4,7 +4,8 @@
 //   node scenarios.cjs SCENARIO
 //
 // Environment: BASE_URL (the page, `http://127.0.0.1:PORT/`), CONFIG (the
-// gateway's config file), TOOLBRIDGE (the binary, for a server's command).
+// gateway's config file), TOOLBRIDGE (the binary, for a server's command),
+// TOKEN (the gateway's token, for token_login).
 // A scenario asserts as it goes and exits 1 with a message saying what the
 // user would have seen; on success it prints one JSON line of facts the
 // Rust side checks too. Every scenario fails on any console error, page
@@ -265,6 +266,36 @@ const scenarios = {
     await b.settled(page);
     b.check(page, 'keyboard');
     return { added };
+  },
+
+  /**
+   * A gateway that requires a token (TOKEN): the page refuses a browser
+   * without it; /login?token= opens a session and the page works, writes
+   * included; a wrong token opens nothing.
+   */
+  async token_login(browser) {
+    const token = process.env.TOKEN;
+    const stranger = await b.openPage(browser, { allowStatus: [401] });
+    const refused = await stranger.goto(BASE);
+    if (refused.status() !== 401) b.fail(`without the token the page answered ${refused.status()}`);
+    const wrong = await stranger.goto(new URL(`login?token=${token}x`, BASE).href);
+    if (wrong.status() !== 401) b.fail(`a wrong token answered ${wrong.status()}`);
+    const still = await stranger.goto(BASE);
+    if (still.status() !== 401) b.fail(`after a wrong token the page answered ${still.status()}`);
+    await stranger.close();
+
+    const page = await b.openPage(browser);
+    await page.goto(new URL(`login?token=${encodeURIComponent(token)}`, BASE).href, { waitUntil: 'domcontentloaded' });
+    const landed = new URL(page.url());
+    if (landed.search.includes('token')) b.fail(`the token stays in the address bar: ${page.url()}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await b.settled(page);
+    // A write through the session: disable the example server.
+    await (await b.field(page, 'Enable example')).click();
+    await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
+    await b.settled(page);
+    b.check(page, 'signed in');
+    return { landed: landed.pathname };
   },
 
   /** Every view in every language: rendered, no console errors. */
