@@ -309,6 +309,11 @@ fn a_gateway_with_a_token_opens_the_page_only_after_signing_in_with_it() {
 }
 
 #[test]
+fn a_dialog_open_when_the_user_goes_back_closes_with_its_view() {
+    Served::with_example().run("dialog_and_back");
+}
+
+#[test]
 fn every_view_in_every_language_shows_without_console_errors() {
     let served = Served::with_example();
     let facts = served.run("all_views");

@@ -298,6 +298,25 @@ const scenarios = {
     return { landed: landed.pathname };
   },
 
+  /**
+   * A dialog open when the route changes (the Back button) closes: it would
+   * otherwise sit, modal, over the next view and make it unusable.
+   */
+  async dialog_and_back(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'presets');
+    await b.openView(page, BASE, 'servers');
+    await (await b.button(page, 'Add server')).click();
+    await page.waitForSelector('dialog[open]');
+    await page.goBack();
+    await b.until('the presets view', async () => (await page.evaluate(() => location.hash)) === '#/presets');
+    await b.settled(page);
+    const open = await page.$$eval('dialog[open]', ds => ds.map(d => d.textContent.trim().slice(0, 40)));
+    if (open.length) b.fail(`after Back, a dialog is still open over the presets view: ${JSON.stringify(open)}`);
+    b.check(page, 'dialog and back');
+    return {};
+  },
+
   /** Every view in every language: rendered, no console errors. */
   async all_views(browser) {
     const page = await b.openPage(browser);
