@@ -249,9 +249,14 @@ fn invalid_input_names_the_field_and_leaves_the_file_byte_identical() {
 }
 
 #[test]
-fn a_cli_add_and_page_adds_at_once_lose_nothing() {
-    let page = Page::start(&config_text(json!({ "ex": example() })));
+fn cli_adds_and_page_edits_at_once_lose_nothing() {
     const EACH: usize = 8;
+    let mut servers = serde_json::Map::new();
+    servers.insert("ex".into(), example());
+    for i in 0..EACH {
+        servers.insert(format!("edit-{i}"), json!({"command": "old-server"}));
+    }
+    let page = Page::start(&config_text(Value::Object(servers)));
     let cli: Vec<std::process::Child> = (0..EACH)
         .map(|i| {
             page.cli(&["servers", "add", &format!("cli-{i}"), "--", "cli-server"])
@@ -261,16 +266,31 @@ fn a_cli_add_and_page_adds_at_once_lose_nothing() {
                 .expect("spawn toolbridge servers add")
         })
         .collect();
-    let replies: Vec<Reply> = page.api.block_on(futures::future::join_all((0..EACH).map(|i| {
-        page.api.send_async(
-            "POST",
-            "/servers",
-            Some(json!({"name": format!("page-{i}"), "transport": "stdio", "command": "page-server"})),
+    let api = &page.api;
+    let edits = (0..EACH).map(|i| async move {
+        let body = json!({"name": format!("edit-{i}"), "transport": "stdio",
+                          "command": "new-server", "args": [format!("{i}")]});
+        api.send_async(
+            "PUT",
+            &format!("/servers/edit-{i}"),
+            Some(body),
             &[(WRITE_HEADER, "1")],
         )
-    })));
+        .await
+    });
+    let adds = (0..EACH).map(|i| async move {
+        let body = json!({"name": format!("page-{i}"), "transport": "stdio",
+                          "command": "page-server"});
+        api.send_async("POST", "/servers", Some(body), &[(WRITE_HEADER, "1")])
+            .await
+    });
+    let (mut replies, added): (Vec<Reply>, Vec<Reply>) = api.block_on(futures::future::join(
+        futures::future::join_all(edits),
+        futures::future::join_all(adds),
+    ));
+    replies.extend(added);
     for reply in &replies {
-        assert_eq!(reply.status, 201, "{reply:?}");
+        assert!(reply.status == 200 || reply.status == 201, "{reply:?}");
     }
     for mut child in cli {
         assert!(child.wait().expect("wait").success());
@@ -284,6 +304,11 @@ fn a_cli_add_and_page_adds_at_once_lose_nothing() {
         assert!(
             servers.get(format!("page-{i}")).is_some(),
             "page-{i} lost: {servers}"
+        );
+        assert_eq!(
+            servers[format!("edit-{i}")],
+            json!({"command": "new-server", "args": [format!("{i}")]}),
+            "edit-{i} lost its edit"
         );
     }
 }
@@ -447,6 +472,7 @@ fn test_reports_the_tool_count_or_the_error() {
     let page = Page::start(&config_text(json!({
         "ex": example(),
         "missing": {"command": "toolbridge-test-no-such-command"},
+        "off": {"command": toolbridge(), "args": ["example-server"], "disabled": true},
     })));
     let ok = page.api.post("/servers/ex/test", json!({}));
     assert_eq!(ok.status, 200, "{ok:?}");
@@ -462,5 +488,8 @@ fn test_reports_the_tool_count_or_the_error() {
         missing.json["findings"][0]["problem"]["kind"], "commandNotFound",
         "{missing:?}"
     );
+    // A disabled server is tested too: asked for by name.
+    let off = page.api.post("/servers/off/test", json!({}));
+    assert_eq!(off.json["ok"], true, "{off:?}");
     assert_eq!(page.api.post("/servers/nope/test", json!({})).status, 404);
 }

@@ -11,7 +11,7 @@ use futures::future::join_all;
 use serde_json::json;
 use toolbridge::{
     config::{TransportKind, TransportSpec},
-    pool::{CallOptions, PoolError},
+    pool::{CallOptions, PoolError, ServerStatus},
     rmcp_model::{CallToolResult, ContentBlock},
 };
 
@@ -565,4 +565,52 @@ async fn any_request_goes_through_the_pool_and_an_unknown_method_names_the_serve
     assert!(matches!(refused, PoolError::Server { .. }), "{refused:?}");
     assert!(refused.to_string().contains("example"), "{refused}");
     pool.close_all().await;
+}
+
+#[tokio::test]
+async fn the_status_says_since_when_a_server_runs_and_why_it_stopped() {
+    let pool = pool(vec![misbehave("crashy", "crash", &[])]);
+    assert_eq!(pool.status("crashy"), Some(ServerStatus::Stopped));
+    assert_eq!(pool.status("nobody"), None);
+    let before = std::time::SystemTime::now();
+    pool.connect("crashy").await.expect("start");
+    match pool.status("crashy") {
+        Some(ServerStatus::Running { info, since }) => {
+            assert_eq!(info.server_name, "misbehave-crash");
+            assert!(since >= before, "{since:?} is before the start");
+        }
+        other => panic!("not running: {other:?}"),
+    }
+    let call = pool.call_tool(
+        "crashy",
+        "echo",
+        object_args(json!({"text": "hi"})),
+        timeout(Duration::from_secs(120)),
+    );
+    call.await.expect_err("the server crashes");
+    let failed = poll_async(Duration::from_secs(30), || async {
+        match pool.status("crashy") {
+            Some(ServerStatus::Failed(failure)) => Some(failure),
+            _ => None,
+        }
+    })
+    .await
+    .expect("the crash shows as failed");
+    assert!(failed.error.contains("server \"crashy\""), "{failed:?}");
+    assert!(
+        failed
+            .stderr
+            .as_deref()
+            .is_some_and(|s| s.contains("boom: crashing on purpose")),
+        "{failed:?}"
+    );
+    // A new start clears the failure.
+    pool.connect("crashy").await.expect("restart");
+    assert!(
+        matches!(pool.status("crashy"), Some(ServerStatus::Running { .. })),
+        "{:?}",
+        pool.status("crashy")
+    );
+    pool.close_all().await;
+    assert_eq!(pool.status("crashy"), Some(ServerStatus::Stopped));
 }

@@ -142,9 +142,27 @@ impl ServerForm {
             }
         } else {
             let stored_url = field("url").or_else(|| field("serverUrl"));
+            let was_remote = stored_url.is_some();
+            let url = restore_url(self.url.trim(), stored_url)?;
+            // A stored record that left its transport to detection (http
+            // with a fallback to SSE, or websocket for ws:// URLs) keeps
+            // doing so while the form shows the detected one unchanged.
+            let declared = ["type", "transport", "transportType"]
+                .iter()
+                .any(|key| field(key).is_some());
+            let detected = if url.starts_with("ws://") || url.starts_with("wss://") {
+                TransportKind::WebSocket
+            } else {
+                TransportKind::Http
+            };
+            let transport = if was_remote && !declared && kind == detected {
+                None
+            } else {
+                Some(kind)
+            };
             NewTarget::Remote {
-                url: restore_url(self.url.trim(), stored_url)?,
-                transport: Some(kind),
+                url,
+                transport,
                 headers: restore_pairs(&self.headers, field("headers"), "headers")?,
             }
         };
@@ -340,6 +358,18 @@ mod tests {
                          "env": [{"key": "A B", "value": "1"}]})),
             Some("env.A B".into())
         );
+    }
+
+    #[test]
+    fn a_detected_transport_stays_detected_unless_changed() {
+        let stored = json!({"url": "https://h/mcp"});
+        let edit = |transport: &str| {
+            form(json!({"name": "a", "transport": transport, "url": "https://h/mcp"}))
+                .to_record(Some(&stored))
+                .unwrap()
+        };
+        assert_eq!(edit("http"), json!({"url": "https://h/mcp"}));
+        assert_eq!(edit("sse"), json!({"url": "https://h/mcp", "type": "sse"}));
     }
 
     #[test]
