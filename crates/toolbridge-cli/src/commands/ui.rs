@@ -54,8 +54,11 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         servers: Vec::new(),
     };
     serve::run_with(serve_args, ctx, |url| {
-        // The address is this command's output.
-        println!("{url}");
+        // The address is this command's output (a closed stdout is no
+        // reason to stop serving the page).
+        if let Err(e) = crate::output::write(&format!("{url}\n")) {
+            tracing::debug!("cannot print the page's address: {e}");
+        }
         if no_open {
             return;
         }

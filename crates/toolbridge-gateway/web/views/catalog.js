@@ -195,7 +195,7 @@ async function read(server, uri, button, show) {
   }
 }
 
-/** One item of a read: text as text; a blob as image, audio or download. */
+/** One item of a read: text as text; a blob as text, image, audio or download. */
 function resourceContents(item) {
   if (typeof item.text === 'string') return h('pre', {}, item.text);
   if (typeof item.blob === 'string') return binary(item.blob, item.mimeType || 'application/octet-stream', item.uri, item.summary);
@@ -210,6 +210,7 @@ function binary(base64, mime, uri, summary) {
     return h('audio', { controls: true, src: `data:${mime};base64,${base64}` });
   }
   const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  if (mime.startsWith('text/')) return h('pre', {}, new TextDecoder().decode(bytes));
   const url = URL.createObjectURL(new Blob([bytes], { type: mime }));
   const file = (uri || 'resource').split(/[/?#]/).filter(Boolean).pop() || 'resource';
   return h('p', {},

@@ -43,6 +43,25 @@ pub fn edit<T>(
     path: &Path,
     change: impl FnOnce(&mut Document) -> Result<T, ConfigError>,
 ) -> Result<T, ConfigError> {
+    edit_with(path, false, change)
+}
+
+/// [`edit`], for a change that puts a secret in the file (an API key as
+/// is): the file is written readable by its owner only
+/// ([`NEW_FILE_MODE_SECRET`]) whatever its mode was, so the secret is never
+/// readable by others, not even for a moment.
+pub fn edit_private<T>(
+    path: &Path,
+    change: impl FnOnce(&mut Document) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    edit_with(path, true, change)
+}
+
+fn edit_with<T>(
+    path: &Path,
+    private: bool,
+    change: impl FnOnce(&mut Document) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
     let write_error = |source| ConfigError::Write {
         path: path.to_path_buf(),
         source,
@@ -73,11 +92,12 @@ pub fn edit<T>(
     if doc.root == before {
         return Ok(out);
     }
-    let mode = mode.unwrap_or(if doc.has_secrets() {
-        NEW_FILE_MODE_SECRET
-    } else {
-        NEW_FILE_MODE
-    });
+    let mode = match mode {
+        Some(mode) if private => mode & !0o077,
+        Some(mode) => mode,
+        None if private || doc.has_secrets() => NEW_FILE_MODE_SECRET,
+        None => NEW_FILE_MODE,
+    };
     let text = match &original {
         None => doc.to_json_string("  ")?,
         Some(original) => {

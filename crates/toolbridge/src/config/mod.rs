@@ -50,7 +50,7 @@ mod warning;
 pub use document::Document;
 #[cfg(feature = "auth")]
 pub(crate) use edit::write_atomic;
-pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit};
+pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, edit_private};
 pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
 pub use expand::input_variable;

@@ -70,8 +70,7 @@ pub struct Added {
     pub path: PathBuf,
 }
 
-/// Why a preset could not be added; the file is unchanged unless the error
-/// is [`AddError::Restrict`] (the server was added, the mode not changed).
+/// Why a preset could not be added; the file is then unchanged.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AddError {
@@ -82,61 +81,37 @@ pub enum AddError {
     /// taken or invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The server (with its key) was added, but the file could not be made
-    /// readable by its owner only.
-    #[error(
-        "added the server, but cannot make {} readable by you only; run `chmod 600 {}`",
-        path.display(), path.display()
-    )]
-    Restrict {
-        /// The config file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 /// Adds `request`'s preset to the config file at `path` (locked, atomic,
 /// never over a file that does not parse; see [`config::edit`]). With a key,
-/// the file is made readable by its owner only.
+/// the file is written readable by its owner only ([`config::edit_private`]).
 pub fn add(path: &Path, request: &AddPreset<'_>) -> Result<Added, AddError> {
     let preset = get(request.id)?;
     let name = request.name.unwrap_or(preset.id).to_owned();
     let entry = to_config_entry(preset, request.api_key, request.extra_args)?;
-    config::edit(path, |doc| doc.add_server(&name, entry))?;
+    let add_server = |doc: &mut config::Document| doc.add_server(&name, entry);
     let key = match (request.api_key, preset.api_key_env_var) {
-        (Some(_), _) => {
-            restrict_to_owner(path)?;
-            KeyPlace::Stored
-        }
+        (Some(_), _) => KeyPlace::Stored,
         (None, Some(var)) => KeyPlace::Reference {
             var,
             required: preset.requires_api_key,
         },
         (None, None) => KeyPlace::NoKey,
     };
+    if key == KeyPlace::Stored {
+        // Written 0600 from the start: the key is never readable by
+        // others, not even between the write and a chmod.
+        config::edit_private(path, add_server)?;
+    } else {
+        config::edit(path, add_server)?;
+    }
     Ok(Added {
         name,
         preset,
         key,
         path: path.to_owned(),
     })
-}
-
-/// Makes the config file readable by its owner only: it now holds a key.
-fn restrict_to_owner(path: &Path) -> Result<(), AddError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(
-            |source| AddError::Restrict {
-                path: path.to_owned(),
-                source,
-            },
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use toolbridge::{
     format::flatten::block_text,
     pool::{CallOptions, Pool, PoolError},
-    rmcp_model::{ContentBlock, ResourceContents},
+    rmcp_model::ContentBlock,
 };
 
 use super::ApiError;
@@ -99,9 +99,6 @@ async fn read(
             let summary = block_text(&ContentBlock::resource(contents.clone()));
             let mut item = json!(contents);
             item["summary"] = summary.into();
-            if let ResourceContents::BlobResourceContents { blob, .. } = &contents {
-                item["size"] = (blob.trim().len() / 4 * 3).into();
-            }
             item
         })
         .collect();
