@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::{deps, poll_async, toolbridge};
+use common::{deps, poll_async, python, test_server, toolbridge};
 use gateway_support::{Gateway, TOKEN, write_config};
 use serde_json::{Value, json};
 
@@ -125,6 +125,22 @@ impl Tap {
         .await
         .is_some()
     }
+}
+
+/// Waits (10 s at most) for the gateway's audit line of a call of `tool`
+/// that ended with `outcome`.
+async fn logged(gateway: &Gateway, tool: &str, outcome: &str) -> bool {
+    let tool = format!(r#"tool="{tool}""#);
+    let outcome = format!(r#"outcome="{outcome}""#);
+    poll_async(Duration::from_secs(10), || async {
+        gateway
+            .log()
+            .lines()
+            .any(|l| l.contains("tool call") && l.contains(&tool) && l.contains(&outcome))
+            .then_some(())
+    })
+    .await
+    .is_some()
 }
 
 fn home() -> tempfile::TempDir {
@@ -241,6 +257,24 @@ async fn tools_are_listed_with_schemas_and_each_providers_definition_and_changes
         "{anthropic}"
     );
 
+    // The page cannot answer a server's sampling request: the server is
+    // told so in a sentence, and its error comes back as the result.
+    let (status, refused) = page
+        .call(
+            "everything",
+            "trigger-sampling-request",
+            json!({ "arguments": { "prompt": "hi" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{refused}");
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        refused["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("the settings page cannot answer")),
+        "{refused}"
+    );
+
     let (status, error) = page.get("/tools/nowhere").await;
     assert_eq!(status, 404, "{error}");
     assert!(
@@ -305,13 +339,12 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
     assert_eq!(audio["text"], "[Audio: audio/wav]");
 
     // Each call left the gateway's audit line and metrics, as a client's.
-    let log = gateway.log();
+    // (Read from the gateway's stderr by another thread: waited for.)
     for tool in ["echo", "tiny_image", "tiny_audio"] {
         assert!(
-            log.lines().any(|l| l.contains("tool call")
-                && l.contains(&format!(r#"tool="{tool}""#))
-                && l.contains(r#"outcome="ok""#)),
-            "no audit line for {tool}:\n{log}"
+            logged(&gateway, tool, "ok").await,
+            "no audit line for {tool}:\n{}",
+            gateway.log()
         );
     }
     let metrics = reqwest::Client::new()
@@ -384,10 +417,7 @@ async fn cancelling_a_call_ends_it_at_once_and_the_upstream_is_told() {
     .await;
     assert!(stopped.is_some(), "the server's stderr:\n{}", tap.stderr());
     assert!(
-        gateway
-            .log()
-            .lines()
-            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#)),
+        logged(&gateway, "slow", "cancelled").await,
         "{}",
         gateway.log()
     );
@@ -425,15 +455,11 @@ async fn a_page_that_goes_away_cancels_its_call_upstream() {
         "the server was never told; it got:\n{}",
         tap.input()
     );
-    let logged = poll_async(Duration::from_secs(10), || async {
-        gateway
-            .log()
-            .lines()
-            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#))
-            .then_some(())
-    })
-    .await;
-    assert!(logged.is_some(), "{}", gateway.log());
+    assert!(
+        logged(&gateway, "slow", "cancelled").await,
+        "{}",
+        gateway.log()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -509,6 +535,49 @@ async fn unknown_tools_refused_arguments_and_timeouts_are_explained() {
         !log.lines()
             .any(|l| l.contains("tool call") && l.contains("no_such_tool")),
         "an unknown tool is not called: {log}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_servers_log_messages_and_errors_come_with_the_result() {
+    let home = home();
+    let config = write_config(
+        home.path(),
+        json!({ "py": { "command": python(), "args": [test_server("py_sdk_server.py")] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = Page::of(&gateway);
+
+    let (status, chatty) = page.call("py", "chatty", json!({})).await;
+    assert_eq!(status, 200, "{chatty}");
+    assert_eq!(chatty["outcome"], "ok", "{chatty}");
+    let logs = chatty["logs"].as_array().cloned().unwrap_or_default();
+    let levels: Vec<&str> = logs.iter().filter_map(|l| l["level"].as_str()).collect();
+    assert!(
+        levels.contains(&"info") && levels.contains(&"warning") && levels.contains(&"error"),
+        "{chatty}"
+    );
+    assert!(
+        logs.iter()
+            .any(|l| l["data"] == "warning from chatty" && l["logger"] == "chatty"),
+        "{chatty}"
+    );
+
+    let (status, failed) = page
+        .call(
+            "py",
+            "fail",
+            json!({ "arguments": { "message": "no luck" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{failed}");
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert_eq!(failed["outcome"], "toolError");
+    assert!(
+        failed["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("no luck")),
+        "{failed}"
     );
 }
 

@@ -1,7 +1,7 @@
 // A tool call's result, as the spec's ToolCallDisplay shows it: text in
 // <pre>, images as <img>, audio with a player, embedded resources and
-// resource links, structured content, an error result in red, and the time
-// taken. Server text only ever becomes text nodes or checked data: URLs.
+// resource links, structured content, the server's log messages during the
+// call, an error result in red, and the time taken. Server text only ever becomes text nodes or checked data: URLs.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 
@@ -43,6 +43,14 @@ export function renderResult(response) {
     box.append(h('details', { class: 'result-structured', open: content.length === 0 },
       h('summary', {}, t('tools.result.structured')),
       h('pre', {}, JSON.stringify(response.structuredContent, null, 2))));
+  }
+  if (Array.isArray(response.logs) && response.logs.length > 0) {
+    box.append(h('details', { class: 'result-logs' },
+      h('summary', {}, t('tools.result.logs', { n: response.logs.length })),
+      h('ul', {}, response.logs.map((entry) => h('li', {},
+        h('span', { class: `badge ${['error', 'critical', 'alert', 'emergency'].includes(entry.level) ? 'error' : entry.level === 'warning' ? 'warn' : ''}` }, String(entry.level ?? '')),
+        entry.logger ? h('span', { class: 'muted' }, ` ${entry.logger}`) : null, ' ',
+        typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data))))));
   }
   if (typeof response.text === 'string' && content.some((b) => b && b.type !== 'text')) {
     box.append(h('details', { class: 'result-flat' },

@@ -7,23 +7,28 @@
 // Routes: #/tools (first server), #/tools/{server}, #/tools/{server}/{tool}.
 //
 // Accessible names the browser tests can use (English; other languages
-// translate them):
+// translate them). A tool opens directly at #/tools/{server}/{tool}, e.g.
+// #/tools/example/tiny_image.
 // - heading level 1 "Tools"
 // - combobox "Server": picks the server
 // - navigation "Tools of {server}": one link per tool, named by the tool's
 //   name (e.g. link "tiny_image"); the open tool's link has aria-current
-// - heading level 2: the open tool's name
-// - group "Provider definitions": disclosure summaries "Input schema",
-//   "Output schema", "OpenAI", "Anthropic", "Gemini"
+// - heading level 2: the open tool's name (focused when the tool opens)
+// - disclosure summaries "Input schema", "Output schema"
+// - group "Provider definitions" with disclosure summaries starting
+//   "OpenAI", "Anthropic", "Gemini" (then badges "changes: N" and
+//   "refused as the server sent it")
 // - form "Try {tool}": fields labelled by the argument's name (textbox
 //   "text", spinbutton "ms", checkbox, combobox for an enum), buttons
-//   "Add item" / "Remove" for arrays, checkbox "Edit as JSON" and textbox
-//   "Raw JSON", spinbutton "Timeout (seconds)"
-// - button "Run"; button "Cancel" while the call runs
+//   "Add item" (named "Add item to {name}") and "Remove" for arrays,
+//   checkbox "Edit as JSON" and textbox "Raw JSON", spinbutton
+//   "Timeout (seconds)"
+// - button "Run"; button "Cancel" while the call runs (focused then)
 // - region "Result": status text "Done", "The tool reported an error",
-//   "Cancelled" or "Failed", then "took N ms"; an image result is an img
+//   "Cancelled" or "Failed:", then "took N ms"; an image result is an img
 //   named "Image from the tool (image/png)"; an audio result an <audio
-//   controls> named "Audio from the tool (audio/wav)"
+//   controls> named "Audio from the tool (audio/wav)"; disclosures
+//   "Structured content", "Server log (N)", "As text for a model"
 import { h, replace, uid } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
@@ -256,6 +261,9 @@ function tryIt(server, tool) {
       runButton.disabled = false;
       if (hadFocus) runButton.focus();
       if (running === call) running = null;
+      if (result.firstChild && typeof result.scrollIntoView === 'function') {
+        result.scrollIntoView({ block: 'nearest' });
+      }
     }
   }
 

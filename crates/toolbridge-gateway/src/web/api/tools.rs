@@ -7,7 +7,9 @@
 //!   ([`listing`], [`preview`]);
 //! - `POST /api/tools/{server}/{tool}/call` `{arguments, callId, timeoutMs}`:
 //!   runs the tool through the server's pool and answers the raw MCP
-//!   content, the flattened text, `isError` and `elapsedMs` ([`call`]);
+//!   content, the flattened text, `isError`, `elapsedMs` and the server's
+//!   log messages ([`call`]; the page as the call's client:
+//!   [`page_client`]);
 //! - `DELETE /api/calls/{callId}`: cancels a call in flight; the upstream
 //!   is sent `notifications/cancelled` ([`in_flight`]). A page that goes
 //!   away (its fetch aborted, the connection closed) cancels its call the
@@ -16,6 +18,7 @@
 pub mod call;
 pub mod in_flight;
 pub mod listing;
+pub mod page_client;
 pub mod preview;
 
 use axum::{

@@ -8,7 +8,10 @@
 //! which sends the server `notifications/cancelled`.
 
 use std::{
-    sync::atomic::{AtomicU64, Ordering},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -20,12 +23,9 @@ use http::StatusCode;
 use rmcp::model::ErrorCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolbridge::{
-    PoolError,
-    pool::{CallOptions, ClientFeatures},
-};
+use toolbridge::{PoolError, pool::CallOptions};
 
-use super::{in_flight::Calls, listing::unknown_server};
+use super::{in_flight::Calls, listing::unknown_server, page_client::PageClient};
 use crate::{
     Gateway,
     audit::{self, Outcome},
@@ -59,7 +59,8 @@ pub struct CallRequest {
 /// Runs `tool` on `server`. Answers the raw MCP result (`content` with
 /// images and audio as base64 and their `mimeType`, `structuredContent`,
 /// `isError`) plus `text` (flattened as a model is given it), `elapsedMs`,
-/// `callId` and `outcome` (`ok`, `toolError` or `cancelled`).
+/// `callId`, `outcome` (`ok`, `toolError` or `cancelled`) and `logs` (the
+/// server's log messages during the call, when it sent any).
 ///
 /// Errors: 404 for an unknown server or tool, 409 for a call id already in
 /// flight, 422 for arguments the server refused (its own message), 504 on
@@ -119,13 +120,16 @@ pub async fn call(
         field: Some("callId".into()),
     })?;
     audit::arguments(&server, &tool, arguments.as_ref());
-    // Log messages and requests of the server while this call runs are not
-    // a gateway client's (the page has no handlers: they are refused).
-    let _in_flight = gateway.enter_call(&server, ClientFeatures::default());
+    // The server's log messages and requests during the call are the
+    // page's, not a gateway client's.
+    let client = Arc::new(PageClient::default());
+    let features = PageClient::features(&client);
+    let _in_flight = gateway.enter_call(&server, features.clone());
     let mut recorded = Recorded::start(gateway, &server, &tool);
     let options = CallOptions {
         timeout,
         call_id: Some(call_id.clone()),
+        client_features: Some(features),
         ..CallOptions::default()
     };
     let result = tokio::select! {
@@ -160,6 +164,10 @@ pub async fn call(
             body["elapsedMs"] = elapsed_ms.into();
             if body.get("content").is_none() {
                 body["content"] = json!([]);
+            }
+            let logs = client.logs();
+            if !logs.is_empty() {
+                body["logs"] = serde_json::to_value(logs).unwrap_or_default();
             }
             Ok(Json(body))
         }
