@@ -237,12 +237,20 @@ const scenarios = {
       if (label) for (const inner of label.querySelectorAll('input, select, textarea, .hint, .field-error')) inner.remove();
       const text = label ? label.textContent : (el.getAttribute('aria-label') || el.textContent || el.value);
       return (text || '').replace(/\\s+/g, ' ').trim().replace(/\\s*[*:：]$/, '');`));
+    // Where the keyboard focus is must be visible (an outline or a shadow).
+    const focusShown = () => page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement);
+      return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+    });
     // Tab to `name` (at most 60 presses from wherever the focus is).
     const tabTo = async (name) => {
       const path = [];
       for (let i = 0; i < 60; i++) {
         const now = await focused();
-        if (now === name) return;
+        if (now === name) {
+          if (!(await focusShown())) b.fail(`the focus on "${name}" is not visible (no outline)`);
+          return;
+        }
         path.push(now);
         await page.keyboard.press('Tab');
       }
