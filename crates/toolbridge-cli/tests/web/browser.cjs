@@ -200,22 +200,6 @@ async function buttons(page) {
     return JSON.stringify([...document.querySelectorAll('button, [role="button"], input[type="submit"]')].filter(visible).map(nameOf));`));
 }
 
-/**
- * The smallest visible element (a table row, a list item, a card) that
- * contains the text `text` and a button named `buttonName`: the row of one
- * server or preset.
- */
-async function rowOf(page, text, buttonName) {
-  const handle = await page.waitForFunction(new Function('text', 'buttonName', `${PAGE_HELPERS}
-    const rows = [...document.querySelectorAll('main tr, main li, main article, main section, main .card, main .row, main div')]
-      .filter(el => visible(el) && norm(el.textContent).includes(text) &&
-        [...el.querySelectorAll('button, [role="button"]')].some(b => nameOf(b) === buttonName && visible(b)));
-    rows.sort((a, b) => a.querySelectorAll('*').length - b.querySelectorAll('*').length);
-    return rows[0] || null;`), { timeout: LIMIT }, text, buttonName).catch(() => null);
-  if (!handle) fail(`no row showing "${text}" with a "${buttonName}" button; buttons on the page: ${await buttons(page)}`);
-  return handle.asElement();
-}
-
 /** Replaces the value of `control` (an input or textarea) by typing `text`. */
 async function typeInto(control, text) {
   await control.click({ count: 3 });
@@ -289,6 +273,6 @@ async function visibleText(page) {
 
 module.exports = {
   LIMIT, Failure, fail, executable, launch, openPage, check, openView, settled, until,
-  field, button, buttons, labels, rowOf, typeInto, choose, fillList, readConfig, servers,
+  field, button, buttons, labels, typeInto, choose, fillList, readConfig, servers,
   visibleText, translator,
 };
