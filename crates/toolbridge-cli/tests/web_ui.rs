@@ -319,7 +319,7 @@ fn every_view_in_every_language_shows_without_console_errors() {
     let facts = served.run("all_views");
     assert_eq!(
         facts["visited"].as_array().map(Vec::len),
-        Some(15),
+        Some(18),
         "{facts}"
     );
 }

@@ -18,7 +18,8 @@ const b = require('./browser.cjs');
 const BASE = process.env.BASE_URL;
 const CONFIG = process.env.CONFIG;
 const TOOLBRIDGE = process.env.TOOLBRIDGE;
-const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog'];
+// Every view, and one tool open in the tools view (its form and definitions).
+const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog', 'tools/example/echo'];
 const LANGUAGES = ['en', 'zh', 'ja'];
 // Chinese and Japanese both use the CJK ideographs; only Japanese has kana.
 const HAN = /[\u4e00-\u9fff]/;
