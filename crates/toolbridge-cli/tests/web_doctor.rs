@@ -85,6 +85,17 @@ fn installing_a_launcher_is_refused_without_an_explicit_confirmation() {
         &[],
     );
     assert_eq!(reply.status, 403, "{reply:?}");
+    // What would run can be read first, without running anything.
+    let plan = api.get("/doctor/install/npx");
+    assert_eq!(plan.status, 200, "{plan:?}");
+    assert_eq!(plan.json["command"], "npx");
+    assert_eq!(plan.json["software"], "Node.js");
+    assert!(
+        plan.json["downloadUrl"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("https://"))
+    );
+    assert_eq!(api.get("/doctor/install/rm").field(), Some("command"));
     // Only launchers toolbridge knows how to install: never an arbitrary
     // program, even confirmed.
     let reply = api.post("/doctor/install", json!({"command": "rm", "confirm": true}));

@@ -4,8 +4,9 @@
 // exact command and runs it only after a confirmation in a dialog.
 //
 // Accessible names: button "Check again"; per finding with an install
-// command, button "Install COMMAND"; dialog "Install COMMAND?" with buttons
-// "Install" and "Cancel".
+// command and per missing launcher, button "Install COMMAND"; dialog
+// "Install COMMAND?" (showing the exact command) with buttons "Install" and
+// "Cancel".
 import { h, replace, uid } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post } from '../api.js';
@@ -39,7 +40,8 @@ export async function render(main) {
       h('span', { class: `badge ${l.status === 'ok' ? 'ok' : 'warn'}` }, t(`doctor.launcher.${l.status}`)), ' ',
       h('code', {}, l.command),
       l.version ? ` ${l.version}` : '',
-      l.reason ? h('span', { class: 'muted' }, ` (${l.reason})`) : null)));
+      l.reason ? h('span', { class: 'muted' }, ` (${l.reason})`) : null,
+      l.status === 'ok' ? null : installControl(l.command, null))));
     const servers = report.servers.map((server) => {
       const findings = report.findings.filter((f) => f.server === server.name);
       return h('article', { class: 'card', 'aria-label': server.name },
@@ -61,21 +63,34 @@ export async function render(main) {
   }
 
   function finding(f) {
-    const result = h('div', { role: 'status' });
     const command = f.problem.kind === 'commandNotFound' ? f.problem.command : null;
-    let install = null;
-    if (command && f.installCommand) {
-      install = h('button', { type: 'button' }, t('doctor.install'));
-      install.setAttribute('aria-label', t('doctor.installLabel', { command }));
-      install.addEventListener('click', () => confirmInstall(command, f.installCommand, install, result));
-    }
     return [
       h('p', { class: 'error' }, describeProblem(f.problem)),
       h('p', {}, t('doctor.fix', { fix: f.fix })),
       f.problem.stderr ? h('details', {}, h('summary', {}, t('doctor.stderr')), h('pre', {}, f.problem.stderr)) : null,
-      install ? h('div', { class: 'actions' }, install) : null,
-      result,
+      command && f.installCommand ? installControl(command, f.installCommand) : null,
     ];
+  }
+
+  /**
+   * An "Install COMMAND" button and where its outcome goes. `line` is the
+   * install command when known; else it is asked for before the dialog.
+   */
+  function installControl(command, line) {
+    const result = h('div', { role: 'status' });
+    const install = h('button', { type: 'button' }, t('doctor.install'));
+    install.setAttribute('aria-label', t('doctor.installLabel', { command }));
+    install.addEventListener('click', async () => {
+      if (line) return confirmInstall(command, line, install, result);
+      try {
+        const plan = await get(`/doctor/install/${encodeURIComponent(command)}`);
+        if (plan.ran) confirmInstall(command, plan.ran, install, result);
+        else replace(result, h('p', { class: 'warn' }, t('doctor.noAutomaticInstall', { software: plan.software, url: plan.downloadUrl })));
+      } catch (error) {
+        replace(result, h('p', { class: 'error' }, error.message));
+      }
+    });
+    return h('div', {}, h('div', { class: 'actions' }, install), result);
   }
 
   function confirmInstall(command, line, opener, result) {

@@ -35,7 +35,18 @@ export async function render(main) {
     list,
   );
 
-  async function refresh() {
+  // The gateway's config watcher applies a change within about a second:
+  // after a write the list is shown at once, then once more when the
+  // gateway has caught up (served, status).
+  let settle = null;
+  function refreshSoon() {
+    clearTimeout(settle);
+    settle = setTimeout(() => { if (list.isConnected) refresh({ keepFocus: true }); }, 1500);
+  }
+
+  async function refresh({ keepFocus = false } = {}) {
+    const focused = keepFocus && document.activeElement && list.contains(document.activeElement)
+      ? [document.activeElement.dataset.server, document.activeElement.dataset.action] : null;
     list.setAttribute('aria-busy', 'true');
     try {
       const data = await get('/servers');
@@ -53,6 +64,12 @@ export async function render(main) {
     } finally {
       list.removeAttribute('aria-busy');
     }
+    if (focused && focused[0]) focusControl(focused[0], focused[1]);
+  }
+
+  async function changed() {
+    await refresh();
+    refreshSoon();
   }
 
   function card(server) {
@@ -65,7 +82,7 @@ export async function render(main) {
       try {
         await post(`/servers/${encodeURIComponent(server.name)}/${toggle.checked ? 'enable' : 'disable'}`);
         toast(t(toggle.checked ? 'servers.enabledToast' : 'servers.disabledToast', { name: server.name }));
-        await refresh();
+        await changed();
         focusControl(server.name, 'enable');
       } catch (error) {
         toggle.checked = !toggle.checked;
@@ -76,10 +93,10 @@ export async function render(main) {
     const edit = h('button', { type: 'button', 'data-server': server.name, 'data-action': 'edit', disabled: server.builtin }, t('common.actions.edit'));
     edit.setAttribute('aria-label', t('servers.editLabel', { name: server.name }));
     edit.addEventListener('click', () => openForm(server, edit));
-    const test = h('button', { type: 'button' }, t('servers.test'));
+    const test = h('button', { type: 'button', 'data-server': server.name, 'data-action': 'test' }, t('servers.test'));
     test.setAttribute('aria-label', t('servers.testLabel', { name: server.name }));
     test.addEventListener('click', () => runTest(server, test, result));
-    const remove = h('button', { type: 'button', class: 'danger', disabled: server.builtin }, t('common.actions.remove'));
+    const remove = h('button', { type: 'button', class: 'danger', 'data-server': server.name, 'data-action': 'remove', disabled: server.builtin }, t('common.actions.remove'));
     remove.setAttribute('aria-label', t('servers.removeLabel', { name: server.name }));
     remove.addEventListener('click', () => confirmRemove(server, remove));
     toggle.dataset.server = server.name;
@@ -146,7 +163,7 @@ export async function render(main) {
           : await post('/servers', body);
         dialog.close();
         toast(t('servers.savedToast', { name: saved.name }));
-        await refresh();
+        await changed();
         focusControl(saved.name, 'edit');
       },
     });
@@ -174,7 +191,7 @@ export async function render(main) {
         await del(`/servers/${encodeURIComponent(server.name)}`);
         dialog.close();
         toast(t('servers.removedToast', { name: server.name }));
-        await refresh();
+        await changed();
         addButton.focus();
       } catch (e) {
         replace(error, e.message);

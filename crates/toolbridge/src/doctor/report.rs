@@ -77,7 +77,7 @@ pub async fn diagnose(
 
 /// Checks the one server `name` of `config` as [`diagnose`] checks each
 /// server, even when it is disabled (it was asked for by name): for a
-/// "test" button or `servers test NAME`. `None` when the config has no
+/// "test" button. `None` when the config has no
 /// server of that name.
 pub async fn diagnose_server(
     config: &Config,
@@ -107,11 +107,8 @@ async fn check_records(
         .filter(|record| checked(record))
         .filter_map(|record| config.resolve(&record.name).ok())
         .map(|mut spec| {
-            // Asked for by name: checked as if enabled.
+            // A disabled server asked for by name is started all the same.
             spec.disabled = false;
-            spec
-        })
-        .map(|mut spec| {
             // `--start-timeout` wins over the server's own setting.
             if options.start_timeout.is_some() {
                 spec.startup_timeout = None;

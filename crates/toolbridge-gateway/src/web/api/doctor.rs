@@ -3,12 +3,14 @@
 //! server's status, the findings with their fixes); `POST
 //! /api/doctor/install` installs a missing launcher the way `toolbridge
 //! doctor --install CMD` does, and only with `{"confirm": true}` in the
-//! body (the page asks first; without it: 400 and nothing runs).
+//! body (the page asks first; without it: 400 and nothing runs); `GET
+//! /api/doctor/install/{command}` says what that would run, for the page
+//! to show before asking.
 
 use axum::{
     Json, Router,
     body::Bytes,
-    extract::State,
+    extract::{Path, State},
     routing::{get, post},
 };
 use serde::Deserialize;
@@ -24,6 +26,7 @@ pub fn routes() -> Router<WebState> {
     Router::new()
         .route("/doctor", get(report))
         .route("/doctor/install", post(install))
+        .route("/doctor/install/{command}", get(plan))
 }
 
 /// `GET /api/doctor`: every configured server checked (enabled ones
@@ -42,6 +45,38 @@ async fn report(State(state): State<WebState>) -> Result<Json<Value>, ApiError> 
         doctor::diagnose(&config, &platform, &options, |_| {}),
     );
     Ok(Json(doctor::report_json(&config, &probes, &checks)))
+}
+
+/// `GET /api/doctor/install/{command}`: what installing `command` would
+/// run here, without running anything: `{"command", "software",
+/// "installed", "ran"?, "downloadUrl"}` (`ran` absent when there is no
+/// automatic way on this machine).
+async fn plan(Path(command): Path<String>) -> Result<Json<Value>, ApiError> {
+    let plan =
+        deps::install_plan(&command, &Platform::current()).ok_or_else(|| no_plan(&command))?;
+    let installed = deps::probe(&command, None, deps::PROBE_TIMEOUT)
+        .await
+        .is_found();
+    let ran = plan
+        .choose(|c| deps::find_command(c, None).is_some())
+        .map(|m| m.display());
+    Ok(Json(json!({
+        "command": command,
+        "software": plan.software,
+        "installed": installed,
+        "ran": ran,
+        "downloadUrl": plan.download_url,
+    })))
+}
+
+fn no_plan(command: &str) -> ApiError {
+    ApiError::field(
+        "command",
+        format!(
+            "no install plan for \"{command}\"; toolbridge knows node, npm, npx, uv, uvx, \
+             python3 and docker"
+        ),
+    )
 }
 
 /// The body of `POST /api/doctor/install`.
@@ -71,13 +106,7 @@ async fn install(body: Bytes) -> Result<Json<Value>, ApiError> {
     }
     let platform = Platform::current();
     let Some(plan) = deps::install_plan(&command, &platform) else {
-        return Err(ApiError::field(
-            "command",
-            format!(
-                "no install plan for \"{command}\"; toolbridge knows node, npm, npx, uv, uvx, \
-                 python3 and docker"
-            ),
-        ));
+        return Err(no_plan(&command));
     };
     let before = deps::probe(&command, None, deps::PROBE_TIMEOUT).await;
     if let ProbeStatus::Found { version, .. } = &before.status {
