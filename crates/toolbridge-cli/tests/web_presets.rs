@@ -103,6 +103,15 @@ async fn a_preset_added_without_a_key_refers_to_its_variable() {
     // The example server is still there, and the file's mode unchanged.
     assert!(config["mcpServers"]["example"].is_object());
     assert_eq!(mode(&page.config), before);
+    // The list now says the preset is in the config, and under which name.
+    let (_, listed) = page.get("/presets?q=tavily").await;
+    let tavily = listed["presets"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["id"] == "tavily"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(tavily["configuredAs"], json!(["tavily"]));
+    let (_, listed) = page.get("/presets?q=create_entities").await;
+    assert_eq!(listed["presets"][0]["configuredAs"], json!([]));
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@
 //   a region per category, named by its heading ("Search", "Vision",
 //   "Web reading", "Code and repositories", "General");
 //   per preset: a disclosure "Details" inside its card, button "Add <preset name>"
-//   (e.g. "Add Tavily");
+//   (e.g. "Add Tavily"), and when the config has it, the text "Added as <names>";
 //   the add dialog (named "Add <preset name>"): textbox "Name",
 //   checkbox "Store the key in the config file", textbox "API key"
 //   (shown when ticked), textbox "Extra arguments" (stdio presets),
@@ -63,7 +63,7 @@ export async function render(main) {
     results.setAttribute('aria-busy', 'true');
     try {
       const data = await get(`/presets?${params}`, { signal: controller.signal });
-      showResults(results, data.presets, status);
+      showResults(results, data.presets, status, load);
     } catch (error) {
       if (error.name === 'AbortError') return;
       replace(results, h('p', { class: 'error', role: 'alert' }, t('presets.loadFailed', { message: error.message })));
@@ -79,7 +79,7 @@ export async function render(main) {
   await load();
 }
 
-function showResults(results, presets, status) {
+function showResults(results, presets, status, onAdded) {
   if (presets.length === 0) {
     replace(results, h('p', { class: 'muted' }, t('presets.noMatch')));
     return;
@@ -90,7 +90,7 @@ function showResults(results, presets, status) {
     const headingId = uid('preset-cat');
     return h('section', { 'aria-labelledby': headingId },
       h('h2', { id: headingId }, t(key)),
-      inCategory.map((preset) => card(preset, status)));
+      inCategory.map((preset) => card(preset, status, onAdded)));
   });
   replace(results, sections);
 }
@@ -101,19 +101,22 @@ function keyBadge(preset) {
   return h('span', { class: 'badge' }, t('presets.key.optional'));
 }
 
-function card(preset, status) {
+function card(preset, status, onAdded) {
   const headingId = uid('preset');
   const addButton = h('button', {
     type: 'button',
     class: 'primary',
     'aria-label': t('presets.addNamed', { name: preset.name }),
-    onclick: () => openAdd(preset, addButton, status),
+    onclick: () => openAdd(preset, addButton, status, onAdded),
   }, t('presets.add'));
   return h('article', { class: 'card', 'aria-labelledby': headingId },
     h('div', { class: 'row' },
       h('h3', { id: headingId }, preset.name),
       h('span', { class: 'badge' }, preset.transportType === 'http' ? t('presets.transport.http') : t('presets.transport.stdio')),
-      keyBadge(preset)),
+      keyBadge(preset),
+      (preset.configuredAs || []).length
+        ? h('span', { class: 'badge ok' }, t('presets.configuredAs', { names: preset.configuredAs.join(', ') }))
+        : null),
     h('p', { class: 'muted' }, t('presets.by', { provider: preset.provider })),
     h('p', {}, preset.description),
     details(preset),
@@ -168,7 +171,7 @@ function field(label, control, hint) {
   };
 }
 
-function openAdd(preset, opener, status) {
+function openAdd(preset, opener, status, onAdded) {
   const titleId = uid('add-title');
   const fields = {};
   fields.name = field(t('presets.form.name'),
@@ -217,7 +220,7 @@ function openAdd(preset, opener, status) {
   };
   dialog.addEventListener('close', () => {
     dialog.remove();
-    opener.focus();
+    if (opener.isConnected) opener.focus();
   });
   cancel.addEventListener('click', close);
 
@@ -250,6 +253,12 @@ function openAdd(preset, opener, status) {
       const message = addedMessage(added);
       replace(status, h('p', { class: 'ok' }, message));
       toast(message);
+      // The list shows "Added as" now; focus stays on this preset's button.
+      const label = opener.getAttribute('aria-label');
+      await onAdded();
+      const again = [...document.querySelectorAll('main button[aria-label]')]
+        .find((b) => b.getAttribute('aria-label') === label);
+      if (again) again.focus();
     } catch (error) {
       const target = error.field && fields[error.field];
       if (target) {

@@ -6,7 +6,8 @@
 //! one into an `mcpServers` entry; [`find_by_launch`] recognises a configured
 //! server that came from a preset, so `doctor` can check its key; [`search`]
 //! finds presets by words; [`add`] adds one to a config file (the CLI's
-//! `presets add` and the web page's Presets view).
+//! `presets add` and the web page's Presets view); [`configured`] says which
+//! configured servers came from a preset.
 //!
 //! The catalogue pins each package to one major version, so a breaking release
 //! never reaches a user unannounced; `scripts/check-presets.py` checks that
@@ -15,6 +16,8 @@
 #[cfg(feature = "client")]
 mod add;
 mod catalog;
+#[cfg(feature = "client")]
+mod configured;
 mod entry;
 mod model;
 mod search;
@@ -22,6 +25,8 @@ mod search;
 #[cfg(feature = "client")]
 pub use add::{AddError, AddPreset, Added, KeyPlace, add};
 pub use catalog::all;
+#[cfg(feature = "client")]
+pub use configured::configured;
 pub use entry::{find_by_launch, to_config_entry};
 pub use model::{Category, Package, Preset, PresetError, Registry, Transport};
 pub use search::search;

@@ -2,7 +2,8 @@
 //!
 //! - `GET /api/presets?q=WORDS&category=C`: `{"categories": [...], "presets":
 //!   [...]}`, each preset in the spec's JSON (`toolbridge presets list
-//!   --json`), matching every word in its name, description or tools.
+//!   --json`), matching every word in its name, description or tools, with
+//!   `configuredAs`: the config's servers made from it.
 //! - `GET /api/presets/{id}`: `{"preset": {...}, "entry": {...}}`, the entry
 //!   being what is added without a key (a `${VAR}` reference).
 //! - `POST /api/presets/{id}` `{"name"?, "apiKey"?, "extraArgs"?}`: adds it
@@ -24,7 +25,7 @@ use http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolbridge::{
-    config::ConfigError,
+    config::{Config, ConfigError},
     presets::{self, AddError, AddPreset, Category, KeyPlace, PresetError},
 };
 
@@ -44,7 +45,10 @@ struct ListQuery {
     category: Option<String>,
 }
 
-async fn list(Query(query): Query<ListQuery>) -> Result<Json<Value>, ApiError> {
+async fn list(
+    State(state): State<WebState>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
     let category = match query.category.as_deref().filter(|c| !c.is_empty()) {
         Some(name) => Some(
             name.parse::<Category>()
@@ -52,13 +56,36 @@ async fn list(Query(query): Query<ListQuery>) -> Result<Json<Value>, ApiError> {
         ),
         None => None,
     };
-    let found: Vec<_> = presets::search(query.q.as_deref().unwrap_or_default())
+    let configured = configured(state.config_path().to_owned()).await;
+    let found: Vec<Value> = presets::search(query.q.as_deref().unwrap_or_default())
         .filter(|p| category.is_none_or(|c| p.category == c))
+        .map(|preset| {
+            let mut item = json!(preset);
+            item["configuredAs"] = configured
+                .iter()
+                .filter(|(_, p)| p.id == preset.id)
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .into();
+            item
+        })
         .collect();
     Ok(Json(json!({
         "categories": Category::ALL.map(Category::as_str),
         "presets": found,
     })))
+}
+
+/// The servers of the config file that came from a preset; none when the
+/// file is missing or broken (the list is still worth showing).
+async fn configured(path: std::path::PathBuf) -> Vec<(String, &'static presets::Preset)> {
+    tokio::task::spawn_blocking(move || {
+        Config::load(&path)
+            .map(|config| presets::configured(&config))
+            .unwrap_or_default()
+    })
+    .await
+    .unwrap_or_default()
 }
 
 async fn show(Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
