@@ -20,6 +20,10 @@ NPM_PACKAGES=(
   # server-everything 2026.8.31 resolves to.
   "@modelcontextprotocol/sdk@1.32.2"
 )
+# The settings page's browser tests (tests/web_ui.rs): headless Chromium
+# packaged for npm (no other download; it unpacks into $TMPDIR) and the
+# DevTools client that drives it. Their own folder, .deps/web.
+WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1")
 # Python environments: name and pinned requirements.
 #   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
 #   py1: the Python MCP SDK 1.x, the last with a WebSocket server
@@ -39,6 +43,16 @@ install_npm() {
   (cd "$deps/node" && [ -f package.json ] || echo '{"private":true}' > package.json)
   npm install --prefix "$deps/node" --no-audit --no-fund --loglevel=error "${NPM_PACKAGES[@]}" >&2
   echo "$want" > "$deps/node/.stamp"
+}
+
+install_web() {
+  local want="${WEB_NPM_PACKAGES[*]}"
+  if stamp_ok "$deps/web/.stamp" "$want"; then return; fi
+  log "installing the browser test packages: $want"
+  mkdir -p "$deps/web"
+  [ -f "$deps/web/package.json" ] || echo '{"private":true}' > "$deps/web/package.json"
+  npm install --prefix "$deps/web" --no-audit --no-fund --loglevel=error "${WEB_NPM_PACKAGES[@]}" >&2
+  echo "$want" > "$deps/web/.stamp"
 }
 
 install_venv() {
@@ -82,6 +96,7 @@ install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
 wait "$npm_pid"
+install_web
 # The conformance suite and its reference server (the resource, prompt and
 # completion tests start it); its installer lives in the shared folder beside
 # the checkout ($CONFORMANCE_SETUP overrides), and installs once.

@@ -23,6 +23,9 @@ async function show() {
   try {
     const view = await import(`./views/${name}.js`);
     if (ticket !== rendering) return;
+    // Views open their dialogs on <body>: close them with the view they
+    // belong to (Back while one is open), else one stays, modal, over the next.
+    for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
     replace(main);
     await view.render(main, { params });
   } catch (error) {

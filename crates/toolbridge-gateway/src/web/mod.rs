@@ -22,6 +22,9 @@ pub mod guard;
 pub mod session;
 pub mod state;
 
+#[cfg(test)]
+mod locales_check;
+
 use axum::Router;
 
 pub use state::WebState;

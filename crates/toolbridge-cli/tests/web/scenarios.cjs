@@ -1,0 +1,394 @@
+// One scenario of the settings page, in headless Chromium, against a running
+// `toolbridge serve` (tests/web_ui.rs starts it and this script):
+//
+//   node scenarios.cjs SCENARIO
+//
+// Environment: BASE_URL (the page, `http://127.0.0.1:PORT/`), CONFIG (the
+// gateway's config file), TOOLBRIDGE (the binary, for a server's command),
+// TOKEN (the gateway's token, for token_login).
+// A scenario asserts as it goes and exits 1 with a message saying what the
+// user would have seen; on success it prints one JSON line of facts the
+// Rust side checks too. Every scenario fails on any console error, page
+// error or failed request.
+'use strict';
+
+const fs = require('node:fs');
+const b = require('./browser.cjs');
+
+const BASE = process.env.BASE_URL;
+const CONFIG = process.env.CONFIG;
+const TOOLBRIDGE = process.env.TOOLBRIDGE;
+// Every view, and one tool open in the tools view (its form and definitions).
+const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog', 'tools/example/echo'];
+const LANGUAGES = ['en', 'zh', 'ja'];
+// Chinese and Japanese both use the CJK ideographs; only Japanese has kana.
+const HAN = /[\u4e00-\u9fff]/;
+const KANA = /[\u3040-\u30ff]/;
+const CJK = { zh: HAN, ja: /[\u3040-\u30ff\u4e00-\u9fff]/ };
+
+/** Opens the add-server form from the servers view. */
+async function openAddForm(page) {
+  await b.openView(page, BASE, 'servers');
+  await (await b.button(page, 'Add server')).click();
+  return b.field(page, 'Name');
+}
+
+/** Fills the add/edit form for a stdio server running the example server. */
+async function fillStdio(page, name, args) {
+  await b.typeInto(await b.field(page, 'Name'), name);
+  await b.choose(await b.field(page, 'Transport'), 'stdio');
+  await b.typeInto(await b.field(page, 'Command'), TOOLBRIDGE);
+  await b.fillList(await b.field(page, 'Arguments'), args);
+}
+
+const scenarios = {
+  /** Add, edit and remove a server through the form; the file follows. */
+  async servers_form(browser) {
+    const page = await b.openPage(browser);
+    await openAddForm(page);
+    await fillStdio(page, 'web-added', ['example-server']);
+    await (await b.button(page, 'Save')).click();
+    const added = await b.until('web-added in the config file', () => b.servers(CONFIG)['web-added']);
+    if (added.command !== TOOLBRIDGE || JSON.stringify(added.args) !== '["example-server"]') {
+      b.fail(`the form wrote ${JSON.stringify(added)}`);
+    }
+    await b.settled(page);
+
+    // Edit: the form comes back filled in; change the arguments.
+    await (await b.button(page, 'Edit web-added')).click();
+    const name = await b.field(page, 'Name');
+    const shown = await name.evaluate(el => el.value);
+    const argsField = await b.field(page, 'Arguments');
+    const shownArgs = await argsField.evaluate(el => el.value);
+    if (!shownArgs.includes('example-server')) b.fail(`the edit form shows arguments "${shownArgs}"`);
+    await b.fillList(argsField, ['example-server', '--edited']);
+    await (await b.button(page, 'Save')).click();
+    const edited = await b.until('the edited arguments in the config file', () => {
+      const s = b.servers(CONFIG)['web-added'];
+      return s && JSON.stringify(s.args) === '["example-server","--edited"]' && s;
+    });
+    await b.settled(page);
+
+    // Remove, after a confirmation.
+    await (await b.button(page, 'Remove web-added')).click();
+    const dialog = await page.waitForSelector('dialog[open]');
+    await (await b.button(page, ['Remove', 'Confirm'], { within: dialog })).click();
+    await b.until('web-added gone from the config file', () => !('web-added' in b.servers(CONFIG)));
+    await b.settled(page);
+    b.check(page, 'servers form');
+    return { added, edited, nameShownOnEdit: shown };
+  },
+
+  /** A refused form: the error sits at the field, the file is untouched. */
+  async invalid_input(browser) {
+    const before = fs.readFileSync(CONFIG);
+    const page = await b.openPage(browser, { allowStatus: [400, 422] });
+    await openAddForm(page);
+    await b.typeInto(await b.field(page, 'Name'), 'web-invalid');
+    await b.choose(await b.field(page, 'Transport'), 'http');
+    const url = await b.field(page, 'URL');
+    await b.typeInto(url, 'not a url');
+    await (await b.button(page, 'Save')).click();
+    // The URL field is marked invalid and described by a visible message.
+    const message = await page.waitForFunction(el => {
+      if (el.getAttribute('aria-invalid') !== 'true') return null;
+      const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+      const text = ids.map(id => document.getElementById(id)).filter(e => e && e.getClientRects().length)
+        .map(e => e.textContent.trim()).filter(Boolean).join(' ');
+      return text || null;
+    }, {}, url).catch(() => null);
+    if (!message) b.fail('after Save with URL "not a url", the URL field is not aria-invalid with a visible message it is described by');
+    const after = fs.readFileSync(CONFIG);
+    if (!before.equals(after)) b.fail(`the config file changed:\n${after}`);
+    // The message sits next to the field: inside the same .field block, or
+    // right after it (no further than the field's parent's box).
+    const near = await url.evaluate(el => {
+      const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/);
+      const box = el.closest('.field') || el.parentElement;
+      return ids.some(id => { const m = document.getElementById(id); return m && (box.contains(m) || m.previousElementSibling === el); });
+    });
+    if (!near) b.fail('the URL error is not beside the URL field');
+    b.check(page, 'invalid input');
+    return { message: await message.jsonValue() };
+  },
+
+  /** Disable, then enable a server with its switch; the file follows. */
+  async disable_enable(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const enabled = () => b.field(page, 'Enable example').then(f => f.evaluate(el => el.checked && !el.disabled));
+    if (!(await b.until('the example switch on and usable', enabled))) b.fail('example is not shown enabled');
+    await (await b.field(page, 'Enable example')).click();
+    await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
+    await b.settled(page);
+    await b.until('the example switch off', async () => !(await (await b.field(page, 'Enable example')).evaluate(el => el.checked || el.disabled)));
+    await (await b.field(page, 'Enable example')).click();
+    await b.until('example enabled in the file', () => !b.servers(CONFIG).example.disabled);
+    await b.settled(page);
+    await b.until('the example switch on', enabled);
+    b.check(page, 'disable and enable');
+    return { example: b.servers(CONFIG).example };
+  },
+
+  /**
+   * Add Tavily (it needs a key) twice: as the CLI does by default, with a
+   * ${VAR} reference; then under another name with the key itself, which
+   * makes the file readable by its owner only.
+   */
+  async preset_with_key(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'presets');
+    await (await b.button(page, 'Add Tavily')).click();
+    let dialog = await page.waitForSelector('dialog[open]');
+    await (await b.button(page, 'Add', { within: dialog })).click();
+    const reference = await b.until('tavily in the config file', () => b.servers(CONFIG).tavily);
+    await page.waitForFunction(() => !document.querySelector('dialog[open]'));
+    await b.settled(page);
+
+    await (await b.button(page, 'Add Tavily')).click();
+    dialog = await page.waitForSelector('dialog[open]');
+    await b.typeInto(await b.field(page, 'Name', { within: 'dialog[open]' }), 'tavily-keyed');
+    await (await b.field(page, 'Store the key in the config file', { within: 'dialog[open]' })).click();
+    await b.typeInto(await b.field(page, 'API key', { within: 'dialog[open]' }), 'tvly-web-test-key');
+    await (await b.button(page, 'Add', { within: dialog })).click();
+    const keyed = await b.until('tavily-keyed in the config file', () => b.servers(CONFIG)['tavily-keyed']);
+    await b.settled(page);
+    // The key is never sent back to the page.
+    const shown = await page.evaluate(() => document.body.innerText);
+    if (shown.includes('tvly-web-test-key')) b.fail('the page shows the stored key');
+    b.check(page, 'preset with a key');
+    return { reference, keyed, mode: (fs.statSync(CONFIG).mode & 0o777).toString(8) };
+  },
+
+  /** Try tiny_image and tiny_audio: a decoded image, an audio player. */
+  async tool_media(browser) {
+    const page = await b.openPage(browser);
+    const results = {};
+    for (const [tool, check] of [
+      ['tiny_image', () => page.waitForFunction(() => [...document.querySelectorAll('main img')]
+        .some(img => img.complete && img.naturalWidth > 0 && /^(data|blob):/.test(img.src)))],
+      ['tiny_audio', () => page.waitForFunction(() => [...document.querySelectorAll('main audio')]
+        .some(a => a.controls && (a.src || (a.querySelector('source') || {}).src)))],
+    ]) {
+      await b.openView(page, BASE, `tools/example/${tool}`);
+      await (await b.button(page, 'Run')).click();
+      await check().catch(() => b.fail(`after Run, ${tool}'s result shows no ${tool === 'tiny_image' ? 'decoded <img>' : '<audio controls> with a source'}`));
+      results[tool] = await page.evaluate(() => ({
+        img: [...document.querySelectorAll('main img')].map(i => i.naturalWidth),
+        audio: document.querySelectorAll('main audio').length,
+      }));
+    }
+    b.check(page, 'tool media');
+    return results;
+  },
+
+  /** The language switch: strings change, CJK appears, remembered, ?lang=. */
+  async languages(browser) {
+    const page = await b.openPage(browser);
+    const nav = async () => page.$$eval('nav a', links => links.map(a => a.textContent.trim()));
+    await b.openView(page, BASE, 'servers');
+    const english = await b.visibleText(page);
+    const navEn = await nav();
+    if (HAN.test(english)) b.fail('the English page shows CJK characters');
+    const select = await b.field(page, 'Language');
+    const seen = { en: english };
+    for (const lang of ['zh', 'ja']) {
+      await select.select(lang);
+      await b.until(`the page in ${lang}`, async () => (await page.evaluate(() => document.documentElement.lang)).startsWith(lang));
+      await b.settled(page);
+      seen[lang] = await b.visibleText(page);
+      if (!HAN.test(seen[lang])) b.fail(`in ${lang}, no CJK ideographs are visible:\n${seen[lang]}`);
+    }
+    if (!KANA.test(seen.ja)) b.fail(`in Japanese, no kana are visible:\n${seen.ja}`);
+    if (KANA.test(seen.zh)) b.fail(`in Chinese, kana are visible:\n${seen.zh}`);
+    // Remembered across a reload (the last choice was Japanese).
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('body[data-ready="true"]');
+    await b.settled(page);
+    const reloaded = await page.evaluate(() => ({ lang: document.documentElement.lang, select: document.getElementById('lang').value }));
+    if (reloaded.lang !== 'ja' || reloaded.select !== 'ja') b.fail(`after a reload the page is in ${JSON.stringify(reloaded)}, not the chosen ja`);
+    const navJa = await nav();
+    // ?lang= wins over the remembered choice, in a fresh profile too.
+    await b.openView(page, BASE, 'servers', { lang: 'zh' });
+    const navZh = await nav();
+    const fresh = await browser.createBrowserContext();
+    const other = await b.openPage(fresh);
+    await b.openView(other, BASE, 'tools', { lang: 'ja' });
+    const freshLang = await other.evaluate(() => document.documentElement.lang);
+    if (freshLang !== 'ja') b.fail(`?lang=ja in a fresh browser gave ${freshLang}`);
+    await b.openView(other, BASE, 'tools');
+    const defaultLang = await other.evaluate(() => document.documentElement.lang);
+    if (JSON.stringify(navEn) === JSON.stringify(navZh) || JSON.stringify(navZh) === JSON.stringify(navJa)) {
+      b.fail(`the navigation did not change with the language: en ${navEn}, zh ${navZh}, ja ${navJa}`);
+    }
+    b.check(page, 'languages');
+    b.check(other, 'languages (fresh profile)');
+    await fresh.close();
+    return { navEn, navZh, navJa, defaultLangAfterJa: defaultLang };
+  },
+
+  /** The add-server form with the keyboard alone: Tab, typing, Enter. */
+  async keyboard_add(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const focused = () => page.evaluate(new Function(`
+      const el = document.activeElement;
+      if (!el || el === document.body) return '';
+      const label = el.labels && el.labels[0] ? el.labels[0].cloneNode(true) : null;
+      if (label) for (const inner of label.querySelectorAll('input, select, textarea, .hint, .field-error')) inner.remove();
+      const text = label ? label.textContent : (el.getAttribute('aria-label') || el.textContent || el.value);
+      return (text || '').replace(/\\s+/g, ' ').trim().replace(/\\s*[*:：]$/, '');`));
+    // Where the keyboard focus is must be visible (an outline or a shadow).
+    const focusShown = () => page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement);
+      return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+    });
+    // Tab to `name` (at most 60 presses from wherever the focus is).
+    const tabTo = async (name) => {
+      const path = [];
+      for (let i = 0; i < 60; i++) {
+        const now = await focused();
+        if (now === name) {
+          if (!(await focusShown())) b.fail(`the focus on "${name}" is not visible (no outline)`);
+          return;
+        }
+        path.push(now);
+        await page.keyboard.press('Tab');
+      }
+      b.fail(`Tab never reached "${name}"; it went through: ${JSON.stringify(path)}`);
+    };
+    await tabTo('Add server');
+    await page.keyboard.press('Enter');
+    await b.field(page, 'Name');
+    await tabTo('Name');
+    await page.keyboard.type('web-keys');
+    await tabTo('Transport');
+    const transport = await page.evaluate(() => document.activeElement.value);
+    if (transport !== 'stdio') b.fail(`the form starts on transport "${transport}", not stdio`);
+    await tabTo('Command');
+    await page.keyboard.type(TOOLBRIDGE);
+    await tabTo('Arguments');
+    await page.keyboard.type('example-server');
+    await tabTo('Save');
+    await page.keyboard.press('Enter');
+    const added = await b.until('web-keys in the config file', () => b.servers(CONFIG)['web-keys']);
+    await b.settled(page);
+    b.check(page, 'keyboard');
+    return { added };
+  },
+
+  /**
+   * A gateway that requires a token (TOKEN): the page refuses a browser
+   * without it; /login?token= opens a session and the page works, writes
+   * included; a wrong token opens nothing.
+   */
+  async token_login(browser) {
+    const token = process.env.TOKEN;
+    const stranger = await b.openPage(browser, { allowStatus: [401] });
+    const refused = await stranger.goto(BASE);
+    if (refused.status() !== 401) b.fail(`without the token the page answered ${refused.status()}`);
+    const wrong = await stranger.goto(new URL(`login?token=${token}x`, BASE).href);
+    if (wrong.status() !== 401) b.fail(`a wrong token answered ${wrong.status()}`);
+    const still = await stranger.goto(BASE);
+    if (still.status() !== 401) b.fail(`after a wrong token the page answered ${still.status()}`);
+    await stranger.close();
+
+    const page = await b.openPage(browser);
+    await page.goto(new URL(`login?token=${encodeURIComponent(token)}`, BASE).href, { waitUntil: 'domcontentloaded' });
+    const landed = new URL(page.url());
+    if (landed.search.includes('token')) b.fail(`the token stays in the address bar: ${page.url()}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await b.settled(page);
+    // A write through the session: disable the example server.
+    await (await b.field(page, 'Enable example')).click();
+    await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
+    await b.settled(page);
+    b.check(page, 'signed in');
+    return { landed: landed.pathname };
+  },
+
+  /**
+   * A dialog open when the route changes (the Back button) closes: it would
+   * otherwise sit, modal, over the next view and make it unusable.
+   */
+  async dialog_and_back(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'presets');
+    await b.openView(page, BASE, 'servers');
+    await (await b.button(page, 'Add server')).click();
+    await page.waitForSelector('dialog[open]');
+    await page.goBack();
+    await b.until('the presets view', async () => (await page.evaluate(() => location.hash)) === '#/presets');
+    await b.settled(page);
+    const open = await page.$$eval('dialog[open]', ds => ds.map(d => d.textContent.trim().slice(0, 40)));
+    if (open.length) b.fail(`after Back, a dialog is still open over the presets view: ${JSON.stringify(open)}`);
+    b.check(page, 'dialog and back');
+    return {};
+  },
+
+  /** Every view in every language: rendered, no console errors. */
+  async all_views(browser) {
+    const page = await b.openPage(browser);
+    const visited = [];
+    for (const lang of LANGUAGES) {
+      for (const view of VIEWS) {
+        await b.openView(page, BASE, view, { lang });
+        const text = await page.$eval('main', m => m.innerText);
+        if (!text.trim()) b.fail(`#/${view} in ${lang} shows nothing`);
+        if (lang !== 'en' && !CJK[lang].test(text)) b.fail(`#/${view} in ${lang} shows no ${lang} text:\n${text}`);
+        if (lang === 'en' && HAN.test(text)) b.fail(`#/${view} in English shows CJK text:\n${text}`);
+        b.check(page, `#/${view} in ${lang}`);
+        visited.push(`${lang}/${view}`);
+      }
+    }
+    return { visited };
+  },
+
+  /** At 360 px wide, no view scrolls sideways (nor the add-server form). */
+  async narrow(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 360, height: 740 });
+    const overflow = () => page.evaluate(() => {
+      const doc = document.documentElement;
+      const wide = [...document.querySelectorAll('body *')].filter(el => el.getBoundingClientRect().right > doc.clientWidth + 1)
+        .slice(0, 3).map(el => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className ? '.' + String(el.className).split(' ').join('.') : ''}`);
+      return { scroll: doc.scrollWidth, client: doc.clientWidth, wide };
+    });
+    const widths = {};
+    for (const lang of LANGUAGES) {
+      for (const view of VIEWS) {
+        await b.openView(page, BASE, view, { lang });
+        const o = await overflow();
+        widths[`${lang}/${view}`] = o.scroll;
+        if (o.scroll > o.client) b.fail(`#/${view} in ${lang} at 360 px scrolls sideways (${o.scroll} > ${o.client}); too wide: ${o.wide.join(', ')}`);
+      }
+    }
+    await openAddForm(page);
+    const form = await overflow();
+    if (form.scroll > form.client) b.fail(`the add-server form at 360 px scrolls sideways (${form.scroll} > ${form.client}); too wide: ${form.wide.join(', ')}`);
+    b.check(page, 'narrow');
+    return { widths };
+  },
+};
+
+async function main() {
+  const name = process.argv[2];
+  if (name === 'prepare') {
+    console.log(JSON.stringify({ chromium: await b.executable() }));
+    return;
+  }
+  const scenario = scenarios[name];
+  if (!scenario) throw new b.Failure(`no scenario "${name}"; there are: ${Object.keys(scenarios).join(', ')}`);
+  const browser = await b.launch();
+  try {
+    const facts = await scenario(browser);
+    console.log(JSON.stringify(facts || {}));
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch(error => {
+  console.error(error instanceof b.Failure ? `scenario failed: ${error.message}` : error.stack || String(error));
+  process.exit(1);
+});

@@ -1,0 +1,61 @@
+// Screenshots of the settings page's main views in en, zh and ja, for the
+// docs (scripts/screenshots.sh serves a demo config and runs this; CI does
+// not). Environment: BASE_URL as for scenarios.cjs.
+//
+//   node screenshots.cjs OUT_DIR
+'use strict';
+
+const path = require('node:path');
+const b = require('./browser.cjs');
+
+const BASE = process.env.BASE_URL;
+
+/** Each shot: its file name and how to bring the page there. */
+const SHOTS = [
+  ['servers', async (page, L, lang) => b.openView(page, BASE, 'servers', { lang })],
+  ['add-server', async (page, L, lang) => {
+    await b.openView(page, BASE, 'servers', { lang });
+    await (await b.button(page, L('Add server'))).click();
+    await b.typeInto(await b.field(page, L('Name')), 'time');
+    await b.typeInto(await b.field(page, L('Command')), 'uvx');
+    await b.fillList(await b.field(page, L('Arguments')), ['mcp-server-time']);
+  }],
+  ['presets', async (page, L, lang) => b.openView(page, BASE, 'presets', { lang })],
+  ['tools', async (page, L, lang) => {
+    await b.openView(page, BASE, 'tools/example/tiny_image', { lang });
+    await (await b.button(page, L('Run'))).click();
+    await page.waitForFunction(() => [...document.querySelectorAll('main img')].some(i => i.naturalWidth > 0));
+    // Show the result, not the form above it.
+    await page.evaluate(() => document.querySelector('main img').scrollIntoView({ block: 'center' }));
+  }],
+];
+
+async function main() {
+  const out = process.argv[2];
+  const browser = await b.launch({ width: 840, height: 600 });
+  try {
+    for (const lang of ['en', 'zh', 'ja']) {
+      const page = await b.openPage(browser);
+      // Each shot opens its view with ?lang=; labels are found in that language.
+      const L = await b.translator(BASE, lang);
+      for (const [name, go] of SHOTS) {
+        await go(page, L, lang);
+        await b.settled(page);
+        const file = path.join(out, `${name}-${lang}.png`);
+        await page.screenshot({ path: file });
+        console.log(file);
+        // A dialog stays open across a route change: close it first.
+        if (await page.$('dialog[open]')) await page.keyboard.press('Escape');
+      }
+      b.check(page, `screenshots in ${lang}`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+main().catch(error => {
+  console.error(error.stack || String(error));
+  process.exit(1);
+});
