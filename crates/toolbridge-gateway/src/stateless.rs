@@ -10,9 +10,12 @@
 //! Only requests rmcp would accept as they are come here: no session, the
 //! 2026-07-28 version in the `MCP-Protocol-Version` header and in complete
 //! request `_meta`, `Mcp-Method` / `Mcp-Name` headers matching the body, an
-//! `Accept` naming JSON and event streams. Everything else (sessions,
+//! `Accept` naming JSON and event streams; and, for a call, a client that
+//! cannot be asked anything mid-call (it declares no elicitation, sampling
+//! or roots and answers no `requestState`: those need
+//! [`crate::held_calls`], on rmcp's path). Everything else (sessions,
 //! other methods, every malformed request and its error) goes to rmcp's
-//! service unchanged ([`Lane::Rmcp`]).
+//! service unchanged (`Lane::Rmcp`).
 //!
 //! Progress and log messages of the call (which rmcp sends on the
 //! request's event stream) are not lost: when one comes before the result,
