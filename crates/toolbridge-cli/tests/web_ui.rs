@@ -10,17 +10,16 @@
 //! file the page wrote.
 
 mod common;
+mod gateway_support;
 
 use std::{
-    io::BufRead,
-    os::unix::process::CommandExt,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    sync::{Arc, Mutex, OnceLock},
-    time::Duration,
+    process::{Command, Stdio},
+    sync::OnceLock,
 };
 
 use common::{root, tempdir, toolbridge};
+use gateway_support::{Gateway, write_config};
 use serde_json::{Value, json};
 
 /// The example server (`example`: echo, tiny_image, tiny_audio, slow) as
@@ -71,82 +70,29 @@ fn prepare_chromium() {
     }
 }
 
-/// One `toolbridge serve` for the page, in its own process group (killed
-/// on drop), with its config and home in a temp folder.
+/// One `toolbridge serve` for the page (`gateway_support`'s, killed with
+/// its process group on drop), with its config and home in a temp folder.
 struct Served {
-    child: Child,
+    gateway: Gateway,
     /// `http://127.0.0.1:PORT/`, the page.
     base: String,
     /// The config file the page edits.
     config: PathBuf,
-    /// Everything the gateway wrote on stderr, for a failure's message.
-    log: Arc<Mutex<Vec<String>>>,
     _home: tempfile::TempDir,
 }
 
 impl Served {
     /// Serves a config whose servers are `servers` (a `mcpServers` object),
     /// requiring `token` when given.
-    // The child is waited for in `Drop`, which clippy cannot see.
-    #[allow(clippy::zombie_processes)]
     fn start(servers: Value, token: Option<&str>) -> Served {
         let home = tempdir();
-        let config = home.path().join("config.json");
-        let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap();
-        std::fs::write(&config, text).expect("write config");
-        let mut command = Command::new(toolbridge());
-        command
-            .arg("--config")
-            .arg(&config)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env_remove("TOOLBRIDGE_GATEWAY_TOKEN")
-            .env_remove("TOOLBRIDGE_CONFIG");
-        if let Some(token) = token {
-            command.env("TOOLBRIDGE_GATEWAY_TOKEN", token);
-        }
-        let mut child = command
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("XDG_DATA_HOME", home.path().join("data"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .expect("spawn toolbridge serve");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel::<String>();
-        let stderr = child.stderr.take().expect("stderr");
-        let lines = log.clone();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if let Some(i) = line.find("listening on http://") {
-                    let url = line[i + "listening on ".len()..].trim();
-                    let _ = tx.send(url.trim_end_matches("mcp").to_owned());
-                }
-                lines.lock().unwrap().push(line);
-            }
-        });
-        let served = |base| Served {
-            child,
-            base,
+        let config = write_config(home.path(), servers);
+        let gateway = Gateway::start_with(&config, home.path(), &[], token);
+        Served {
+            base: format!("http://{}/", gateway.addr()),
+            gateway,
             config,
-            log: log.clone(),
             _home: home,
-        };
-        match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(base) => served(base),
-            Err(_) => {
-                let s = served(String::new());
-                panic!(
-                    "toolbridge serve never said `listening on`; stderr:\n{}",
-                    s.log()
-                );
-            }
         }
     }
 
@@ -157,7 +103,7 @@ impl Served {
     }
 
     fn log(&self) -> String {
-        self.log.lock().unwrap().join("\n")
+        self.gateway.log()
     }
 
     /// The config file's servers now.
@@ -203,14 +149,6 @@ impl Served {
         let last = stdout.lines().last().unwrap_or("{}");
         serde_json::from_str(last)
             .unwrap_or_else(|e| panic!("scenario {scenario} printed no JSON ({e}): {stdout}"))
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        // SAFETY: killpg only sends a signal.
-        unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
-        let _ = self.child.wait();
     }
 }
 

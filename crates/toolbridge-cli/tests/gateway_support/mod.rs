@@ -33,21 +33,33 @@ pub struct Gateway {
 
 impl Gateway {
     /// `toolbridge --config CONFIG serve --listen 127.0.0.1:0 EXTRA...` with
-    /// `$TOOLBRIDGE_GATEWAY_TOKEN` set to [`TOKEN`] and the config, cache and
-    /// home folders under `home`; waits (60 s at most) for its `listening on`
-    /// line.
+    /// `$TOOLBRIDGE_GATEWAY_TOKEN` set to [`TOKEN`]; see [`Gateway::start_with`].
+    pub fn start(config: &Path, home: &Path, extra: &[&str]) -> Gateway {
+        Gateway::start_with(config, home, extra, Some(TOKEN))
+    }
+
+    /// `toolbridge --config CONFIG serve --listen 127.0.0.1:0 EXTRA...`
+    /// requiring `token` (none: a loopback gateway asks for none), with the
+    /// home, config, cache and data folders under `home`; waits (60 s at
+    /// most) for its `listening on` line.
     // The child is waited for in `Drop`, which clippy cannot see.
     #[allow(clippy::zombie_processes)]
-    pub fn start(config: &Path, home: &Path, extra: &[&str]) -> Gateway {
-        let mut child = Command::new(toolbridge())
+    pub fn start_with(config: &Path, home: &Path, extra: &[&str], token: Option<&str>) -> Gateway {
+        let mut command = Command::new(toolbridge());
+        command
             .arg("--config")
             .arg(config)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(extra)
-            .env("TOOLBRIDGE_GATEWAY_TOKEN", TOKEN)
+            .env_remove("TOOLBRIDGE_GATEWAY_TOKEN");
+        if let Some(token) = token {
+            command.env("TOOLBRIDGE_GATEWAY_TOKEN", token);
+        }
+        let mut child = command
             .env("HOME", home)
             .env("XDG_CONFIG_HOME", home.join("config"))
             .env("XDG_CACHE_HOME", home.join("cache"))
+            .env("XDG_DATA_HOME", home.join("data"))
             .env_remove("TOOLBRIDGE_CONFIG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
