@@ -192,3 +192,98 @@ fn a_log_message_sent_during_a_stateless_call_arrives_before_its_result() {
         assert_eq!(result["result"]["content"][0]["text"], "psst", "{result}");
     });
 }
+
+#[test]
+fn a_client_that_can_be_asked_gets_the_question_in_its_result_and_answers_in_its_retry() {
+    // server-everything speaks 2025-11-25 and asks with elicitation/create
+    // mid-call; this client declares elicitation, so the gateway holds the
+    // upstream call and puts the question in the answer.
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": "node", "args": [everything_js(), "stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["trigger-elicitation-request"]);
+    let asking = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
+    runtime().block_on(async {
+        let first = post(
+            &gateway.url,
+            "tools/call",
+            json!({
+                "name": "trigger-elicitation-request",
+                "arguments": {},
+                "_meta": meta(asking.clone()),
+            }),
+        )
+        .await;
+        assert_eq!(first.content_type, "application/json");
+        let result = &first.messages[0]["result"];
+        assert_eq!(result["resultType"], "input_required", "{result}");
+        let (key, question) = result["inputRequests"]
+            .as_object()
+            .and_then(|asked| asked.iter().next())
+            .unwrap_or_else(|| panic!("no input request: {result}"));
+        assert_eq!(question["method"], "elicitation/create", "{question}");
+        let state = result["requestState"].as_str().expect("a requestState");
+
+        let retry = post(
+            &gateway.url,
+            "tools/call",
+            json!({
+                "name": "trigger-elicitation-request",
+                "arguments": {},
+                "inputResponses": { key: { "action": "accept", "content": { "reply": "wire answer" } } },
+                "requestState": state,
+                "_meta": meta(asking),
+            }),
+        )
+        .await;
+        let result = &retry.messages.last().expect("an answer")["result"];
+        assert_eq!(result["resultType"], "complete", "{result}");
+        assert!(
+            result.to_string().contains("wire answer"),
+            "the upstream never got the answer: {result}"
+        );
+    });
+}
+
+#[test]
+fn a_client_that_goes_away_mid_call_cancels_it_upstream() {
+    // The call runs in the request's own task: the client hanging up drops
+    // it, which cancels it upstream and audits it as cancelled.
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "example": { "command": toolbridge(), "args": ["example-server"] } }),
+    );
+    // At debug level the gateway logs its servers' stderr, where the example
+    // server says when a call was cancelled.
+    let gateway = Gateway::start(&config, home.path(), &["-v"]);
+    gateway.wait_for_tools(&["slow"]);
+    runtime().block_on(async {
+        let gone = reqwest::Client::new()
+            .post(&gateway.url)
+            .bearer_auth(TOKEN)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "slow")
+            .timeout(std::time::Duration::from_millis(500))
+            .json(
+                &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "slow", "arguments": { "ms": 60_000 }, "_meta": meta(json!({})),
+            } }),
+            )
+            .send()
+            .await;
+        assert!(gone.is_err_and(|e| e.is_timeout()));
+    });
+    let cancelled = wait_until(std::time::Duration::from_secs(10), || {
+        let log = gateway.log();
+        log.lines()
+            .any(|l| l.contains(r#"tool="slow""#) && l.contains(r#"outcome="cancelled""#))
+            && log.contains("slow: cancelled after")
+    });
+    assert!(cancelled, "{}", gateway.log());
+}

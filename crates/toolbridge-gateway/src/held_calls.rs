@@ -30,21 +30,19 @@ use std::{
 };
 
 use futures::future::BoxFuture;
-use rmcp::{
-    RoleServer,
-    model::{
-        CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams,
-        CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData,
-        InputRequest, InputRequests, InputRequiredResult, InputResponses, ListRootsRequest,
-        ListRootsResult, ProgressNotificationParam,
-    },
-    service::RequestContext,
+use rmcp::model::{
+    CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest,
+    InputRequests, InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult,
+    ProgressNotificationParam,
 };
 use serde::de::DeserializeOwned;
 use tokio::sync::{mpsc, oneshot};
 use toolbridge::pool::{
     ClientFeatures, ElicitationHandler, RequestOrigin, RootsProvider, SamplingHandler,
 };
+
+use crate::session::ProgressRelay;
 
 /// At most this many calls wait for their clients at once.
 pub const MAX_HELD: usize = 256;
@@ -129,6 +127,15 @@ impl RootsProvider for Asker {
     }
 }
 
+/// The stateless client of a call, as a held call sees it.
+pub(crate) struct Client<'a> {
+    /// What it declared in its request's `_meta`: the questions it can be
+    /// asked.
+    pub(crate) declared: Option<&'a ClientCapabilities>,
+    /// Where the call's progress goes, when the client asked for it.
+    pub(crate) progress: Option<&'a ProgressRelay>,
+}
+
 /// A stateless client's call running in its own task, with what it asked
 /// and has not had answered yet. Dropping it abandons the call (its
 /// upstream request is cancelled).
@@ -199,9 +206,8 @@ impl HeldCall {
     }
 
     /// Waits for the call's result or its next questions, passing its
-    /// progress on to the client of `context` meanwhile.
-    pub async fn next(mut self, context: &RequestContext<RoleServer>) -> Step {
-        let token = context.meta.get_progress_token();
+    /// progress on to the client meanwhile.
+    pub(crate) async fn next(mut self, progress: Option<&ProgressRelay>) -> Step {
         loop {
             tokio::select! {
                 joined = &mut self.task => {
@@ -220,10 +226,9 @@ impl HeldCall {
                     }
                     return Step::Asked(self, requests);
                 }
-                Some(mut params) = self.progress.recv() => {
-                    if let Some(token) = &token {
-                        params.progress_token = token.clone();
-                        let _ = context.peer.notify_progress(params).await;
+                Some(params) = self.progress.recv() => {
+                    if let Some(progress) = progress {
+                        progress.send(params).await;
                     }
                 }
             }

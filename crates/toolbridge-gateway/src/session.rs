@@ -15,13 +15,13 @@ use std::{
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequest, CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
-        CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
-        GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-        ProgressToken, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
-        Reference, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
-        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+        CallToolRequest, CallToolRequestParams, CallToolResponse, ClientCapabilities,
+        ClientRequest, CompleteRequest, CompleteRequestParams, CompleteResult, GetPromptRequest,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+        ProgressNotificationParam, ProgressToken, ReadResourceRequest, ReadResourceRequestParams,
+        ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, ServerResult,
+        SetLevelRequest, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
         UnsubscribeRequestParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
@@ -183,7 +183,9 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = if stateless(&context) {
-            Caller::Stateless(&context)
+            Caller::Stateless {
+                declared: context.client_capabilities().map(Box::new),
+            }
         } else {
             Caller::Session
         };
@@ -391,14 +393,14 @@ pub(crate) async fn list_tools(
 /// `tools/call` of every client (the rmcp handler's and
 /// [`crate::stateless`]'s): the tool resolved to its upstream, called with
 /// `options` (the client's handlers and log level), its progress relayed by
-/// `progress`, ended when `ct` is cancelled; audited and counted. A
-/// `stateless` (2026-07-28) client gets an upstream's input requests in the
-/// result.
+/// `progress`, ended when `ct` is cancelled or the future is dropped; audited
+/// and counted either way. A stateless (2026-07-28) client gets an
+/// upstream's input requests in the result.
 pub(crate) async fn call_tool(
     gateway: &Gateway,
     request: CallToolRequestParams,
     mut options: CallOptions,
-    caller: Caller<'_>,
+    caller: Caller,
     progress: Option<ProgressRelay>,
     ct: &CancellationToken,
 ) -> Result<CallToolResponse, ErrorData> {
@@ -418,13 +420,23 @@ pub(crate) async fn call_tool(
     audit::arguments(&route.server, &route.name, request.arguments.as_ref());
     options.relay_input_required = !matches!(caller, Caller::Session);
     // A held call notes itself in its own task (see `held_calls`).
-    let _in_flight = (!matches!(caller, Caller::Stateless(_))).then(|| {
+    let _in_flight = (!matches!(caller, Caller::Stateless { .. })).then(|| {
         gateway.enter_call(
             &route.server,
             options.client_features.clone().unwrap_or_default(),
         )
     });
-    let started = Instant::now();
+    // A held call relays its own progress (it outlives this request).
+    let (progress, held_progress) = match caller {
+        Caller::Stateless { .. } => (None, progress),
+        _ => (progress, None),
+    };
+    let mut audited = Audited {
+        gateway,
+        route: &route,
+        started: Instant::now(),
+        outcome: Outcome::Cancelled,
+    };
     let call = async {
         match caller {
             Caller::Session => pool
@@ -437,51 +449,72 @@ pub(crate) async fn call_tool(
                 .await
                 .map(CallToolResponse::Complete)
                 .map_err(to_mcp_error),
-            Caller::Stateless(context) => {
-                stateless_call(gateway, pool, &route, request, options.clone(), context).await
+            Caller::Stateless { declared } => {
+                let held = held_calls::Client {
+                    declared: declared.as_deref(),
+                    progress: held_progress.as_ref(),
+                };
+                stateless_call(gateway, pool, &route, request, options.clone(), held).await
             }
             Caller::Direct => relay_call(pool, &route.server, &route.name, request, &options).await,
         }
     };
     let result = tokio::select! {
-        result = relaying_progress(progress, call) => Some(result),
-        () = ct.cancelled() => None,
+        result = relaying_progress(progress, call) => result,
+        () = ct.cancelled() => return Err(cancelled()),
     };
-    let took = started.elapsed();
-    let outcome = match &result {
-        None => Outcome::Cancelled,
-        Some(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => Outcome::ToolError,
-        Some(Ok(_)) => Outcome::Ok,
-        Some(Err(_)) => Outcome::Failed,
+    audited.outcome = match &result {
+        Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
+        Ok(_) => Outcome::Ok,
+        Err(_) => Outcome::Failed,
     };
-    audit::call(&route.server, &route.name, took, outcome);
-    gateway
-        .metrics()
-        .call(&route.server, &route.name, took, outcome != Outcome::Ok);
     match result {
-        None => Err(cancelled()),
-        Some(Ok(CallToolResponse::Complete(mut result))) => {
+        Ok(CallToolResponse::Complete(mut result)) => {
             result
                 .result_type
                 .get_or_insert(rmcp::model::ResultType::COMPLETE);
             Ok(CallToolResponse::Complete(result))
         }
-        Some(Ok(other)) => Ok(other),
-        Some(Err(e)) => Err(e),
+        other => other,
+    }
+}
+
+/// A call's audit line and metrics, written when it ends: with the outcome
+/// set, or as cancelled when the call is dropped mid-way (its client went
+/// away).
+struct Audited<'a> {
+    gateway: &'a Gateway,
+    route: &'a crate::names::Route,
+    started: Instant,
+    outcome: Outcome,
+}
+
+impl Drop for Audited<'_> {
+    fn drop(&mut self) {
+        let took = self.started.elapsed();
+        let (server, tool) = (&self.route.server, &self.route.name);
+        audit::call(server, tool, took, self.outcome);
+        self.gateway
+            .metrics()
+            .call(server, tool, took, self.outcome != Outcome::Ok);
     }
 }
 
 /// Who makes a call, and so how an upstream's questions mid-call reach them.
-pub(crate) enum Caller<'a> {
+pub(crate) enum Caller {
     /// A client with a session: questions go to its peer.
     Session,
-    /// A stateless (2026-07-28) client served by rmcp: questions come back
-    /// in an `InputRequiredResult`, the upstream call held open meanwhile
-    /// ([`held_calls`]).
-    Stateless(&'a RequestContext<RoleServer>),
-    /// A stateless client on [`crate::stateless`]'s direct path, which takes
-    /// only calls that declare no client features and resume nothing: there
-    /// is nothing to ask it, so nothing is held.
+    /// A stateless (2026-07-28) client that `declared` it can be asked
+    /// something (elicitation, sampling, roots in its request's `_meta`), or
+    /// that answers questions (a retry with a `requestState`): questions
+    /// come back in an `InputRequiredResult`, the upstream call held open
+    /// meanwhile ([`held_calls`]).
+    Stateless {
+        declared: Option<Box<ClientCapabilities>>,
+    },
+    /// A stateless client that declares nothing it could be asked and
+    /// resumes nothing: an upstream's own input-required result goes back
+    /// as it came, nothing is held.
     Direct,
 }
 
@@ -498,6 +531,24 @@ pub(crate) enum ProgressRelay {
         token: ProgressToken,
         send: Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>,
     },
+}
+
+impl ProgressRelay {
+    /// Sends `params` on, under the client's token; false once the client
+    /// is gone.
+    pub(crate) async fn send(&self, mut params: ProgressNotificationParam) -> bool {
+        match self {
+            ProgressRelay::Peer { token, peer } => {
+                params.progress_token = token.clone();
+                peer.notify_progress(params).await.is_ok()
+            }
+            ProgressRelay::Direct { token, send } => {
+                params.progress_token = token.clone();
+                send(params);
+                true
+            }
+        }
+    }
 }
 
 /// The progress relay of the request of `context`, when its client asked
@@ -620,7 +671,7 @@ async fn stateless_call(
     route: &crate::names::Route,
     mut request: CallToolRequestParams,
     options: CallOptions,
-    context: &RequestContext<RoleServer>,
+    client: held_calls::Client<'_>,
 ) -> Result<CallToolResponse, ErrorData> {
     let held = gateway.held_calls();
     let resumed = match request.request_state.as_deref() {
@@ -633,8 +684,7 @@ async fn stateless_call(
             let (gateway, pool) = (gateway.clone(), pool.clone());
             let (server, tool) = (route.server.clone(), route.name.clone());
             let features = options.client_features.clone().unwrap_or_default();
-            let declared = context.client_capabilities();
-            HeldCall::start(features, declared.as_ref(), move |features| async move {
+            HeldCall::start(features, client.declared, move |features| async move {
                 let _in_flight = gateway.enter_call(&server, features.clone());
                 let options = CallOptions {
                     client_features: Some(features),
@@ -644,7 +694,7 @@ async fn stateless_call(
             })
         }
     };
-    held_calls::respond(held, call.next(context).await)
+    held_calls::respond(held, call.next(client.progress).await)
 }
 
 /// A factory of sessions for rmcp's HTTP service.

@@ -10,12 +10,12 @@
 //! Only requests rmcp would accept as they are come here: no session, the
 //! 2026-07-28 version in the `MCP-Protocol-Version` header and in complete
 //! request `_meta`, `Mcp-Method` / `Mcp-Name` headers matching the body, an
-//! `Accept` naming JSON and event streams; and, for a call, a client that
-//! cannot be asked anything mid-call (it declares no elicitation, sampling
-//! or roots and answers no `requestState`: those need
-//! [`crate::held_calls`], on rmcp's path). Everything else (sessions,
-//! other methods, every malformed request and its error) goes to rmcp's
-//! service unchanged (`Lane::Rmcp`).
+//! `Accept` naming JSON and event streams. A call whose client can be asked
+//! something mid-call (it declares elicitation, sampling or roots) or
+//! answers such a question (`requestState`) is held as rmcp's path holds it
+//! ([`crate::held_calls`]). Everything else (sessions, other methods, every
+//! malformed request and its error) goes to rmcp's service unchanged
+//! (`Lane::Rmcp`).
 //!
 //! Progress and log messages of the call (which rmcp sends on the
 //! request's event stream) are not lost: when one comes before the result,
@@ -27,7 +27,7 @@
 // clients still ask for log messages in a request's `_meta`.
 #![allow(deprecated)]
 
-use std::{convert::Infallible, sync::Arc, time::Duration};
+use std::{convert::Infallible, future::Future, pin::Pin, sync::Arc, time::Duration};
 
 use axum::{
     body::{Body, Bytes},
@@ -78,6 +78,7 @@ enum Lean {
     Call {
         id: RequestId,
         params: CallToolRequestParams,
+        caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
     },
@@ -122,20 +123,23 @@ impl Endpoint {
             Lean::Call {
                 id,
                 params,
+                caller,
                 log_level,
                 progress,
-            } => self.call(id, params, log_level, progress).await,
+            } => self.call(id, params, caller, log_level, progress).await,
         }
     }
 
-    /// `tools/call`: run as its own task (so a client that goes away
-    /// cancels it, audited as such, instead of dropping it mid-way), its
-    /// progress (under the client's token) and log messages collected; JSON
-    /// when the result comes first.
+    /// `tools/call`, its progress (under the client's token) and log
+    /// messages collected; JSON when the result comes first. The call runs
+    /// in this request's task (a spawned task per call cost a tenth of the
+    /// gateway's CPU, docs/performance.md): a client that goes away drops
+    /// it, which cancels it upstream and audits it as cancelled.
     async fn call(
         &self,
         id: RequestId,
         params: CallToolRequestParams,
+        caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
     ) -> Response {
@@ -159,36 +163,24 @@ impl Endpoint {
             }),
             ..CallOptions::default()
         };
-        let ct = CancellationToken::new();
         let gateway = self.gateway.clone();
-        let task_ct = ct.clone();
-        let mut task = tokio::spawn(async move {
-            session::call_tool(
-                &gateway,
-                params,
-                options,
-                Caller::Direct,
-                progress,
-                &task_ct,
-            )
-            .await
-            .map(ServerResult::from)
+        let mut call: Call = Box::pin(async move {
+            let never = CancellationToken::new();
+            session::call_tool(&gateway, params, options, caller, progress, &never)
+                .await
+                .map(ServerResult::from)
         });
-        // Dropped with this future or the event stream (the client went
-        // away): the call ends.
-        let cancel_on_drop = ct.drop_guard();
         let result = tokio::select! {
             biased;
             Some(first) = messages.recv() => {
                 return event_stream(Some(first), Pending {
                     messages,
-                    task: Some(task),
+                    call: Some(call),
                     result: None,
                     id,
-                    _cancel_on_drop: cancel_on_drop,
                 });
             }
-            joined = &mut task => finished(joined),
+            result = &mut call => result,
         };
         match messages.try_recv() {
             // A log message sent just before the result.
@@ -196,16 +188,18 @@ impl Endpoint {
                 Some(first),
                 Pending {
                     messages,
-                    task: None,
+                    call: None,
                     result: Some(result),
                     id,
-                    _cancel_on_drop: cancel_on_drop,
                 },
             ),
             Err(_) => json_answer(id, result),
         }
     }
 }
+
+/// A call on its way to its result.
+type Call = Pin<Box<dyn Future<Output = Result<ServerResult, ErrorData>> + Send>>;
 
 /// Which lane `request` takes; `Err` when its body could not be read.
 async fn lane(request: Request<Body>) -> Result<Lane, Response> {
@@ -288,22 +282,29 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
     let progress = meta.get_progress_token();
     // A client that may be asked something mid-call (it declares
     // elicitation, sampling or roots) or answers such a question
-    // (`requestState`) needs a held call: rmcp's path.
-    let may_be_asked = meta
-        .client_capabilities()
+    // (`requestState`) gets a held call.
+    let declared = meta.client_capabilities();
+    let may_be_asked = declared
+        .as_ref()
         .is_some_and(|c| c.elicitation.is_some() || c.sampling.is_some() || c.roots.is_some());
     let id = request.id;
     match request.request {
         ClientRequest::CallToolRequest(call) => {
             let name = only(headers, "mcp-name")?;
+            let caller = if may_be_asked || call.params.request_state.is_some() {
+                Caller::Stateless {
+                    declared: declared.map(Box::new),
+                }
+            } else {
+                Caller::Direct
+            };
             (only(headers, "mcp-method")? == "tools/call"
-                && !may_be_asked
-                && call.params.request_state.is_none()
                 && name == call.params.name
                 && !name.starts_with(BASE64_HEADER_PREFIX))
             .then(|| Lean::Call {
                 id,
                 params: call.params,
+                caller,
                 log_level,
                 progress,
             })
@@ -327,18 +328,6 @@ impl LogHandler for Outbox {
             .0
             .send(ServerJsonRpcMessage::notification(notification));
     }
-}
-
-/// The result of the call task (a task that panicked is an internal error).
-fn finished(
-    joined: Result<Result<ServerResult, ErrorData>, tokio::task::JoinError>,
-) -> Result<ServerResult, ErrorData> {
-    joined.unwrap_or_else(|e| {
-        Err(ErrorData::internal_error(
-            format!("the gateway's call failed: {e}"),
-            None,
-        ))
-    })
 }
 
 /// The JSON-RPC answer to request `id`, shaped as rmcp's handler shapes it
@@ -393,13 +382,12 @@ fn json_answer(id: RequestId, result: Result<ServerResult, ErrorData>) -> Respon
 /// What is left to send of a call answered as an event stream.
 struct Pending {
     messages: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
-    /// The call, until it ends.
-    task: Option<tokio::task::JoinHandle<Result<ServerResult, ErrorData>>>,
+    /// The call, until it ends (dropped with the stream before its end: the
+    /// call is cancelled).
+    call: Option<Call>,
     /// Its result, once it ended and until it is sent.
     result: Option<Result<ServerResult, ErrorData>>,
     id: RequestId,
-    /// Cancels the call when the stream is dropped before its end.
-    _cancel_on_drop: tokio_util::sync::DropGuard,
 }
 
 impl Pending {
@@ -407,7 +395,7 @@ impl Pending {
     /// the result last; `None` after it.
     async fn next(&mut self) -> Option<Bytes> {
         loop {
-            let Some(task) = &mut self.task else {
+            let Some(call) = &mut self.call else {
                 if let Ok(message) = self.messages.try_recv() {
                     return Some(event(&message));
                 }
@@ -417,9 +405,9 @@ impl Pending {
             tokio::select! {
                 biased;
                 Some(message) = self.messages.recv() => return Some(event(&message)),
-                joined = task => {
-                    self.task = None;
-                    self.result = Some(finished(joined));
+                result = call => {
+                    self.call = None;
+                    self.result = Some(result);
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b":\n\n")),
             }
