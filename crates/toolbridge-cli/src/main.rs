@@ -72,12 +72,16 @@ fn main() -> ExitCode {
 /// started is closed on every way out, and a second signal while they close
 /// ends the process at once (their process groups are killed all the same).
 fn run(cli: Cli) -> Outcome {
-    // The gateway serves many clients at once: all cores. Every other
-    // command is one client of its servers: one thread is enough.
-    let mut builder = if matches!(cli.command, cli::Command::Serve(_)) {
-        tokio::runtime::Builder::new_multi_thread()
-    } else {
-        tokio::runtime::Builder::new_current_thread()
+    // The gateway serves many clients at once: worker threads (see
+    // `serve::Args::worker_threads`). Every other command is one client of
+    // its servers: one thread is enough.
+    let mut builder = match &cli.command {
+        cli::Command::Serve(args) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(args.worker_threads());
+            builder
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = builder.enable_all().build().map_err(|e| {
         Failure::new(

@@ -35,6 +35,27 @@ pub struct Args {
     /// Serve only this server (repeatable; default: every enabled server).
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
+    /// Worker threads (default: half the cores, at least one).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
+}
+
+impl Args {
+    /// The gateway's worker threads: `--threads`, else half the cores (at
+    /// least one). The other half is left to its stdio servers and its
+    /// clients, which on the same machine are on every call's path: on 2
+    /// cores one worker made 15-30% more calls per second than two, with a
+    /// third of the context switches per call (docs/performance.md).
+    pub fn worker_threads(&self) -> usize {
+        self.threads.map_or_else(
+            || {
+                std::thread::available_parallelism()
+                    .map_or(1, |cores| cores.get() / 2)
+                    .max(1)
+            },
+            |n| n.get(),
+        )
+    }
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {

@@ -52,6 +52,8 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         listen,
         stdio: false,
         servers: Vec::new(),
+        // `ui` runs on the one-thread runtime of every other command.
+        threads: None,
     };
     serve::run_with(serve_args, ctx, |url| {
         // The address is this command's output (a closed stdout is no
