@@ -51,6 +51,8 @@ mod elicitation_form;
 mod error;
 mod in_flight;
 mod input_required;
+mod list_events;
+mod listen;
 mod listing;
 mod logs;
 mod pages;
