@@ -432,15 +432,6 @@ async fn allow_and_deny_lists_limit_what_clients_see_and_call() {
     client.cancel().await.unwrap();
 }
 
-/// A client that reports `notifications/tools/list_changed`.
-struct ListWatcher(tokio::sync::mpsc::UnboundedSender<()>);
-
-impl rmcp::ClientHandler for ListWatcher {
-    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        let _ = self.0.send(());
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_tool_list_change_reaches_the_clients() {
     let sandbox = Sandbox::new();
@@ -452,7 +443,7 @@ async fn an_upstream_tool_list_change_reaches_the_clients() {
     } } }));
     let served = Served::start(&sandbox, &[], &[]);
     let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
-    let client = ListWatcher(tx)
+    let client = common::ListWatcher(tx)
         .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
         .await
         .unwrap();

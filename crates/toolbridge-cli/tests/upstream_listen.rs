@@ -201,3 +201,37 @@ async fn resource_updates_of_a_2026_upstream_reach_the_pool_for_the_uris_subscri
     );
     pool.close_all().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_in_front_of_a_2026_gateway_tells_its_clients_when_the_tools_behind_change() {
+    use rmcp::{ServiceExt as _, transport::StreamableHttpClientTransport};
+    // The client → gateway B → gateway A → example servers.
+    let (home_a, home_b) = (common::tempdir(), common::tempdir());
+    let config_a = write_config(home_a.path(), examples(&["alpha"]));
+    let a = Gateway::start_with(&config_a, home_a.path(), &[], None);
+    let config_b = write_config(
+        home_b.path(),
+        json!({ "a": { "type": "http", "url": a.url.clone() } }),
+    );
+    let b = Gateway::start_with(&config_b, home_b.path(), &[], None);
+    let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
+    let client = common::ListWatcher(tx)
+        .serve(StreamableHttpClientTransport::from_uri(b.url.clone()))
+        .await
+        .expect("connect to gateway B");
+    // B connects to A to list: from then on it listens to A.
+    let before = client.list_all_tools().await.unwrap();
+    assert!(before.iter().any(|t| t.name == "echo"), "{before:?}");
+
+    write_config(home_a.path(), examples(&["alpha", "beta"]));
+    let told = tokio::time::timeout(DEADLINE, changed.recv()).await;
+    assert!(
+        matches!(told, Ok(Some(()))),
+        "gateway B's client was never told; A's log:\n{}\nB's log:\n{}",
+        a.log(),
+        b.log()
+    );
+    let after = client.list_all_tools().await.unwrap();
+    assert!(after.iter().any(|t| t.name == "beta__echo"), "{after:?}");
+    client.cancel().await.unwrap();
+}

@@ -102,6 +102,18 @@ pub fn upstream_requests(record: &Path, method: &str, uri: &str) -> usize {
         .count()
 }
 
+/// An MCP client that reports `notifications/tools/list_changed`.
+pub struct ListWatcher(pub tokio::sync::mpsc::UnboundedSender<()>);
+
+impl rmcp::ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(());
+    }
+}
+
 /// A pool over `servers` with default options and its own process tracker.
 pub fn pool(servers: Vec<ServerSpec>) -> Pool {
     pool_with(servers, PoolOptions::default())
