@@ -802,7 +802,10 @@ async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
         a_had,
         "a unsubscribed but still got updates"
     );
-    assert_eq!(common::upstream_requests(&record, "resources/subscribe", two), 1);
+    assert_eq!(
+        common::upstream_requests(&record, "resources/subscribe", two),
+        1
+    );
 
     // b goes away: `one` has nobody left, `two` still has c.
     client_b.cancel().await.unwrap();
@@ -814,7 +817,10 @@ async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
     );
     let c_had = c.count(&updated_two);
     c.wait_for(&updated_two, c_had + 1).await;
-    assert_eq!(common::upstream_requests(&record, "resources/unsubscribe", two), 0);
+    assert_eq!(
+        common::upstream_requests(&record, "resources/unsubscribe", two),
+        0
+    );
     client_a.cancel().await.unwrap();
     client_c.cancel().await.unwrap();
 }

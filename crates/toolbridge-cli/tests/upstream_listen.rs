@@ -41,7 +41,10 @@ fn examples(names: &[&str]) -> Value {
 async fn pool_before(gateway: &Gateway) -> Pool {
     let spec = ServerSpec::remote(UPSTREAM, TransportKind::Http, gateway.url.clone());
     let pool = common::pool(vec![spec]);
-    let info = pool.connect(UPSTREAM).await.expect("connect to the gateway");
+    let info = pool
+        .connect(UPSTREAM)
+        .await
+        .expect("connect to the gateway");
     assert_eq!(info.protocol_version, "2026-07-28", "{info:?}");
     pool
 }
@@ -57,7 +60,11 @@ async fn tool_names(pool: &Pool) -> Vec<String> {
 /// Lists until `tool` is among the tools; panics after [`DEADLINE`].
 async fn wait_for_tool(pool: &Pool, tool: &str, gateway: &Gateway) {
     let listed = poll_async(DEADLINE, || async {
-        tool_names(pool).await.iter().any(|t| t == tool).then_some(())
+        tool_names(pool)
+            .await
+            .iter()
+            .any(|t| t == tool)
+            .then_some(())
     })
     .await;
     assert!(

@@ -274,15 +274,19 @@ struct Stream {
 
 /// What woke the task up while a stream is open.
 enum Step {
-    /// The stream's next notification, or its end.
-    Heard(Result<Option<rmcp::model::ServerNotification>, ServiceError>),
+    /// The stream's next notification.
+    Heard(Box<rmcp::model::ServerNotification>),
+    /// The server ended the stream.
+    Ended,
+    /// The stream broke (why).
+    Broke(ServiceError),
     /// The subscribed URIs changed (`false`: the catalog is gone).
     Refilter(bool),
 }
 
 /// How an attempt to open a stream went.
 enum Opened {
-    Open(Subscription),
+    Open(Box<Subscription>),
     /// Nothing to ask for.
     Nothing,
     /// The server answered with an error (noted in the state).
@@ -331,16 +335,20 @@ impl Stream {
                 let step = tokio::select! {
                     biased;
                     _ = self.ended.cancelled() => return,
-                    heard = stream.next() => Step::Heard(heard),
+                    heard = stream.next() => match heard {
+                        Ok(Some(notification)) => Step::Heard(Box::new(notification)),
+                        Ok(None) => Step::Ended,
+                        Err(e) => Step::Broke(e),
+                    },
                     changed = self.uris.changed() => Step::Refilter(changed.is_ok()),
                 };
                 match step {
-                    Step::Heard(Ok(Some(notification))) => self.events.deliver(notification),
-                    Step::Heard(Ok(None)) => {
+                    Step::Heard(notification) => self.events.deliver(*notification),
+                    Step::Ended => {
                         tracing::debug!(end = ?stream.end(), "the server ended its subscriptions/listen stream; opening it again");
                         break;
                     }
-                    Step::Heard(Err(e)) => {
+                    Step::Broke(e) => {
                         tracing::debug!(error = %e, "the subscriptions/listen stream broke; opening it again");
                         break;
                     }
@@ -403,7 +411,7 @@ impl Stream {
                     .cloned()
                     .collect();
                 self.state.send_replace(State::Open { asked, accepted });
-                Opened::Open(stream)
+                Opened::Open(Box::new(stream))
             }
             Err(ServiceError::McpError(e)) => {
                 tracing::warn!(
@@ -462,5 +470,54 @@ impl Stream {
             _ = self.ended.cancelled() => false,
             _ = tokio::time::sleep(wait) => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ServerCapabilities;
+
+    use super::*;
+
+    fn uris(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_filter_asks_for_the_list_changes_declared_and_the_uris_subscribed() {
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        let filter = Offered::of(&caps).filter(&uris(&["a://1"])).unwrap();
+        assert_eq!(filter.tools_list_changed, Some(true));
+        // Prompts without `listChanged`, resources without it either.
+        assert_eq!(filter.prompts_list_changed, None);
+        assert_eq!(filter.resources_list_changed, None);
+        assert_eq!(
+            filter.resource_subscriptions,
+            Some(vec!["a://1".to_owned()])
+        );
+    }
+
+    #[test]
+    fn a_server_that_only_offers_updates_gets_a_stream_once_a_uri_is_subscribed() {
+        let caps = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        let offered = Offered::of(&caps);
+        assert_eq!(offered.filter(&uris(&[])), None);
+        assert!(offered.filter(&uris(&["a://1"])).is_some());
+        // URIs are never named to a server that cannot report them.
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let filter = Offered::of(&caps).filter(&uris(&["a://1"])).unwrap();
+        assert_eq!(filter.resource_subscriptions, None);
     }
 }
