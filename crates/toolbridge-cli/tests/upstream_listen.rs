@@ -242,3 +242,42 @@ async fn a_gateway_in_front_of_a_2026_gateway_tells_its_clients_when_the_tools_b
     assert!(after.iter().any(|t| t.name == "beta__echo"), "{after:?}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_sdk_2_server_over_stdio_is_heard_on_its_listen_stream() {
+    // A server nobody here wrote the listen side of: the Python SDK's.
+    let spec = ServerSpec::stdio(
+        "py",
+        common::python(),
+        [common::test_server("py_listen.py")],
+    );
+    let pool = common::pool(vec![spec]);
+    let info = pool.connect("py").await.expect("start the Python server");
+    assert_eq!(info.protocol_version, "2026-07-28", "{info:?}");
+    let mut changes = pool.watch_tool_list_changes("py").unwrap();
+    let mut updates = pool.watch_resource_updates("py").unwrap();
+    let names = |tools: &[toolbridge::tools::McpTool]| {
+        tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>()
+    };
+    let before = pool.list_server_tools("py").await.unwrap();
+    assert!(!names(&before).contains(&"added".to_owned()), "{before:?}");
+
+    pool.call_tool("py", "add_tool", None, CallOptions::default())
+        .await
+        .unwrap();
+    let told = tokio::time::timeout(DEADLINE, changes.recv()).await;
+    assert!(matches!(told, Ok(Ok(()))), "never told the tools changed");
+    let after = pool.list_server_tools("py").await.unwrap();
+    assert!(names(&after).contains(&"added".to_owned()), "{after:?}");
+
+    pool.subscribe_resource("py", "note://one").await.unwrap();
+    pool.call_tool("py", "touch", None, CallOptions::default())
+        .await
+        .unwrap();
+    let update = tokio::time::timeout(DEADLINE, updates.recv()).await;
+    match update {
+        Ok(Ok(update)) => assert_eq!(update.uri, "note://one"),
+        other => panic!("no update of note://one: {other:?}"),
+    }
+    pool.close_all().await;
+}

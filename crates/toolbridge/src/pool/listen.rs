@@ -342,6 +342,10 @@ impl Stream {
                     },
                     changed = self.uris.changed() => Step::Refilter(changed.is_ok()),
                 };
+                // The connection itself is going: so is its stream.
+                if matches!(step, Step::Ended | Step::Broke(_)) && self.peer.is_transport_closed() {
+                    return;
+                }
                 match step {
                     Step::Heard(notification) => self.events.deliver(*notification),
                     Step::Ended => {
