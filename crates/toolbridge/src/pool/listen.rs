@@ -16,11 +16,11 @@
 //!   `resourceSubscriptions`.
 //!
 //! It is opened as soon as the connection is made, and the connection is
-//! handed out once the server acknowledged it (waiting 5 s at most, then the
-//! stream is opened in the background): eager, not when the first watcher
-//! comes, because it costs one request per connection that stays open, and a
-//! stream opened after the tool list was first listed would miss a change in
-//! between. A server that declares only `subscribe` gets a stream once a URI
+//! handed out once the first attempt is over (5 s at most; the stream goes
+//! on being opened in the background). Eager rather than lazy (when the
+//! first watcher comes): it costs only one request per connection, held
+//! open, and a stream opened after the tool list was first listed would miss
+//! a change in between. A server that declares only `subscribe` gets a stream once a URI
 //! is subscribed.
 //!
 //! What arrives goes through [`ListEvents`], exactly as the older protocols'
@@ -31,10 +31,12 @@
 //! server refuses with an error is not asked again until the URIs change
 //! (the subscription that caused it fails). A stream that ends while the
 //! connection lives (the server ended it, the transport dropped it, we fell
-//! behind) is opened again after a pause (250 ms, doubling up to 8 s; from
-//! 250 ms again after a stream that lasted 30 s), and since notifications
-//! may have been lost meanwhile, the lists it covers are dropped as if they
-//! had changed (missed resource updates cannot be recovered). The task ends
+//! behind), or that could not be opened (the transport failed, or the server
+//! did not acknowledge it within 30 s), is opened again after a pause
+//! (250 ms, doubling up to 8 s; from 250 ms again after a stream that lasted
+//! 30 s); since notifications may have been lost meanwhile, the lists the new
+//! stream covers are then dropped as if they had changed (missed resource
+//! updates cannot be recovered). The task ends
 //! with the connection, and [`Connection::close`](super::connection::Connection::close)
 //! waits for it.
 
@@ -64,6 +66,9 @@ const MAX_PAUSE: Duration = Duration::from_secs(8);
 const STEADY: Duration = Duration::from_secs(30);
 /// How long a new connection waits for its first stream.
 pub(super) const FIRST_OPEN_WAIT: Duration = Duration::from_secs(5);
+/// How long the server may take to acknowledge a stream before the attempt
+/// counts as failed (rmcp's `listen` waits for ever).
+const ACK_WAIT: Duration = Duration::from_secs(30);
 
 /// One connection's listen stream: the task that keeps it open, and what
 /// the server last acknowledged.
@@ -78,8 +83,11 @@ pub(super) struct Listen {
 /// Where the stream is.
 #[derive(Debug, Clone)]
 enum State {
-    /// Being opened, or waiting to be opened again.
+    /// Being opened (the first time, or again after it ended).
     Opening,
+    /// The last attempt failed (not with an answer: the transport, no
+    /// acknowledgment in time); it is tried again after a pause.
+    Down,
     /// Nothing to ask for (only updates are offered, and no URI is
     /// subscribed).
     Idle,
@@ -190,7 +198,7 @@ impl Listen {
         let mut state = self.state.clone();
         let settled = state.wait_for(|state| match state {
             State::Open { asked, .. } | State::Refused { asked, .. } => asked.contains(uri),
-            State::Opening | State::Idle => false,
+            State::Opening | State::Down | State::Idle => false,
         });
         let state = match tokio::time::timeout(limit, settled).await {
             Ok(Ok(state)) => state.clone(),
@@ -222,12 +230,13 @@ impl Listen {
                 code,
                 message,
             }),
-            State::Opening | State::Idle => unreachable_state(server),
+            State::Opening | State::Down | State::Idle => unreachable_state(server),
         }
     }
 
-    /// Waits until the first stream was acknowledged (or refused, or there
-    /// is nothing to ask for), `until` at most: the connection is handed
+    /// Waits until the first attempt to open a stream is over (it was
+    /// acknowledged, refused or failed, or there is nothing to ask for),
+    /// `until` at most: the connection is handed
     /// out after that, so a change that comes after the first listing is
     /// heard. A stream that takes longer is waited for in the background.
     pub(super) async fn opened(&self, until: tokio::time::Instant) {
@@ -403,7 +412,12 @@ impl Stream {
         let opened = tokio::select! {
             biased;
             _ = self.ended.cancelled() => return None,
-            opened = self.peer.listen(filter) => opened,
+            opened = tokio::time::timeout(ACK_WAIT, self.peer.listen(filter)) => opened,
+        };
+        let Ok(opened) = opened else {
+            tracing::debug!("the server did not acknowledge subscriptions/listen in time");
+            self.state.send_replace(State::Down);
+            return Some(Opened::Failed);
         };
         Some(match opened {
             Ok(stream) => {
@@ -434,7 +448,7 @@ impl Stream {
             }
             Err(e) => {
                 tracing::debug!(error = %e, "cannot open the subscriptions/listen stream");
-                self.state.send_replace(State::Opening);
+                self.state.send_replace(State::Down);
                 Opened::Failed
             }
         })
