@@ -279,5 +279,7 @@ async fn a_python_sdk_2_server_over_stdio_is_heard_on_its_listen_stream() {
         Ok(Ok(update)) => assert_eq!(update.uri, "note://one"),
         other => panic!("no update of note://one: {other:?}"),
     }
-    pool.close_all().await;
+    // Closing waits for the stream's task, which ends with the connection.
+    let closed = tokio::time::timeout(DEADLINE, pool.close("py")).await;
+    assert!(closed.is_ok(), "the listen stream outlived its connection");
 }
