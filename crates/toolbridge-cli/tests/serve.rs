@@ -432,15 +432,6 @@ async fn allow_and_deny_lists_limit_what_clients_see_and_call() {
     client.cancel().await.unwrap();
 }
 
-/// A client that reports `notifications/tools/list_changed`.
-struct ListWatcher(tokio::sync::mpsc::UnboundedSender<()>);
-
-impl rmcp::ClientHandler for ListWatcher {
-    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
-        let _ = self.0.send(());
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_tool_list_change_reaches_the_clients() {
     let sandbox = Sandbox::new();
@@ -452,7 +443,7 @@ async fn an_upstream_tool_list_change_reaches_the_clients() {
     } } }));
     let served = Served::start(&sandbox, &[], &[]);
     let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
-    let client = ListWatcher(tx)
+    let client = common::ListWatcher(tx)
         .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
         .await
         .unwrap();
@@ -731,17 +722,6 @@ impl rmcp::ClientHandler for Told {
     }
 }
 
-/// The messages `toolbridge serve` sent its upstream (recorded by `tee`
-/// in front of it) that have `method` and `uri`.
-fn upstream_requests(record: &std::path::Path, method: &str, uri: &str) -> usize {
-    std::fs::read_to_string(record)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["method"] == method && m["params"]["uri"] == uri)
-        .count()
-}
-
 // resources/subscribe is legacy in rmcp 3.11, but 2025-11-25 clients use it.
 #[allow(deprecated)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -801,7 +781,7 @@ async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
     let a_had = a.count(&updated_one);
     assert!(
         wait_until(Duration::from_secs(10), || {
-            upstream_requests(&record, "resources/unsubscribe", one) == 1
+            common::upstream_requests(&record, "resources/unsubscribe", one) == 1
         }),
         "the upstream was never unsubscribed from {one}"
     );
@@ -822,19 +802,25 @@ async fn a_resource_update_reaches_only_the_client_sessions_subscribed_to_it() {
         a_had,
         "a unsubscribed but still got updates"
     );
-    assert_eq!(upstream_requests(&record, "resources/subscribe", two), 1);
+    assert_eq!(
+        common::upstream_requests(&record, "resources/subscribe", two),
+        1
+    );
 
     // b goes away: `one` has nobody left, `two` still has c.
     client_b.cancel().await.unwrap();
     assert!(
         wait_until(Duration::from_secs(10), || {
-            upstream_requests(&record, "resources/unsubscribe", one) == 2
+            common::upstream_requests(&record, "resources/unsubscribe", one) == 2
         }),
         "the upstream was not unsubscribed from {one} when its last client went away"
     );
     let c_had = c.count(&updated_two);
     c.wait_for(&updated_two, c_had + 1).await;
-    assert_eq!(upstream_requests(&record, "resources/unsubscribe", two), 0);
+    assert_eq!(
+        common::upstream_requests(&record, "resources/unsubscribe", two),
+        0
+    );
     client_a.cancel().await.unwrap();
     client_c.cancel().await.unwrap();
 }

@@ -91,6 +91,29 @@ pub fn everything_js() -> PathBuf {
     deps().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
+/// The JSON-RPC messages recorded in `record` (a server started behind
+/// `tee -a RECORD`) that have `method` and `uri`.
+pub fn upstream_requests(record: &Path, method: &str, uri: &str) -> usize {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["method"] == method && m["params"]["uri"] == uri)
+        .count()
+}
+
+/// An MCP client that reports `notifications/tools/list_changed`.
+pub struct ListWatcher(pub tokio::sync::mpsc::UnboundedSender<()>);
+
+impl rmcp::ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(());
+    }
+}
+
 /// A pool over `servers` with default options and its own process tracker.
 pub fn pool(servers: Vec<ServerSpec>) -> Pool {
     pool_with(servers, PoolOptions::default())

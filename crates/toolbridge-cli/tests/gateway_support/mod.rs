@@ -39,9 +39,10 @@ impl Gateway {
     }
 
     /// `toolbridge --config CONFIG serve --listen 127.0.0.1:0 EXTRA...`
-    /// requiring `token` (none: a loopback gateway asks for none), with the
-    /// home, config, cache and data folders under `home`; waits (60 s at
-    /// most) for its `listening on` line.
+    /// (a `--listen` in `extra` replaces it) requiring `token` (none: a
+    /// loopback gateway asks for none), with the home, config, cache and
+    /// data folders under `home`; waits (60 s at most) for its `listening
+    /// on` line.
     // The child is waited for in `Drop`, which clippy cannot see.
     #[allow(clippy::zombie_processes)]
     pub fn start_with(config: &Path, home: &Path, extra: &[&str], token: Option<&str>) -> Gateway {
@@ -49,7 +50,11 @@ impl Gateway {
         command
             .arg("--config")
             .arg(config)
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .arg("serve")
+            .args(match extra.contains(&"--listen") {
+                true => &[][..],
+                false => &["--listen", "127.0.0.1:0"][..],
+            })
             .args(extra)
             .env_remove("TOOLBRIDGE_GATEWAY_TOKEN");
         if let Some(token) = token {

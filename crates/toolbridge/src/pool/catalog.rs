@@ -4,10 +4,11 @@
 //! it was asked to report updates of, and the feed those updates go to.
 
 // `resources/subscribe` is legacy-only in rmcp 3.11 (2026-07-28 servers use
-// `subscriptions/listen`), but the 2025-11-25 servers people run use it.
+// `subscriptions/listen`: see `listen`), but the 2025-11-25 servers people
+// run use it.
 #![allow(deprecated)]
 
-use std::{collections::BTreeSet, sync::Mutex};
+use std::collections::BTreeSet;
 
 use rmcp::{
     RoleClient,
@@ -36,8 +37,9 @@ pub(super) struct Catalog {
     pub(super) templates: ListCache<ResourceTemplate>,
     /// `prompts/list`, all pages.
     pub(super) prompts: ListCache<Prompt>,
-    /// The URIs subscribed to, subscribed again on a new connection.
-    subscribed: Mutex<BTreeSet<String>>,
+    /// The URIs subscribed to, subscribed again on a new connection; a
+    /// 2026-07-28 connection's listen stream watches it (see `listen`).
+    subscribed: tokio::sync::watch::Sender<BTreeSet<String>>,
     /// Where `notifications/resources/updated` go; kept across reconnects,
     /// so a watcher keeps watching while the server restarts.
     pub(super) updates: UpdateFeed,
@@ -68,7 +70,7 @@ impl Default for Catalog {
             resources: ListCache::default(),
             templates: ListCache::default(),
             prompts: ListCache::default(),
-            subscribed: Mutex::new(BTreeSet::new()),
+            subscribed: tokio::sync::watch::Sender::new(BTreeSet::new()),
             updates: tokio::sync::broadcast::channel(UPDATES_BACKLOG).0,
             prompt_changes: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
             resource_changes: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
@@ -104,21 +106,25 @@ impl Catalog {
         }
     }
 
-    /// Notes a subscription, to renew on the next connection.
+    /// Notes a subscription, to renew on the next connection (and to name
+    /// on a 2026-07-28 connection's listen stream).
     pub(super) fn subscribed(&self, uri: &str, on: bool) {
-        let mut subscribed = self.lock_subscribed();
-        if on {
-            subscribed.insert(uri.to_owned());
-        } else {
-            subscribed.remove(uri);
-        }
+        self.subscribed.send_if_modified(|subscribed| match on {
+            true => subscribed.insert(uri.to_owned()),
+            false => subscribed.remove(uri),
+        });
+    }
+
+    /// The subscribed URIs, now and as they change.
+    pub(super) fn watch_subscribed(&self) -> tokio::sync::watch::Receiver<BTreeSet<String>> {
+        self.subscribed.subscribe()
     }
 
     /// Subscribes `peer` (a new connection to the server) to every URI the
     /// old one was subscribed to, in the background: a server forgets its
     /// subscriptions when it restarts.
     pub(super) fn resubscribe(&self, server: &str, peer: &Peer<RoleClient>) {
-        let uris: Vec<String> = self.lock_subscribed().iter().cloned().collect();
+        let uris: Vec<String> = self.subscribed.borrow().iter().cloned().collect();
         if uris.is_empty() {
             return;
         }
@@ -136,9 +142,5 @@ impl Catalog {
                 }
             }
         });
-    }
-
-    fn lock_subscribed(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
-        self.subscribed.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

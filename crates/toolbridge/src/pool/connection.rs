@@ -30,6 +30,8 @@ use super::{
     cache::ToolCache,
     catalog::Catalog,
     in_flight::InFlight,
+    list_events::ListEvents,
+    listen::{self, Listen},
     logs::{self, LogRouter},
     progress::ProgressLog,
     tasks::TaskEvents,
@@ -67,15 +69,15 @@ fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error
 /// The client side of the connection: answers the server's notifications.
 pub(super) struct Handler {
     server: String,
-    cache: Arc<ToolCache>,
     /// Where progress notifications are noted, to restart call timers.
     progress: Arc<ProgressLog>,
     /// Where they are passed on to whoever watches the server's progress
     /// ([`Pool::watch_progress`](super::Pool::watch_progress)).
     feed: ProgressFeed,
-    /// The resource and prompt lists to drop when they change, and where
-    /// resource updates go.
-    catalog: Arc<Catalog>,
+    /// The tool, resource and prompt lists to drop when they change, and
+    /// where resource updates go (the same for a `subscriptions/listen`
+    /// stream's notifications: see `listen`).
+    lists: ListEvents,
     /// The pool's handlers: they decide the capabilities declared, and
     /// answer what no request in flight claims.
     features: ClientFeatures,
@@ -102,18 +104,15 @@ pub(super) type ProgressFeed = tokio::sync::broadcast::Sender<ProgressNotificati
 
 impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        tracing::debug!(server = %self.server, "tool list changed; dropping the cache");
-        self.cache.list_changed();
+        self.lists.tools_changed();
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        tracing::debug!(server = %self.server, "resource list changed; dropping the cache");
-        self.catalog.resources_changed();
+        self.lists.resources_changed();
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        tracing::debug!(server = %self.server, "prompt list changed; dropping the cache");
-        self.catalog.prompts_changed();
+        self.lists.prompts_changed();
     }
 
     async fn on_resource_updated(
@@ -121,7 +120,7 @@ impl ClientHandler for Handler {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.catalog.updated(params);
+        self.lists.resource_updated(params);
     }
 
     async fn on_progress(
@@ -273,6 +272,9 @@ pub(super) struct Connection {
     pub(super) log_level_per_request: bool,
     /// Cancelled when the connection has ended, for whatever reason.
     pub(super) ended: CancellationToken,
+    /// The `subscriptions/listen` stream its list changes and resource
+    /// updates come on: 2026-07-28 servers that declare any (see `listen`).
+    pub(super) listen: Option<Listen>,
     /// Tells the supervisor to close the connection.
     close: CancellationToken,
     /// The supervisor task; awaited by [`Connection::close`].
@@ -304,6 +306,10 @@ impl Connection {
             .take();
         if let Some(handle) = handle {
             let _ = handle.await;
+        }
+        // It ends with the connection, which has ended now.
+        if let Some(listen) = &self.listen {
+            listen.stopped().await;
         }
     }
 }
@@ -362,12 +368,16 @@ pub(super) async fn connect(
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let in_flight = Arc::new(InFlight::default());
     let log_router = listeners.logs.clone();
-    let handler = Handler {
+    let lists = ListEvents {
         server: server.clone(),
         cache: listeners.cache,
+        catalog: listeners.catalog,
+    };
+    let handler = Handler {
+        server: server.clone(),
+        lists: lists.clone(),
         progress: progress.clone(),
         feed: listeners.progress,
-        catalog: listeners.catalog,
         features: listeners.features,
         in_flight: in_flight.clone(),
         logs: listeners.logs,
@@ -415,7 +425,8 @@ pub(super) async fn connect(
     );
     let ended = CancellationToken::new();
     let close = CancellationToken::new();
-    Ok(Arc::new_cyclic(|me| {
+    let listen = Listen::start(&peer, lists, ended.clone());
+    let conn = Arc::new_cyclic(|me| {
         let supervisor = tokio::spawn(
             supervise(
                 service,
@@ -438,10 +449,17 @@ pub(super) async fn connect(
             in_flight,
             log_level_per_request,
             ended,
+            listen,
             close,
             supervisor: Mutex::new(Some(supervisor)),
         }
-    }))
+    });
+    // Once the connection owns it (dropped, it ends the stream's task).
+    if let Some(listen) = &conn.listen {
+        let wait = tokio::time::Instant::now() + listen::FIRST_OPEN_WAIT;
+        listen.opened(wait.min(deadline)).await;
+    }
+    Ok(conn)
 }
 
 /// Owns the running service until it ends by itself or `close` is cancelled.

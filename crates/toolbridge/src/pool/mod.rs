@@ -35,6 +35,12 @@
 //! does not declare the capability is [`PoolError::NotOffered`]
 //! (`capability`). Resource updates reach [`Pool::watch_resource_updates`].
 //!
+//! Notifications: a 2025-11-25 (or older) server sends its list changes and
+//! resource updates on the connection itself; a 2026-07-28 server sends them
+//! only on a `subscriptions/listen` stream, which the pool keeps open per
+//! connection, naming the subscribed URIs (`listen`). Both go through the
+//! same code (`list_events`).
+//!
 //! Tracing: each connection's tasks run in an `mcp_server` span (field
 //! `server`); each call in a `tool_call` span (`server`, `tool`, `call_id`),
 //! each listing in a `list_tools` span (`server`). No argument, header or
@@ -51,6 +57,8 @@ mod elicitation_form;
 mod error;
 mod in_flight;
 mod input_required;
+mod list_events;
+mod listen;
 mod listing;
 mod logs;
 mod pages;

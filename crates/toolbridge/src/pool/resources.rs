@@ -2,8 +2,8 @@
 //! (text or blob), and subscribing to a resource's updates.
 
 // `resources/subscribe` and `resources/unsubscribe` are legacy-only in rmcp
-// 3.11 (2026-07-28 servers use `subscriptions/listen`), but the 2025-11-25
-// servers people run use them.
+// 3.11 (2026-07-28 servers use `subscriptions/listen`: see `listen`), but
+// the 2025-11-25 servers people run use them.
 #![allow(deprecated)]
 
 use std::sync::Arc;
@@ -91,7 +91,27 @@ impl Pool {
     /// miss none). The subscription is renewed when the server restarts.
     /// [`PoolError::NotOffered`] if the server does not offer
     /// subscriptions.
+    ///
+    /// A 2026-07-28 server is not sent `resources/subscribe`: the URI joins
+    /// the connection's `subscriptions/listen` stream (see `listen`), and
+    /// this returns once the server acknowledged it there (within the
+    /// server's `timeout`).
     pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
+        let slot = self.slot(server)?;
+        self.offering(slot, Feature::ResourceSubscriptions, None)
+            .await?;
+        let conn = self.connection(slot).await?;
+        if let Some(listen) = &conn.listen {
+            slot.catalog.subscribed(uri, true);
+            let heard = listen
+                .subscribed(server, uri, slot.spec.call_timeout())
+                .await;
+            if heard.is_err() {
+                // Not asked for again, on this connection or the next.
+                slot.catalog.subscribed(uri, false);
+            }
+            return heard;
+        }
         let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
             SubscribeRequestParams::new(uri),
         ));
@@ -102,15 +122,19 @@ impl Pool {
             &CallOptions::default(),
         )
         .await?;
-        self.slot(server)?.catalog.subscribed(uri, true);
+        slot.catalog.subscribed(uri, true);
         Ok(())
     }
 
-    /// Asks `server` to stop reporting updates of the resource at `uri`.
+    /// Asks `server` to stop reporting updates of the resource at `uri`
+    /// (for a 2026-07-28 server: its listen stream stops naming it).
     pub async fn unsubscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
         let slot = self.slot(server)?;
         // Not renewed on a restart, even if the request fails.
         slot.catalog.subscribed(uri, false);
+        if self.connection(slot).await?.listen.is_some() {
+            return Ok(());
+        }
         let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(
             UnsubscribeRequestParams::new(uri),
         ));

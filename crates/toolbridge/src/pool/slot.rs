@@ -168,7 +168,10 @@ impl Slot {
             history.failure = None;
         }
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
-        self.catalog.resubscribe(&self.spec.name, &conn.peer);
+        // A 2026-07-28 connection's listen stream names them by itself.
+        if conn.listen.is_none() {
+            self.catalog.resubscribe(&self.spec.name, &conn.peer);
+        }
         Ok(conn)
     }
 
