@@ -32,6 +32,9 @@ PY1_REQS=("mcp[ws]==1.30.0")
 #   presets: the keyless Python preset servers (run as `uvx` by the presets;
 #   the tests start the venv's entry points directly, offline)
 PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
+#   kube-validate: the Kubernetes API's JSON schemas, offline, and a validator
+#   (tests/deploy_manifests.rs checks deploy/kubernetes with it)
+KUBE_VALIDATE_REQS=("kubernetes-validate==1.37.0")
 
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
@@ -95,6 +98,7 @@ npm_pid=$!
 install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
+install_venv kube-validate "${KUBE_VALIDATE_REQS[@]}"
 wait "$npm_pid"
 install_web
 # The conformance suite and its reference server (the resource, prompt and

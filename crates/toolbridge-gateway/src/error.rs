@@ -20,7 +20,11 @@ pub enum GatewayError {
     #[error("the gateway's stdio server failed: {0}")]
     Stdio(String),
     /// The bearer token file could not be read or written.
-    #[error("cannot use the gateway token file {path}: {source}; check its folder's permissions")]
+    #[error(
+        "cannot use the gateway token file {path}: {source}; check its folder's permissions, \
+         or set $TOOLBRIDGE_GATEWAY_TOKEN (a read-only config folder, as in a container, \
+         cannot hold the file)"
+    )]
     TokenFile {
         /// The token file.
         path: PathBuf,

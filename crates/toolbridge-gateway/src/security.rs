@@ -291,4 +291,20 @@ mod tests {
         );
         assert!(constant_time_eq(b"abc", b"abc") && !constant_time_eq(b"abc", b"abd"));
     }
+
+    /// Off loopback without `$TOOLBRIDGE_GATEWAY_TOKEN` and with no usable
+    /// token file (a container's read-only /etc/toolbridge), the error names
+    /// the file and the variable that avoids it.
+    #[test]
+    fn an_unusable_token_file_names_the_file_and_the_variable() {
+        let listen: SocketAddr = "0.0.0.0:8080".parse().expect("address");
+        let file = Path::new("/dev/null/gateway-token");
+        let message = match Security::new(listen, None, file) {
+            Ok(_) => panic!("a token file under /dev/null was used"),
+            Err(error) => error.to_string(),
+        };
+        assert!(message.contains("/dev/null/gateway-token"), "{message}");
+        assert!(message.contains("$TOOLBRIDGE_GATEWAY_TOKEN"), "{message}");
+        assert!(Security::new(listen, Some("t".into()), file).is_ok());
+    }
 }
