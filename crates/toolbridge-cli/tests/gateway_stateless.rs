@@ -250,8 +250,8 @@ fn a_client_that_can_be_asked_gets_the_question_in_its_result_and_answers_in_its
 
 #[test]
 fn a_client_that_goes_away_mid_call_cancels_it_upstream() {
-    // The call runs in the request's own task: the client hanging up drops
-    // it, which cancels it upstream and audits it as cancelled.
+    // The client hanging up ends its call: cancelled upstream, audited as
+    // cancelled.
     let home = tempfile::tempdir().unwrap();
     let config = write_config(
         home.path(),
