@@ -287,3 +287,56 @@ fn a_client_that_goes_away_mid_call_cancels_it_upstream() {
     });
     assert!(cancelled, "{}", gateway.log());
 }
+
+#[test]
+fn a_prompt_whose_server_asks_mid_way_is_held_like_a_call() {
+    // A 2025-11-25 Python SDK server elicits while it builds its prompt; a
+    // stateless client that declares elicitation gets the question in the
+    // answer to its `prompts/get`, and its retry gets the prompt.
+    let home = tempfile::tempdir().unwrap();
+    let server = root().join("crates/toolbridge-cli/tests/interop/asking_server.py");
+    let config = write_config(
+        home.path(),
+        json!({ "py": { "command": deps().join("py1/bin/python"), "args": [server] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let asking = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
+    runtime().block_on(async {
+        // The first request also starts the server (it is started lazily).
+        let first = post(
+            &gateway.url,
+            "prompts/get",
+            json!({ "name": "greet", "_meta": meta(asking.clone()) }),
+        )
+        .await;
+        let result = &first.messages.last().expect("an answer")["result"];
+        assert_eq!(result["resultType"], "input_required", "{result}");
+        let (key, question) = result["inputRequests"]
+            .as_object()
+            .and_then(|asked| asked.iter().next())
+            .unwrap_or_else(|| panic!("no input request: {result}"));
+        assert_eq!(
+            question["params"]["message"], "Whom should I greet?",
+            "{question}"
+        );
+        let state = result["requestState"].as_str().expect("a requestState");
+
+        let retry = post(
+            &gateway.url,
+            "prompts/get",
+            json!({
+                "name": "greet",
+                "inputResponses": { key: { "action": "accept", "content": { "name": "Ada" } } },
+                "requestState": state,
+                "_meta": meta(asking),
+            }),
+        )
+        .await;
+        let result = &retry.messages.last().expect("an answer")["result"];
+        assert_eq!(result["resultType"], "complete", "{result}");
+        assert_eq!(
+            result["messages"][0]["content"]["text"], "Hello, Ada!",
+            "{result}"
+        );
+    });
+}

@@ -31,10 +31,10 @@ use std::{
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult,
-    ProgressNotificationParam,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ErrorData, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult,
+    ProgressNotificationParam, ServerResult,
 };
 use serde::de::DeserializeOwned;
 use tokio::sync::{mpsc, oneshot};
@@ -140,7 +140,7 @@ pub(crate) struct Client<'a> {
 /// and has not had answered yet. Dropping it abandons the call (its
 /// upstream request is cancelled).
 pub struct HeldCall {
-    task: tokio::task::JoinHandle<Result<CallToolResponse, ErrorData>>,
+    task: tokio::task::JoinHandle<Result<ServerResult, ErrorData>>,
     asks: mpsc::UnboundedReceiver<Ask>,
     progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
     /// The questions asked and not answered yet, by their key in the
@@ -158,9 +158,13 @@ impl Drop for HeldCall {
 }
 
 /// What a call did next.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "returned once and taken apart at once: boxing the result would cost an allocation per call"
+)]
 pub enum Step {
     /// It ended.
-    Done(Result<CallToolResponse, ErrorData>),
+    Done(Result<ServerResult, ErrorData>),
     /// Its upstream asked `InputRequests`; the call waits for the answers.
     Asked(HeldCall, InputRequests),
 }
@@ -175,7 +179,7 @@ impl HeldCall {
         make: impl FnOnce(ClientFeatures) -> F,
     ) -> Self
     where
-        F: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
+        F: Future<Output = Result<ServerResult, ErrorData>> + Send + 'static,
     {
         let (asks_tx, asks) = mpsc::unbounded_channel();
         let asker = Arc::new(Asker { asks: asks_tx });
@@ -317,14 +321,15 @@ async fn expire(held: Weak<HeldCalls>, state: String) {
     }
 }
 
-/// The answer to a stateless client's call for `step`: the result, or the
-/// questions with the `requestState` of the call, now held in `held`.
-pub fn respond(held: &Arc<HeldCalls>, step: Step) -> Result<CallToolResponse, ErrorData> {
+/// The answer to a stateless client's request for `step`: the result, or
+/// the questions with the `requestState` of the request, now held in
+/// `held`.
+pub fn respond(held: &Arc<HeldCalls>, step: Step) -> Result<ServerResult, ErrorData> {
     match step {
         Step::Done(result) => result,
         Step::Asked(call, requests) => {
             let state = held.hold(call)?;
-            Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+            Ok(ServerResult::InputRequiredResult(InputRequiredResult::new(
                 Some(requests),
                 Some(state),
             )))

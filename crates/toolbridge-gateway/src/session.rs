@@ -86,7 +86,28 @@ impl Session {
     ) -> Result<ServerResult, ErrorData> {
         let upstreams = self.gateway.upstreams();
         let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
-        let options = self.call_options(context);
+        let mut options = self.call_options(context);
+        let may_ask = matches!(
+            request,
+            ClientRequest::GetPromptRequest(_) | ClientRequest::ReadResourceRequest(_)
+        );
+        if may_ask && stateless(context) {
+            // As a stateless client's tool call: its upstream's questions
+            // come back in the result ([`held_calls`]).
+            options.relay_input_required = true;
+            let declared = context.client_capabilities();
+            let progress = progress_relay(context);
+            let client = held_calls::Client {
+                declared: declared.as_ref(),
+                progress: progress.as_ref(),
+            };
+            return tokio::select! {
+                result = held_request(&self.gateway, pool, server, request, options, client) => {
+                    result.map(stamp_complete)
+                }
+                () = context.ct.cancelled() => Err(cancelled()),
+            };
+        }
         let _in_flight = self
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
@@ -454,7 +475,11 @@ pub(crate) async fn call_tool(
                     declared: declared.as_deref(),
                     progress: held_progress.as_ref(),
                 };
-                stateless_call(gateway, pool, &route, request, options.clone(), held).await
+                let request = tool_request(&route.name, request);
+                let result =
+                    held_request(gateway, pool, &route.server, request, options.clone(), held)
+                        .await?;
+                tool_response(&route.server, result)
             }
             Caller::Direct => relay_call(pool, &route.server, &route.name, request, &options).await,
         }
@@ -635,6 +660,25 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
         .is_none_or(|info| !info.protocol_version.has_initialize())
 }
 
+/// The `tools/call` of `tool` (the upstream's name) with the client's
+/// arguments and, on a retry, its answers and the upstream's `requestState`.
+fn tool_request(tool: &str, request: CallToolRequestParams) -> ClientRequest {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = request.arguments;
+    params.input_responses = request.input_responses;
+    params.request_state = request.request_state;
+    ClientRequest::CallToolRequest(CallToolRequest::new(params))
+}
+
+/// A `tools/call` answer as the tool handler returns it.
+fn tool_response(server: &str, result: ServerResult) -> Result<CallToolResponse, ErrorData> {
+    match result {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        _ => Err(unexpected(server, "tools/call")),
+    }
+}
+
 /// `tool` of `server` called for a stateless client: an input-required
 /// result (2026-07-28) goes back to the client as it came, and the client's
 /// retry (its answers and the upstream's `requestState`) goes on to the
@@ -646,43 +690,53 @@ async fn relay_call(
     request: CallToolRequestParams,
     options: &CallOptions,
 ) -> Result<CallToolResponse, ErrorData> {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    params.arguments = request.arguments;
-    params.input_responses = request.input_responses;
-    params.request_state = request.request_state;
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    match pool
-        .request(server, request, options)
+    let result = pool
+        .request(server, tool_request(tool, request), options)
         .await
-        .map_err(to_mcp_error)?
-    {
-        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
-        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
-        _ => Err(unexpected(server, "tools/call")),
-    }
+        .map_err(to_mcp_error)?;
+    tool_response(server, result)
 }
 
-/// A stateless client's call of `route`: a retry naming a call the gateway
-/// holds resumes it with the client's answers; any other call starts (held
-/// open whenever its upstream asks the client something mid-call).
-async fn stateless_call(
+/// The `requestState` of a retry of `request` (a call, a prompt, a read:
+/// the requests an upstream may ask something during) and the answers it
+/// brings.
+fn retry_of(
+    request: &mut ClientRequest,
+) -> Option<(&str, &mut Option<rmcp::model::InputResponses>)> {
+    let (state, responses) = match request {
+        ClientRequest::CallToolRequest(r) => {
+            (&r.params.request_state, &mut r.params.input_responses)
+        }
+        ClientRequest::GetPromptRequest(r) => {
+            (&r.params.request_state, &mut r.params.input_responses)
+        }
+        ClientRequest::ReadResourceRequest(r) => {
+            (&r.params.request_state, &mut r.params.input_responses)
+        }
+        _ => return None,
+    };
+    Some((state.as_deref()?, responses))
+}
+
+/// A stateless client's `request` to `server`: a retry naming a request
+/// the gateway holds resumes it with the client's answers; any other
+/// request starts (held open whenever its upstream asks the client
+/// something mid-way).
+async fn held_request(
     gateway: &Gateway,
     pool: &toolbridge::pool::Pool,
-    route: &crate::names::Route,
-    mut request: CallToolRequestParams,
+    server: &str,
+    mut request: ClientRequest,
     options: CallOptions,
     client: held_calls::Client<'_>,
-) -> Result<CallToolResponse, ErrorData> {
+) -> Result<ServerResult, ErrorData> {
     let held = gateway.held_calls();
-    let resumed = match request.request_state.as_deref() {
-        Some(state) => held.resume(state, &mut request.input_responses),
-        None => None,
-    };
+    let resumed =
+        retry_of(&mut request).and_then(|(state, responses)| held.resume(state, responses));
     let call = match resumed {
         Some(call) => call,
         None => {
-            let (gateway, pool) = (gateway.clone(), pool.clone());
-            let (server, tool) = (route.server.clone(), route.name.clone());
+            let (gateway, pool, server) = (gateway.clone(), pool.clone(), server.to_owned());
             let features = options.client_features.clone().unwrap_or_default();
             HeldCall::start(features, client.declared, move |features| async move {
                 let _in_flight = gateway.enter_call(&server, features.clone());
@@ -690,7 +744,9 @@ async fn stateless_call(
                     client_features: Some(features),
                     ..options
                 };
-                relay_call(&pool, &server, &tool, request, &options).await
+                pool.request(&server, request, &options)
+                    .await
+                    .map_err(to_mcp_error)
             })
         }
     };
