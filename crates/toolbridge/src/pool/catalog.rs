@@ -106,13 +106,14 @@ impl Catalog {
         }
     }
 
-    /// Notes a subscription, to renew on the next connection (and to name
-    /// on a 2026-07-28 connection's listen stream).
-    pub(super) fn subscribed(&self, uri: &str, on: bool) {
+    /// Notes a subscription (`on`) or its end, to renew on the next
+    /// connection (and to name on a 2026-07-28 connection's listen stream);
+    /// true when that changed the set.
+    pub(super) fn subscribed(&self, uri: &str, on: bool) -> bool {
         self.subscribed.send_if_modified(|subscribed| match on {
             true => subscribed.insert(uri.to_owned()),
             false => subscribed.remove(uri),
-        });
+        })
     }
 
     /// The subscribed URIs, now and as they change.

@@ -102,12 +102,13 @@ impl Pool {
             .await?;
         let conn = self.connection(slot).await?;
         if let Some(listen) = &conn.listen {
-            slot.catalog.subscribed(uri, true);
+            let added = slot.catalog.subscribed(uri, true);
             let heard = listen
                 .subscribed(server, uri, slot.spec.call_timeout())
                 .await;
-            if heard.is_err() {
-                // Not asked for again, on this connection or the next.
+            if heard.is_err() && added {
+                // Not asked for again, on this connection or the next (a
+                // subscription made before this one stays).
                 slot.catalog.subscribed(uri, false);
             }
             return heard;
