@@ -160,6 +160,9 @@ impl Context {
                         ..client_features
                     },
                     sign_in: sign_in(),
+                    // Every command here makes its requests and exits: a
+                    // listen stream would only delay the first one.
+                    listen_for_changes: false,
                     ..PoolOptions::default()
                 },
             ),

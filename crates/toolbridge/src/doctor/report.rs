@@ -120,6 +120,8 @@ async fn check_records(
         specs.clone(),
         PoolOptions {
             start_timeout: pool_timeout,
+            // One check per server: nothing to listen for.
+            listen_for_changes: false,
             ..PoolOptions::default()
         },
     );

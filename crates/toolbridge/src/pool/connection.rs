@@ -242,6 +242,9 @@ pub(super) struct Listeners {
     pub(super) logs: Arc<LogRouter>,
     /// Task status notifications, to wake the task's poller.
     pub(super) task_events: TaskEvents,
+    /// Whether a 2026-07-28 server's list changes and resource updates are
+    /// asked for on a listen stream ([`PoolOptions::listen_for_changes`](super::PoolOptions::listen_for_changes)).
+    pub(super) listen: bool,
 }
 
 impl Handler {
@@ -368,6 +371,7 @@ pub(super) async fn connect(
     let progress = Arc::new(ProgressLog::new(max_call_time));
     let in_flight = Arc::new(InFlight::default());
     let log_router = listeners.logs.clone();
+    let listen = listeners.listen;
     let lists = ListEvents {
         server: server.clone(),
         cache: listeners.cache,
@@ -425,7 +429,9 @@ pub(super) async fn connect(
     );
     let ended = CancellationToken::new();
     let close = CancellationToken::new();
-    let listen = Listen::start(&peer, lists, ended.clone());
+    let listen = listen
+        .then(|| Listen::start(&peer, lists, ended.clone()))
+        .flatten();
     let conn = Arc::new_cyclic(|me| {
         let supervisor = tokio::spawn(
             supervise(

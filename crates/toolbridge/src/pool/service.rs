@@ -84,6 +84,13 @@ pub struct PoolOptions {
     /// the start or call timeout it happens in.
     #[cfg(feature = "auth")]
     pub sign_in: Option<crate::auth::SignIn>,
+    /// Open a `subscriptions/listen` stream on each connection to a
+    /// 2026-07-28 server that announces list changes or resource updates,
+    /// to hear them (default true; see `pool::listen`). A connection waits
+    /// (5 s at most) for the server to acknowledge it, so a program that
+    /// makes one request and exits (the `toolbridge` CLI's commands) turns
+    /// it off; without it, resource subscriptions to such servers fail.
+    pub listen_for_changes: bool,
 }
 
 impl Default for PoolOptions {
@@ -97,6 +104,7 @@ impl Default for PoolOptions {
             client_features: ClientFeatures::default(),
             #[cfg(feature = "auth")]
             sign_in: None,
+            listen_for_changes: true,
         }
     }
 }
@@ -284,9 +292,7 @@ impl Pool {
         Box::pin(slot.start(
             &self.inner.ctx,
             &self.inner.start_limit,
-            &self.inner.options.client_features,
-            self.inner.options.start_timeout,
-            self.inner.options.max_total_call_time,
+            &self.inner.options,
         ))
         .await
     }

@@ -9,7 +9,7 @@ use std::{
 use tracing::Instrument as _;
 
 use super::{
-    ClientFeatures, PoolError,
+    PoolError, PoolOptions,
     cache::ToolCache,
     catalog::Catalog,
     connection::{self, Connection, Ended, Listeners, ProgressFeed},
@@ -108,9 +108,7 @@ impl Slot {
         self: &Arc<Self>,
         ctx: &TransportContext,
         start_limit: &tokio::sync::Semaphore,
-        features: &ClientFeatures,
-        start_timeout: Duration,
-        max_call_time: Duration,
+        options: &PoolOptions,
     ) -> Result<Arc<Connection>, PoolError> {
         let _starting = self.starting.lock().await;
         if let Some(conn) = self.current() {
@@ -143,7 +141,7 @@ impl Slot {
             tracing::info_span!(parent: None, "mcp_server", server = self.spec.name.as_str());
         span.follows_from(tracing::Span::current());
         // The server's own `startupTimeout` wins over the pool's default.
-        let start_timeout = self.spec.startup_timeout.unwrap_or(start_timeout);
+        let start_timeout = self.spec.startup_timeout.unwrap_or(options.start_timeout);
         let conn = connection::connect(
             &self.spec,
             ctx,
@@ -151,11 +149,12 @@ impl Slot {
                 cache: self.cache.clone(),
                 progress: self.progress.clone(),
                 catalog: self.catalog.clone(),
-                features: features.clone(),
+                features: options.client_features.clone(),
                 logs: self.logs.clone(),
                 task_events: self.task_events.clone(),
+                listen: options.listen_for_changes,
             },
-            max_call_time,
+            options.max_total_call_time,
             start_timeout,
             on_end,
         )
