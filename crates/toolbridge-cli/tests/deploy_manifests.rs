@@ -55,7 +55,10 @@ fn manifests() -> Vec<PathBuf> {
 }
 
 fn validate(files: &[PathBuf]) -> Output {
-    Command::new(kube_validate().join("bin/kubernetes-validate"))
+    // Through the venv's python, not its `kubernetes-validate` script, whose
+    // first line names the folder the venv was made in.
+    Command::new(kube_validate().join("bin/python"))
+        .args(["-m", "kubernetes_validate"])
         .args(["--strict", "--kubernetes-version", KUBERNETES])
         .args(files)
         .output()
