@@ -205,47 +205,49 @@ fn a_client_that_can_be_asked_gets_the_question_in_its_result_and_answers_in_its
     );
     let gateway = Gateway::start(&config, home.path(), &[]);
     gateway.wait_for_tools(&["trigger-elicitation-request"]);
-    let asking = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
     runtime().block_on(async {
-        let first = post(
+        let (question, result) = ask_and_answer(
             &gateway.url,
             "tools/call",
-            json!({
-                "name": "trigger-elicitation-request",
-                "arguments": {},
-                "_meta": meta(asking.clone()),
-            }),
+            json!({ "name": "trigger-elicitation-request", "arguments": {} }),
+            json!({ "action": "accept", "content": { "reply": "wire answer" } }),
         )
         .await;
-        assert_eq!(first.content_type, "application/json");
-        let result = &first.messages[0]["result"];
-        assert_eq!(result["resultType"], "input_required", "{result}");
-        let (key, question) = result["inputRequests"]
-            .as_object()
-            .and_then(|asked| asked.iter().next())
-            .unwrap_or_else(|| panic!("no input request: {result}"));
         assert_eq!(question["method"], "elicitation/create", "{question}");
-        let state = result["requestState"].as_str().expect("a requestState");
-
-        let retry = post(
-            &gateway.url,
-            "tools/call",
-            json!({
-                "name": "trigger-elicitation-request",
-                "arguments": {},
-                "inputResponses": { key: { "action": "accept", "content": { "reply": "wire answer" } } },
-                "requestState": state,
-                "_meta": meta(asking),
-            }),
-        )
-        .await;
-        let result = &retry.messages.last().expect("an answer")["result"];
-        assert_eq!(result["resultType"], "complete", "{result}");
         assert!(
             result.to_string().contains("wire answer"),
             "the upstream never got the answer: {result}"
         );
     });
+}
+
+/// A request `method` with `params` from a client that declares
+/// elicitation, whose upstream asks it one question: checks the first
+/// answer is an `InputRequiredResult` (JSON), retries with `answer` and the
+/// `requestState`, checks that answer is complete; the question and the
+/// final result.
+async fn ask_and_answer(url: &str, method: &str, params: Value, answer: Value) -> (Value, Value) {
+    let asking = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
+    let mut first_params = params.clone();
+    first_params["_meta"] = meta(asking.clone());
+    let first = post(url, method, first_params).await;
+    assert_eq!(first.content_type, "application/json");
+    let result = &first.messages[0]["result"];
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let (key, question) = result["inputRequests"]
+        .as_object()
+        .and_then(|asked| asked.iter().next())
+        .unwrap_or_else(|| panic!("no input request: {result}"));
+    let state = result["requestState"].as_str().expect("a requestState");
+
+    let mut retry_params = params;
+    retry_params["inputResponses"] = json!({ key: answer });
+    retry_params["requestState"] = json!(state);
+    retry_params["_meta"] = meta(asking);
+    let retry = post(url, method, retry_params).await;
+    let result = retry.messages.last().expect("an answer")["result"].clone();
+    assert_eq!(result["resultType"], "complete", "{result}");
+    (question.clone(), result)
 }
 
 #[test]
@@ -300,40 +302,19 @@ fn a_prompt_whose_server_asks_mid_way_is_held_like_a_call() {
         json!({ "py": { "command": deps().join("py1/bin/python"), "args": [server] } }),
     );
     let gateway = Gateway::start(&config, home.path(), &[]);
-    let asking = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
     runtime().block_on(async {
         // The first request also starts the server (it is started lazily).
-        let first = post(
+        let (question, result) = ask_and_answer(
             &gateway.url,
             "prompts/get",
-            json!({ "name": "greet", "_meta": meta(asking.clone()) }),
+            json!({ "name": "greet" }),
+            json!({ "action": "accept", "content": { "name": "Ada" } }),
         )
         .await;
-        let result = &first.messages.last().expect("an answer")["result"];
-        assert_eq!(result["resultType"], "input_required", "{result}");
-        let (key, question) = result["inputRequests"]
-            .as_object()
-            .and_then(|asked| asked.iter().next())
-            .unwrap_or_else(|| panic!("no input request: {result}"));
         assert_eq!(
             question["params"]["message"], "Whom should I greet?",
             "{question}"
         );
-        let state = result["requestState"].as_str().expect("a requestState");
-
-        let retry = post(
-            &gateway.url,
-            "prompts/get",
-            json!({
-                "name": "greet",
-                "inputResponses": { key: { "action": "accept", "content": { "name": "Ada" } } },
-                "requestState": state,
-                "_meta": meta(asking),
-            }),
-        )
-        .await;
-        let result = &retry.messages.last().expect("an answer")["result"];
-        assert_eq!(result["resultType"], "complete", "{result}");
         assert_eq!(
             result["messages"][0]["content"]["text"], "Hello, Ada!",
             "{result}"
