@@ -200,7 +200,9 @@ impl HeldCall {
                 let _ = progress_tx.send(params);
             });
         let call = make(features);
-        let task = tokio::spawn(toolbridge::pool::forward_progress(forward, call));
+        // Boxed: a pool request's state machine is kilobytes, copied into
+        // the task's cell by value and again as it finishes.
+        let task = tokio::spawn(Box::pin(toolbridge::pool::forward_progress(forward, call)));
         HeldCall {
             task,
             asks,

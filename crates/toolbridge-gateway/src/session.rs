@@ -458,7 +458,9 @@ pub(crate) async fn call_tool(
         started: Instant::now(),
         outcome: Outcome::Cancelled,
     };
-    let call = async {
+    // Pinned here, once: a future this size moved into each layer above
+    // was copied each time (docs/performance.md, "Fourth round").
+    let call = std::pin::pin!(async {
         match caller {
             Caller::Session => pool
                 .call_tool(
@@ -483,7 +485,7 @@ pub(crate) async fn call_tool(
             }
             Caller::Direct => relay_call(pool, &route.server, &route.name, request, &options).await,
         }
-    };
+    });
     let result = tokio::select! {
         result = relaying_progress(progress, call) => result,
         () = ct.cancelled() => return Err(cancelled()),

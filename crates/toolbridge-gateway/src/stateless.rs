@@ -107,7 +107,9 @@ impl Endpoint {
     pub async fn handle(self, request: Request<Body>) -> Response {
         match lane(request).await {
             Ok(Lane::Lean(lean)) => self.answer(lean).await,
-            Ok(Lane::Rmcp(request)) => self.rmcp.handle(request).await.map(Body::new),
+            // Boxed: rmcp's service future (~6 KiB) would sit in every
+            // request's future, which axum moves into a box of its own.
+            Ok(Lane::Rmcp(request)) => Box::pin(self.rmcp.handle(request)).await.map(Body::new),
             Err(response) => response,
         }
     }
@@ -168,11 +170,13 @@ impl Endpoint {
         let ct = CancellationToken::new();
         let gateway = self.gateway.clone();
         let task_ct = ct.clone();
-        let mut task = tokio::spawn(async move {
+        // Boxed: moved into the task's cell by value, the call's state
+        // machine (~6 KiB) was copied at the spawn and again as it finished.
+        let mut task = tokio::spawn(Box::pin(async move {
             session::call_tool(&gateway, params, options, caller, progress, &task_ct)
                 .await
                 .map(ServerResult::from)
-        });
+        }));
         // Dropped with this future or the event stream (the client went
         // away): the call ends.
         let cancel_on_drop = ct.drop_guard();
