@@ -101,6 +101,11 @@ pub(super) struct ToolCache {
     any_task: AtomicBool,
     /// The server's entry in the on-disk cache, when the pool has one.
     disk: Option<DiskEntry>,
+    /// Set when the disk had no fresh entry, cleared when the list changes
+    /// or the server reconnects: every call looks its tool up, and without
+    /// a listed list each one read the disk (a failed `open` per call,
+    /// blocking, in async code).
+    disk_missed: AtomicBool,
     /// Told each time the list changed, for [`Pool::watch_tool_list_changes`](super::Pool::watch_tool_list_changes).
     changes: Changes,
 }
@@ -144,8 +149,15 @@ impl ToolCache {
         if let Some(tools) = self.get() {
             return Some(tools);
         }
+        if self.disk_missed.load(Ordering::Acquire) {
+            return None;
+        }
         let ticket = self.ticket();
-        let tools = Arc::new(self.disk.as_ref()?.load()?);
+        let Some(tools) = self.disk.as_ref()?.load() else {
+            self.disk_missed.store(true, Ordering::Release);
+            return None;
+        };
+        let tools = Arc::new(tools);
         self.list
             .put_with(ticket, tools.clone(), |tools| self.note_tasks(tools));
         Some(tools)
@@ -191,6 +203,7 @@ impl ToolCache {
     /// listings in flight will not be cached.
     pub(super) fn invalidate(&self) {
         self.list.invalidate();
+        self.disk_missed.store(false, Ordering::Release);
     }
 
     /// The server's list changed (or is doubted): drops it in memory and on
@@ -201,6 +214,7 @@ impl ToolCache {
                 disk.remove();
             }
         });
+        self.disk_missed.store(false, Ordering::Release);
         if self.changes.0.receiver_count() > 0 {
             let _ = self.changes.0.send(());
         }
@@ -230,6 +244,27 @@ mod tests {
         assert!(cache.get().is_some_and(|got| Arc::ptr_eq(&got, &tools)));
         cache.invalidate();
         assert!(cache.get().is_none());
+    }
+
+    /// A call looks its tool up in the cached list; without one in memory
+    /// the disk is read once, not on every call, until the server
+    /// reconnects.
+    #[test]
+    fn a_missing_disk_entry_is_read_once_until_the_server_reconnects() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = super::super::ToolCacheOptions::in_dir(dir.path());
+        let spec = crate::config::ServerSpec::stdio("s", "server", ["--flag"]);
+        let declared = rmcp::model::ClientCapabilities::default();
+        let entry = || DiskEntry::for_spec(&options, &spec, &declared);
+        let cache = ToolCache::with_disk(Some(entry()));
+        assert!(cache.get_or_load().is_none());
+        // Another run lists the server and writes its entry meanwhile.
+        entry().store(&list("a"));
+        assert!(cache.get_or_load().is_none(), "the miss is remembered");
+        assert_eq!(cache.task_support("a"), None);
+        cache.invalidate();
+        let loaded = cache.get_or_load().expect("read again after a reconnect");
+        assert_eq!(loaded[0].name, "a");
     }
 
     #[test]
