@@ -72,11 +72,14 @@ fn main() -> ExitCode {
 /// started is closed on every way out, and a second signal while they close
 /// ends the process at once (their process groups are killed all the same).
 fn run(cli: Cli) -> Outcome {
-    // The gateway serves many clients at once: worker threads (see
-    // `serve::Args::worker_threads`). Every other command is one client of
-    // its servers: one thread is enough.
+    // The gateway serves many clients at once: worker threads when it is
+    // given more than one (see `serve::Args::worker_threads`); with one,
+    // the current-thread runtime, which made 8% more calls per second than
+    // a multi-thread runtime of one worker (docs/performance.md, "Fourth
+    // round"). Every other command is one client of its servers: one
+    // thread is enough.
     let mut builder = match &cli.command {
-        cli::Command::Serve(args) => {
+        cli::Command::Serve(args) if args.worker_threads() > 1 => {
             let mut builder = tokio::runtime::Builder::new_multi_thread();
             builder.worker_threads(args.worker_threads());
             builder

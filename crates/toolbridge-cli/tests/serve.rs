@@ -250,7 +250,9 @@ async fn several_upstreams_are_prefixed_and_each_call_reaches_its_server() {
 async fn two_clients_share_one_upstream_process() {
     let sandbox = Sandbox::new();
     examples(&sandbox, &["example"]);
-    let served = Served::start(&sandbox, &[], &[]);
+    // Two worker threads: the multi-thread runtime, where the default on
+    // a 2-core machine (one thread) runs the current-thread one.
+    let served = Served::start(&sandbox, &["--threads", "2"], &[]);
     let first = connect(&served.url, None).await;
     let second = connect(&served.url, None).await;
     let (a, b) = tokio::join!(echo(&first, "echo", "one"), echo(&second, "echo", "two"));

@@ -45,7 +45,9 @@ impl Args {
     /// least one). The other half is left to its stdio servers and its
     /// clients, which on the same machine are on every call's path: on 2
     /// cores one worker made 15-30% more calls per second than two, with a
-    /// third of the context switches per call (docs/performance.md).
+    /// third of the context switches per call (docs/performance.md). One
+    /// thread runs the current-thread runtime: the accept loop and every
+    /// call on the same thread.
     pub fn worker_threads(&self) -> usize {
         self.threads.map_or_else(
             || {
