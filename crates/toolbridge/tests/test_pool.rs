@@ -405,19 +405,38 @@ async fn the_tool_cache_is_dropped_when_the_server_says_the_list_changed() {
 #[tokio::test]
 async fn a_crash_reported_late_does_not_remove_the_connection_that_replaced_it() {
     let dir = tempdir();
-    let orphan_pid = dir.path().join("orphan");
+    // The crashed server hands its stderr to this process, which the test
+    // started: no server's group or tree holds it, so closing the crashed
+    // server cannot end it (an orphan of the server's own could be found
+    // and killed on the way, and that close then waited on the frozen
+    // clock below).
+    let socket = dir.path().join("hold.sock");
+    let mut holder = std::process::Command::new(python())
+        .arg(test_server("fd_holder.py"))
+        .arg(&socket)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start fd_holder.py");
+    let holder_pid = KillOnDrop(holder.id());
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.take().expect("holder stdout")),
+        &mut ready,
+    )
+    .expect("fd_holder.py says it is ready");
+    assert_eq!(ready.trim(), "ready");
     let (logs, _capture) = Logs::capture();
-    let orphan_pid_str = orphan_pid.to_string_lossy().into_owned();
+    let socket = socket.to_string_lossy().into_owned();
     let pool = pool(vec![misbehave(
         "flaky",
-        "crash,stderr-orphan",
-        &[("PID_FILE", &orphan_pid_str)],
+        "crash,stderr-held",
+        &[("HOLD_SOCKET", &socket)],
     )]);
     pool.connect("flaky").await.expect("first start");
 
     // Freeze the clock (a blocking task stops paused time from advancing by
     // itself): the pool's wait for the crashed server's stderr then lasts
-    // until that stderr closes, held open by the server's orphan.
+    // until that stderr closes, held open by fd_holder.py.
     let (thaw, frozen) = std::sync::mpsc::channel::<()>();
     let freezer = tokio::task::spawn_blocking(move || frozen.recv());
     tokio::time::pause();
@@ -432,12 +451,12 @@ async fn a_crash_reported_late_does_not_remove_the_connection_that_replaced_it()
         .await
         .expect_err("the server crashes");
     assert!(matches!(err, PoolError::Exited { .. }), "{err}");
-    let orphan = KillOnDrop(read_pids(&orphan_pid)[0]);
     // The crash is not fully reported yet; a use now starts the server again.
     let replacement = pool.connect("flaky").await.expect("restart");
 
     // Let the report finish: stderr closes, time runs again.
-    drop(orphan);
+    drop(holder_pid);
+    let _ = holder.wait();
     tokio::time::resume();
     thaw.send(()).expect("freezer waiting");
     freezer.await.expect("freezer").expect("thawed");

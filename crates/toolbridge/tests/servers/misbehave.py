@@ -5,9 +5,10 @@ Modes:
   hang         answers the handshake and tools/list; never answers tools/call.
                Appends every notifications/cancelled it receives to $CANCEL_LOG.
   crash        writes to stderr, then exits, when a tool is called.
-  stderr-orphan  with crash: first starts a process in a session of its own
-               (out of reach of the group kill) that holds stderr open; its
-               pid goes to $PID_FILE. The crashed server's stderr stays open.
+  stderr-held  with crash: first hands its stderr to the process listening on
+               the Unix socket $HOLD_SOCKET (fd_holder.py, started by the
+               test: outside the server's group and tree, so toolbridge
+               never kills it). The crashed server's stderr stays open.
   die-at-start writes a message to stderr and exits 1 before reading anything.
   garbage      prints non-JSON lines on stdout around every response.
   grandchild   starts a long-running grandchild (pid written to $PID_FILE,
@@ -23,6 +24,7 @@ In modes hang/crash a call to any tool hangs/crashes.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -99,15 +101,11 @@ for line in sys.stdin:
         if "hang" in modes:
             continue
         if "crash" in modes:
-            if "stderr-orphan" in modes:
-                orphan = subprocess.Popen(
-                    ["sleep", "1000"],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
-                with open(os.environ["PID_FILE"], "w") as f:
-                    f.write(f"{orphan.pid}\n")
+            if "stderr-held" in modes:
+                holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                holder.connect(os.environ["HOLD_SOCKET"])
+                socket.send_fds(holder, [b"stderr"], [2])
+                holder.recv(2)
             sys.stderr.write("boom: crashing on purpose in tools/call\n")
             sys.stderr.flush()
             os._exit(3)
