@@ -362,7 +362,17 @@ impl RawClient {
     /// A client of `url` sending the bearer [`TOKEN`].
     pub fn new(url: &str) -> RawClient {
         RawClient {
-            http: reqwest::Client::new(),
+            // A connection per request. Over a kept-alive connection,
+            // HAProxy (`http-reuse safe`, its default) sends a request on
+            // the server connection the previous one used; when that
+            // replica has just died it closes the client's connection
+            // without an answer, for the client to retry, as browsers do.
+            // reqwest does not retry a POST, and a replica dying is what
+            // the replica test does.
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(0)
+                .build()
+                .expect("an HTTP client"),
             url: url.to_owned(),
             session: None,
             next_id: 1,
