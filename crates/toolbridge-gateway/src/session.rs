@@ -553,11 +553,9 @@ pub(crate) enum ProgressRelay {
         token: ProgressToken,
         peer: Peer<RoleServer>,
     },
-    /// Handed to `send` as it comes ([`crate::stateless`]'s answer).
-    Direct {
-        token: ProgressToken,
-        send: Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>,
-    },
+    /// Handed, as it comes, to a forward that puts the client's token on
+    /// ([`crate::stateless`]'s answer).
+    Direct(ProgressForward),
 }
 
 impl ProgressRelay {
@@ -569,9 +567,8 @@ impl ProgressRelay {
                 params.progress_token = token.clone();
                 peer.notify_progress(params).await.is_ok()
             }
-            ProgressRelay::Direct { token, send } => {
-                params.progress_token = token.clone();
-                send(params);
+            ProgressRelay::Direct(forward) => {
+                forward(params);
                 true
             }
         }
@@ -595,34 +592,27 @@ async fn relaying_progress<F: std::future::Future>(
     progress: Option<ProgressRelay>,
     call: F,
 ) -> F::Output {
-    let (token, peer) = match progress {
+    let relay = match progress {
         None => return call.await,
-        Some(ProgressRelay::Direct { token, send }) => {
-            let forward: ProgressForward =
-                Arc::new(move |mut params: ProgressNotificationParam| {
-                    params.progress_token = token.clone();
-                    send(params);
-                });
-            return forward_progress(forward, call).await;
-        }
-        Some(ProgressRelay::Peer { token, peer }) => (token, peer),
+        Some(ProgressRelay::Direct(forward)) => return forward_progress(forward, call).await,
+        Some(relay) => relay,
     };
+    // The peer's sends are async: they go through a task, in order.
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
-    let forward: ProgressForward = Arc::new(move |mut params: ProgressNotificationParam| {
-        params.progress_token = token.clone();
+    let forward: ProgressForward = Arc::new(move |params: ProgressNotificationParam| {
         let _ = tx.send(params);
     });
-    let relay = tokio::spawn(async move {
+    let sending = tokio::spawn(async move {
         while let Some(params) = rx.recv().await {
-            if peer.notify_progress(params).await.is_err() {
+            if !relay.send(params).await {
                 break;
             }
         }
     });
     let output = forward_progress(forward, call).await;
-    // The forward is gone with the call: the relay ends once it has sent
+    // The forward is gone with the call: the task ends once it has sent
     // what it holds. Bounded, should a client stop reading.
-    let _ = tokio::time::timeout(RELAY_DRAIN, relay).await;
+    let _ = tokio::time::timeout(RELAY_DRAIN, sending).await;
     output
 }
 

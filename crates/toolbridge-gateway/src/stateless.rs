@@ -150,14 +150,12 @@ impl Endpoint {
         let (outbox, mut messages) = mpsc::unbounded_channel();
         let progress = progress.map(|token| {
             let outbox = outbox.clone();
-            ProgressRelay::Direct {
-                token,
-                send: Arc::new(move |params: ProgressNotificationParam| {
-                    let notification =
-                        ServerNotification::ProgressNotification(ProgressNotification::new(params));
-                    let _ = outbox.send(ServerJsonRpcMessage::notification(notification));
-                }),
-            }
+            ProgressRelay::Direct(Arc::new(move |mut params: ProgressNotificationParam| {
+                params.progress_token = token.clone();
+                let notification =
+                    ServerNotification::ProgressNotification(ProgressNotification::new(params));
+                let _ = outbox.send(ServerJsonRpcMessage::notification(notification));
+            }))
         });
         let options = CallOptions {
             client_features: Some(ClientFeatures {
