@@ -27,7 +27,7 @@ fn doctor_reports_a_missing_command_with_its_fix_and_a_working_server_as_ok() {
         "missing": {"command": "toolbridge-test-no-such-command", "args": ["x"]},
         "off": {"command": "also-missing", "disabled": true},
     }));
-    let reply = api.get("/doctor");
+    let reply = api.post("/doctor", json!({}));
     assert_eq!(reply.status, 200, "{reply:?}");
     let servers = reply.json["servers"].as_array().expect("servers");
     let status = |name: &str| {

@@ -1,12 +1,16 @@
-//! The web page's sign-in on the real binary: with a token configured, a
-//! browser opens `/login?token=TOKEN`, gets a session cookie (not the
-//! token) and that cookie opens the page and `/api` (not `/mcp`); a foreign
-//! Origin is refused even with it; the token never shows in the gateway's
-//! log or answers. And `toolbridge ui`, which starts the gateway and opens
-//! the page with `$BROWSER`.
+//! The web page's sign-in on the real binary and the attacks of issue 32,
+//! written as an attacker runs them: with a token configured, the page signs
+//! in at `/api/session` and gets a session id (not the token, not a cookie)
+//! that it sends in a header to `/api` (not `/mcp`); a page on another port
+//! of the host gets nothing it could replay; a foreign Origin is refused even
+//! with a session; the token never shows in the gateway's log or answers.
+//! A second local user (uid 65534, raw sockets) cannot use a loopback
+//! gateway without a token. Doctor is a POST, one at a time. And `toolbridge
+//! ui`, which starts the gateway and opens the page with `$BROWSER`.
 
 mod common;
 mod gateway_support;
+mod web_api_client;
 
 use std::{
     io::{BufRead as _, BufReader},
@@ -20,6 +24,7 @@ use common::wait_until;
 use gateway_support::{Gateway, TOKEN, write_config};
 use reqwest::{StatusCode, header};
 use serde_json::json;
+use web_api_client::AsyncApi;
 
 /// A client that shows each answer as it comes (no redirects followed, no
 /// cookies kept: the test carries them).
@@ -37,40 +42,61 @@ fn example_config(dir: &Path) -> std::path::PathBuf {
     )
 }
 
-/// Signs in at `base` (`http://ADDR`) with `token`: the answer's status
-/// and its `name=value` session cookie, if any.
-async fn login(base: &str, token: &str) -> (StatusCode, Option<String>, reqwest::Response) {
+/// Signs in at `base` (`http://ADDR`) as the page does, with `body`
+/// (`{"token": T}` or `{"code": C}`): the status, the session id if any,
+/// and the `Set-Cookie` headers of the answer.
+async fn sign_in(base: &str, body: serde_json::Value) -> (StatusCode, Option<String>, Vec<String>) {
     let response = client()
-        .get(
-            url::Url::parse_with_params(&format!("{base}/login"), [("token", token)])
-                .expect("url")
-                .as_str(),
-        )
+        .post(format!("{base}/api/session"))
+        .json(&body)
         .send()
         .await
-        .expect("GET /login");
-    let cookie = response
-        .headers()
-        .get(header::SET_COOKIE)
-        .and_then(|c| c.to_str().ok())
-        .map(str::to_owned);
-    (response.status(), cookie, response)
+        .expect("POST /api/session");
+    let status = response.status();
+    let cookies = set_cookies(&response);
+    let session = response
+        .json::<serde_json::Value>()
+        .await
+        .ok()
+        .and_then(|v| v["session"].as_str().map(str::to_owned));
+    (status, session, cookies)
 }
 
-/// A request to `base` (`http://ADDR`) as a browser holding the session
-/// `cookie` sends it: no token, exactly the `headers` given, `body` as JSON.
-async fn as_browser(
+fn set_cookies(response: &reqwest::Response) -> Vec<String> {
+    response
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|c| c.to_str().ok())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A request to `base` (`http://ADDR`) as the page sends it holding
+/// `session`: no token, exactly the `headers` given, `body` as JSON.
+async fn as_page(
     base: &str,
-    cookie: &str,
+    session: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<serde_json::Value>,
+) -> reqwest::Response {
+    let mut all = vec![("X-Toolbridge-Session", session)];
+    all.extend_from_slice(headers);
+    raw(base, method, path, &all, body).await
+}
+
+/// A request to `base` with exactly `headers` (no token), `body` as JSON.
+async fn raw(
+    base: &str,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: Option<serde_json::Value>,
 ) -> reqwest::Response {
     let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
-    let mut request = client()
-        .request(method, format!("{base}{path}"))
-        .header(header::COOKIE, cookie);
+    let mut request = client().request(method, format!("{base}{path}"));
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
@@ -87,49 +113,53 @@ async fn shown(response: reqwest::Response) -> String {
 }
 
 #[tokio::test]
-async fn the_page_needs_the_token_or_a_session_opened_with_it() {
+async fn the_page_needs_the_token_or_a_session_opened_with_it_and_can_sign_out() {
     let dir = tempfile::tempdir().expect("tempdir");
     let gateway = Gateway::start(&example_config(dir.path()), dir.path(), &["-v"]);
     let base = format!("http://{}", gateway.addr());
     let mut seen = String::new();
 
-    // Nothing: 401 on the page and the API.
-    for path in ["/", "/api/presets", "/assets/app.js"] {
+    // Nothing: the API and MCP refuse (the page's files are the same for
+    // everyone and say nothing).
+    for path in ["/api/presets", "/api/servers", "/metrics"] {
         let response = client().get(format!("{base}{path}")).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{path}");
         seen.push_str(&shown(response).await);
     }
-
-    // A wrong token: 401 and no cookie.
-    let (status, cookie, response) = login(&base, "not-the-token").await;
-    assert_eq!((status, &cookie), (StatusCode::UNAUTHORIZED, &None));
-    seen.push_str(&shown(response).await);
-
-    // The right one: a cookie that is not the token, and on to the page.
-    let (status, cookie, response) = login(&base, TOKEN).await;
-    assert_eq!(status, StatusCode::SEE_OTHER);
-    assert_eq!(
-        response.headers().get(header::LOCATION).unwrap(),
-        "/",
-        "{response:?}"
-    );
-    let cookie = cookie.expect("a session cookie");
-    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
-        assert!(cookie.contains(attribute), "{cookie}");
-    }
-    let session = cookie.split(';').next().unwrap().to_owned();
-    seen.push_str(&shown(response).await);
-
-    let page = as_browser(&base, &session, "GET", "/", &[], None).await;
+    let page = client().get(format!("{base}/")).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);
-    let html = page.text().await.unwrap();
-    assert!(html.contains("<title>toolbridge</title>"), "{html}");
-    let api = as_browser(&base, &session, "GET", "/api/presets?q=memory", &[], None).await;
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("<title>toolbridge</title>")
+    );
+    // `/healthz` without a token says it is up, and nothing about servers.
+    let health = client()
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    assert_eq!(health.text().await.unwrap(), r#"{"status":"ok"}"#);
+
+    // A wrong token: 401 and no session.
+    let (status, session, cookies) = sign_in(&base, json!({ "token": "not-the-token" })).await;
+    assert_eq!((status, &session), (StatusCode::UNAUTHORIZED, &None));
+    assert!(cookies.is_empty(), "{cookies:?}");
+    // The right one: a session id that is not the token, and no cookie.
+    let (status, session, cookies) = sign_in(&base, json!({ "token": TOKEN })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(cookies.is_empty(), "a sign-in set cookies: {cookies:?}");
+    let session = session.expect("a session id");
+    assert_ne!(session, TOKEN);
+
+    let api = as_page(&base, &session, "GET", "/api/presets?q=memory", &[], None).await;
     assert_eq!(api.status(), StatusCode::OK);
     seen.push_str(&shown(api).await);
 
     // Writes still need the page's header...
-    let write = as_browser(
+    let write = as_page(
         &base,
         &session,
         "POST",
@@ -139,7 +169,7 @@ async fn the_page_needs_the_token_or_a_session_opened_with_it() {
     )
     .await;
     assert_eq!(write.status(), StatusCode::FORBIDDEN);
-    let write = as_browser(
+    let write = as_page(
         &base,
         &session,
         "POST",
@@ -151,23 +181,13 @@ async fn the_page_needs_the_token_or_a_session_opened_with_it() {
     assert_eq!(write.status(), StatusCode::CREATED);
     seen.push_str(&shown(write).await);
 
-    // ...a foreign page is refused even with the cookie...
+    // ...a foreign page is refused even with the session...
     let evil = ("Origin", "http://evil.example.com");
-    let foreign = as_browser(&base, &session, "GET", "/api/presets", &[evil], None).await;
-    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
-    let foreign = as_browser(
-        &base,
-        &session,
-        "POST",
-        "/api/presets/time",
-        &[evil, ("X-Toolbridge-Request", "1")],
-        Some(json!({})),
-    )
-    .await;
+    let foreign = as_page(&base, &session, "GET", "/api/presets", &[evil], None).await;
     assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
 
-    // ...and MCP clients still need the bearer token.
-    let mcp = as_browser(
+    // ...MCP clients still need the bearer token...
+    let mcp = as_page(
         &base,
         &session,
         "POST",
@@ -177,22 +197,154 @@ async fn the_page_needs_the_token_or_a_session_opened_with_it() {
     )
     .await;
     assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
-    // A made-up session is nothing.
-    let forged = as_browser(
-        &base,
-        "toolbridge-session-1=00ff",
-        "GET",
-        "/api/presets",
-        &[],
-        None,
-    )
-    .await;
+    // ...and a made-up session is nothing.
+    let forged = as_page(&base, "00ff", "GET", "/api/presets", &[], None).await;
     assert_eq!(forged.status(), StatusCode::UNAUTHORIZED);
+
+    // Signing out ends the session.
+    let out = as_page(&base, &session, "DELETE", "/api/session", &[], None).await;
+    assert_eq!(out.status(), StatusCode::NO_CONTENT);
+    let after = as_page(&base, &session, "GET", "/api/presets", &[], None).await;
+    assert_eq!(after.status(), StatusCode::UNAUTHORIZED);
 
     assert!(!seen.contains(TOKEN), "an answer holds the token:\n{seen}");
     let log = gateway.log();
     assert!(log.contains("opened a page session"), "{log}");
+    assert!(log.contains("closed a page session"), "{log}");
     assert!(!log.contains(TOKEN), "the log holds the token:\n{log}");
+}
+
+/// A web server on another port of 127.0.0.1, as any local page or dev
+/// server is: it answers 200 to every request and keeps the `Cookie`
+/// headers it was sent. Browsers send a host's cookies to every port.
+struct OtherPort {
+    addr: std::net::SocketAddr,
+    cookies: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl OtherPort {
+    async fn start() -> OtherPort {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let cookies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = cookies.clone();
+        tokio::spawn(async move {
+            use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                for line in String::from_utf8_lossy(&request).lines() {
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("cookie")
+                    {
+                        kept.lock().unwrap().push(value.trim().to_owned());
+                    }
+                }
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    )
+                    .await;
+            }
+        });
+        OtherPort { addr, cookies }
+    }
+}
+
+/// The attack of issue 32: a page on another port of the host gets the
+/// browser's cookies for the host (ports do not count) and replays them.
+/// The browser's side is played by a cookie jar that keeps what the gateway
+/// sets, through every way the page signs in (the old `/login?token=`
+/// address and `/api/session`), and sends it to the other port as browsers
+/// do. The other port must get nothing that opens the API.
+#[tokio::test]
+async fn a_page_on_another_port_gets_nothing_that_opens_the_api() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gateway = Gateway::start(&example_config(dir.path()), dir.path(), &[]);
+    let base = format!("http://{}", gateway.addr());
+    let other = OtherPort::start().await;
+
+    let mut jar: Vec<String> = Vec::new();
+    let login = client()
+        .get(
+            url::Url::parse_with_params(&format!("{base}/login"), [("token", TOKEN)])
+                .expect("url")
+                .as_str(),
+        )
+        .send()
+        .await
+        .expect("GET /login");
+    jar.extend(set_cookies(&login));
+    let (status, session, cookies) = sign_in(&base, json!({ "token": TOKEN })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    jar.extend(cookies);
+    let session = session.expect("a session");
+    let page = as_page(&base, &session, "GET", "/api/servers", &[], None).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    jar.extend(set_cookies(&page));
+
+    // The browser visits the other port: it sends the host's cookies.
+    let sent: Vec<String> = jar
+        .iter()
+        .filter_map(|c| c.split(';').next())
+        .map(str::to_owned)
+        .collect();
+    let mut visit = client().get(format!("http://{}/", other.addr));
+    if !sent.is_empty() {
+        visit = visit.header(header::COOKIE, sent.join("; "));
+    }
+    assert_eq!(visit.send().await.unwrap().status(), StatusCode::OK);
+    let received = other.cookies.lock().unwrap().clone();
+    assert!(
+        received.is_empty(),
+        "another port of the host received the gateway's cookies: {received:?}"
+    );
+
+    // Whatever that page holds, replayed: nothing opens the API, and the
+    // page's origin-scoped session id, sent as a cookie, is no session.
+    for cookie in received
+        .iter()
+        .cloned()
+        .chain([format!(
+            "toolbridge-session-{}={session}",
+            other.addr.port()
+        )])
+        .chain([format!(
+            "toolbridge-session-{}={session}",
+            gateway.addr().rsplit(':').next().unwrap()
+        )])
+    {
+        let replayed = raw(
+            &base,
+            "POST",
+            "/api/servers",
+            &[("Cookie", &cookie), ("X-Toolbridge-Request", "1")],
+            Some(json!({ "name": "pwn", "command": "true" })),
+        )
+        .await;
+        assert_eq!(replayed.status(), StatusCode::UNAUTHORIZED, "{cookie}");
+    }
+    // A page on another loopback port may not call the API even with the
+    // session id it cannot have: the Origin is not the gateway's own.
+    let other_origin = format!("http://{}", other.addr);
+    let cross = as_page(
+        &base,
+        &session,
+        "POST",
+        "/api/presets/memory",
+        &[("Origin", &other_origin), ("X-Toolbridge-Request", "1")],
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(cross.status(), StatusCode::FORBIDDEN);
+    let text = std::fs::read_to_string(dir.path().join("config.json")).unwrap_or_default();
+    assert!(!text.contains("pwn"), "{text}");
 }
 
 /// `toolbridge ui` with a `$BROWSER` that writes the URL it is given to a
@@ -299,38 +451,36 @@ async fn ui_opens_the_page_in_the_browser() {
     );
 }
 
+/// `toolbridge ui` with a token opens the page with a one-time code, never
+/// the token: the browser's command line (`/proc/PID/cmdline`) is readable
+/// by every local user. The code opens one session, once.
 #[tokio::test]
-async fn ui_with_a_token_opens_the_sign_in_address_which_leads_to_the_page() {
+async fn ui_with_a_token_opens_the_page_with_a_one_time_code_not_the_token() {
     let dir = tempfile::tempdir().expect("tempdir");
     let token = "ui-test-token-93c1";
     let ui = Ui::start(dir.path(), Some(token));
     let url = ui.opened_url();
     assert_eq!(url, ui.printed);
-    assert!(url.contains(&format!("/login?token={token}")), "{url}");
+    assert!(
+        !url.contains(token),
+        "the browser was given the token: {url}"
+    );
+    let (base, code) = url.split_once("/#code=").expect("a sign-in code in {url}");
 
-    let signed_in = client().get(&url).send().await.expect("GET /login");
-    assert_eq!(signed_in.status(), StatusCode::SEE_OTHER);
-    let cookie = signed_in
-        .headers()
-        .get(header::SET_COOKIE)
-        .and_then(|c| c.to_str().ok())
-        .and_then(|c| c.split(';').next())
-        .expect("a session cookie")
-        .to_owned();
-    let base = url.split("/login").next().unwrap();
+    let (status, session, _) = sign_in(base, json!({ "code": code })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let session = session.expect("a session");
+    let api = as_page(base, &session, "GET", "/api/servers", &[], None).await;
+    assert_eq!(api.status(), StatusCode::OK);
+    // Used: useless.
+    let (again, none, _) = sign_in(base, json!({ "code": code })).await;
+    assert_eq!((again, none), (StatusCode::UNAUTHORIZED, None));
     let page = client()
         .get(format!("{base}/"))
-        .header(header::COOKIE, cookie)
         .send()
         .await
         .expect("GET the page");
     assert_eq!(page.status(), StatusCode::OK);
-    assert!(
-        page.text()
-            .await
-            .unwrap()
-            .contains("<title>toolbridge</title>")
-    );
 }
 
 #[test]
@@ -352,4 +502,183 @@ fn ui_refuses_an_address_off_loopback() {
         String::from_utf8_lossy(&output.stderr).contains("loopback only"),
         "{output:?}"
     );
+}
+
+/// The uid another local user's processes run as in these tests.
+const OTHER_UID: u32 = 65534;
+
+/// Sends the raw HTTP/1.1 `request` to `addr` (`127.0.0.1:PORT`) from a
+/// process of uid [`OTHER_UID`], as any local account can (bash's
+/// `/dev/tcp`, nothing installed); the whole answer. The test runs as root
+/// (CI does) to start that process.
+fn as_other_user(addr: &str, request: &str) -> String {
+    let (host, port) = addr.rsplit_once(':').expect("ADDR:PORT");
+    let output = Command::new("/bin/bash")
+        .arg("-c")
+        .arg(format!(
+            "exec 3<>/dev/tcp/{host}/{port} && printf '%s' \"$REQUEST\" >&3 && cat <&3"
+        ))
+        .env("REQUEST", request)
+        .uid(OTHER_UID)
+        .gid(OTHER_UID)
+        .current_dir("/")
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run a process as uid {OTHER_UID} (the test needs root): {e}")
+        });
+    assert!(
+        output.status.success(),
+        "the other user's client failed: {output:?}"
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `request`'s raw text: `method path`, the gateway's Host, `headers`,
+/// `body` (JSON).
+fn http_text(addr: &str, method: &str, path: &str, headers: &[&str], body: &str) -> String {
+    let mut text = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for header in headers {
+        text.push_str(header);
+        text.push_str("\r\n");
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    text
+}
+
+fn status_of(answer: &str) -> &str {
+    answer.get(9..12).unwrap_or(answer)
+}
+
+/// Issue 32's third attack: on loopback without a token (the default of
+/// `serve` and `ui`), another local user adds a stdio server through the
+/// page's API and has it run, or calls a tool over `/mcp`: both run
+/// commands as the gateway's user. The gateway serves its own user only.
+#[tokio::test]
+async fn another_local_user_cannot_add_run_or_call_anything_without_the_token() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = example_config(dir.path());
+    let gateway = gateway_support::Gateway::start_with(&config, dir.path(), &[], None);
+    let addr = gateway.addr();
+    let marker = dir.path().join("ran-as-the-gateway");
+    let add = json!({
+        "name": "pwn",
+        "command": "touch",
+        "args": [marker.display().to_string()],
+    })
+    .to_string();
+
+    let added = as_other_user(
+        &addr,
+        &http_text(
+            &addr,
+            "POST",
+            "/api/servers",
+            &["X-Toolbridge-Request: 1"],
+            &add,
+        ),
+    );
+    assert_eq!(status_of(&added), "403", "{added}");
+    assert!(added.contains(&format!("uid {OTHER_UID}")), "{added}");
+    let doctor = as_other_user(
+        &addr,
+        &http_text(
+            &addr,
+            "POST",
+            "/api/doctor",
+            &["X-Toolbridge-Request: 1"],
+            "{}",
+        ),
+    );
+    assert_eq!(status_of(&doctor), "403", "{doctor}");
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "intruder", "version": "1" } },
+    })
+    .to_string();
+    let mcp = as_other_user(
+        &addr,
+        &http_text(
+            &addr,
+            "POST",
+            "/mcp",
+            &["Accept: application/json, text/event-stream"],
+            &initialize,
+        ),
+    );
+    assert_eq!(status_of(&mcp), "403", "{mcp}");
+    let page = as_other_user(&addr, &http_text(&addr, "GET", "/api/servers", &[], ""));
+    assert_eq!(status_of(&page), "403", "{page}");
+    // `/healthz` says the gateway is up, to anyone.
+    let health = as_other_user(&addr, &http_text(&addr, "GET", "/healthz", &[], ""));
+    assert_eq!(status_of(&health), "200", "{health}");
+
+    let text = std::fs::read_to_string(&config).expect("config");
+    assert!(
+        !text.contains("pwn"),
+        "the other user added a server: {text}"
+    );
+    assert!(!marker.exists(), "the other user's command ran");
+    // The gateway's own user is served as before.
+    let own = raw(&format!("http://{addr}"), "GET", "/api/servers", &[], None).await;
+    assert_eq!(own.status(), StatusCode::OK);
+}
+
+/// Issue 32's fifth attack: `GET /api/doctor` started every configured
+/// server, so an `<img src>` on any page did it; 30 at once started 201
+/// processes. Doctor is a POST now (a GET gets 405 and starts nothing) and
+/// runs one at a time (409 while one runs).
+#[test]
+fn doctor_starts_nothing_on_a_get_and_runs_one_at_a_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let starts = dir.path().join("starts");
+    let config = write_config(
+        dir.path(),
+        json!({ "slow": {
+            "command": "sh",
+            "args": ["-c", format!(
+                "echo started >> {}; sleep 1; exec {} example-server",
+                starts.display(),
+                common::toolbridge()
+            )],
+        } }),
+    );
+    let gateway = Gateway::start(&config, dir.path(), &[]);
+    gateway.wait_for_tools(&["echo"]);
+    let started = || {
+        std::fs::read_to_string(&starts)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let before = started();
+    let api = AsyncApi::new(&gateway.addr());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+
+    // What an <img src=".../api/doctor"> sends (the token aside: the
+    // loopback attack needs none).
+    let get = runtime.block_on(api.get("/doctor"));
+    assert_eq!(get.status, 405, "{get:?}");
+    assert_eq!(started(), before, "a GET started the servers");
+
+    let runs = runtime.block_on(futures::future::join_all(
+        (0..4).map(|_| api.post("/doctor", json!({}))),
+    ));
+    let statuses: Vec<u16> = runs.iter().map(|r| r.status).collect();
+    let ran = statuses.iter().filter(|s| **s == 200).count();
+    assert!(ran >= 1, "{statuses:?}");
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 409),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.contains(&409),
+        "four doctors at once all ran: {statuses:?}"
+    );
+    assert_eq!(started(), before + ran, "{statuses:?}");
 }

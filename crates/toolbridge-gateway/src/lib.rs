@@ -25,6 +25,7 @@
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, the bearer token;
+//!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
 //! - [`watch`]: the config file watcher;
@@ -41,6 +42,7 @@ pub mod held_calls;
 pub mod http;
 pub mod metrics;
 pub mod names;
+pub mod peer;
 pub mod relay;
 pub mod security;
 pub mod session;

@@ -1,19 +1,29 @@
 //! Who may talk to the gateway over HTTP: `Host` and `Origin` checks (DNS
-//! rebinding, foreign web pages) and the bearer token.
+//! rebinding, foreign web pages), the local user behind a loopback
+//! connection, and the bearer token.
 //!
 //! - On a loopback listener, `Host` must name a loopback host (`localhost`,
 //!   `127.0.0.1`, `[::1]`, any port): a web page whose domain was rebound to
 //!   127.0.0.1 sends its own domain and gets 403.
 //! - An `Origin` header, when present, must be the gateway's own origin (the
-//!   `Host` it was reached at) or, on a loopback listener, a loopback
-//!   origin; any other gets 403. Clients that are not browsers send none.
+//!   `Host` it was reached at); for `/mcp` on a loopback listener, any
+//!   loopback origin too (browser-based MCP tools such as the Inspector run
+//!   on a port of their own). Any other gets 403: the page and `/api` take
+//!   requests from the page itself only, not from a page on another port of
+//!   the same host. Clients that are not browsers send none.
+//! - A loopback listener without a token serves its own user only: a
+//!   connection whose socket belongs to another local user
+//!   ([`crate::peer`]) gets 403 on everything but `/healthz` (any local
+//!   account can reach 127.0.0.1, and the gateway starts commands as its
+//!   user). With a token, whoever holds it is let in.
 //! - A listener off loopback requires `Authorization: Bearer TOKEN`; with a
 //!   token configured (`$TOOLBRIDGE_GATEWAY_TOKEN`), loopback requires it
 //!   too. Missing or wrong: 401. `/healthz` needs no token (load balancers
-//!   probe it); it tells nothing but whether the gateway is up.
-//! - For the web page, a browser may show a session cookie instead of the
-//!   token, after signing in at `/login?token=TOKEN`; see
-//!   [`crate::web::session`] (not for `/mcp` or `/metrics`).
+//!   probe it); it tells nothing but whether the gateway is up. Neither do
+//!   the page's own files (`/`, `/assets/...`): the same embedded files for
+//!   everyone.
+//! - For `/api`, the page may show a session id instead of the token, in a
+//!   header; see [`crate::web::session`] (not for `/mcp` or `/metrics`).
 //!
 //! The token is compared in constant time and never logged.
 
@@ -26,7 +36,7 @@ use std::{
 
 use axum::{
     body::Body,
-    extract::{Request, State},
+    extract::{ConnectInfo, Request, State},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -34,6 +44,7 @@ use http::{StatusCode, header};
 
 use crate::{
     GatewayError,
+    peer::{self, Peer},
     web::session::{self, Sessions},
 };
 
@@ -61,8 +72,11 @@ pub struct Security {
     loopback: bool,
     /// The bearer token every request (but `/healthz`) must carry.
     token: Option<Arc<str>>,
-    /// The web page's sessions, opened at `/login` with the token.
+    /// The web page's sessions, opened at `/api/session`.
     sessions: Arc<Sessions>,
+    /// The gateway's own user: the only one served on loopback without a
+    /// token.
+    owner: u32,
 }
 
 impl std::fmt::Debug for Security {
@@ -97,6 +111,7 @@ impl Security {
                 loopback,
                 token: token.map(Arc::from),
                 sessions: Arc::default(),
+                owner: peer::own_uid(),
             },
             source,
         ))
@@ -108,14 +123,31 @@ impl Security {
     }
 
     /// The address that opens the web page of a gateway listening on
-    /// `addr`: `http://ADDR/`, or, with a token required, its sign-in
-    /// address `http://ADDR/login?token=TOKEN` (for `toolbridge ui`; it
-    /// holds the token: show it only to the user).
+    /// `addr`: `http://ADDR/`, or, with a token required, with a one-time
+    /// sign-in code `http://ADDR/#code=CODE` (for `toolbridge ui`; the code
+    /// opens one session, once, within minutes, and only for the gateway's
+    /// own user: never the token, which would be on the browser's command
+    /// line for every local user to read).
     pub fn page_url(&self, addr: SocketAddr) -> String {
-        session::page_url(addr, self.token.as_deref())
+        if self.token.is_none() {
+            return session::page_url(addr, None);
+        }
+        match self.sessions.one_time_code() {
+            Ok(code) => session::page_url(addr, Some(&code)),
+            Err(e) => {
+                tracing::warn!("cannot make a sign-in code ({e}); the page asks for the token");
+                session::page_url(addr, None)
+            }
+        }
     }
 
-    /// Checks `request`'s `Host`, `Origin` and token; the refusal if any.
+    /// True when `request` came over a connection of the gateway's own user.
+    fn comes_from_owner(&self, request: &Request) -> bool {
+        peer_of(request).and_then(|p| p.uid) == Some(self.owner)
+    }
+
+    /// Checks `request`'s `Host`, `Origin`, peer and token; the refusal if
+    /// any.
     fn refuse(&self, request: &Request) -> Option<Response> {
         let headers = request.headers();
         let host = headers
@@ -125,9 +157,11 @@ impl Security {
         if self.loopback && !is_loopback_host(host_name(host)) {
             return Some(refusal(
                 StatusCode::FORBIDDEN,
-                "Host is not a loopback name; the gateway listens on loopback only",
+                "Host is not a loopback name; the gateway listens on loopback only".into(),
             ));
         }
+        let path = request.uri().path();
+        let page = session::covers(path) || session::is_page_file(path);
         if let Some(origin) = headers.get(header::ORIGIN) {
             let allowed =
                 origin
@@ -136,18 +170,36 @@ impl Security {
                     .and_then(origin_authority)
                     .is_some_and(|authority| {
                         authority.eq_ignore_ascii_case(host)
-                            || (self.loopback && is_loopback_host(host_name(authority)))
+                            || (!page && self.loopback && is_loopback_host(host_name(authority)))
                     });
             if !allowed {
                 return Some(refusal(
                     StatusCode::FORBIDDEN,
-                    "requests from a foreign web page (Origin) are refused",
+                    "requests from a foreign web page (Origin) are refused".into(),
                 ));
             }
         }
-        let path = request.uri().path();
-        // `/login` checks the token it is given itself.
-        if path == "/healthz" || path == session::LOGIN_PATH {
+        if path == "/healthz" {
+            return None;
+        }
+        if self.loopback && self.token.is_none() && !self.comes_from_owner(request) {
+            let who = peer_of(request).and_then(|p| p.uid).map_or_else(
+                || "a user it cannot tell".to_owned(),
+                |u| format!("uid {u}"),
+            );
+            return Some(refusal(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "this gateway listens on loopback without a token and serves only its own \
+                     user (uid {}), not {who}; to let other local users in, start it with \
+                     ${TOKEN_ENV} set and give them the token",
+                    self.owner
+                ),
+            ));
+        }
+        // The page's files hold nothing secret; `/api/session` checks the
+        // token or code it is given itself.
+        if session::is_page_file(path) || path == session::SESSION_PATH {
             return None;
         }
         if let Some(token) = &self.token {
@@ -158,17 +210,18 @@ impl Security {
                 .map(str::trim);
             let bearer =
                 given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()));
-            let page = session::covers(path);
-            let session = page && self.sessions.accepts(headers);
+            let api = session::covers(path);
+            let session = api && self.sessions.accepts(headers);
             if !(bearer || session) {
                 let mut response = refusal(
                     StatusCode::UNAUTHORIZED,
-                    if page {
-                        "sign in first: open the address `toolbridge ui` prints, or \
-                         /login?token= followed by the gateway's token"
+                    if api {
+                        "sign in first: open the address `toolbridge ui` prints, or sign in on \
+                         the page with the gateway's token"
                     } else {
                         "missing or wrong bearer token; send Authorization: Bearer TOKEN"
-                    },
+                    }
+                    .into(),
                 );
                 response.headers_mut().insert(
                     header::WWW_AUTHENTICATE,
@@ -179,6 +232,15 @@ impl Security {
         }
         None
     }
+}
+
+/// The peer of the connection `request` came on, when the server recorded
+/// it (`http::serve` does, once per connection).
+fn peer_of(request: &Request) -> Option<Peer> {
+    request
+        .extensions()
+        .get::<ConnectInfo<Peer>>()
+        .map(|ConnectInfo(peer)| *peer)
 }
 
 /// The axum middleware that applies [`Security`] to every route.
@@ -196,14 +258,21 @@ pub async fn check(
             );
             refusal
         }
-        None if request.uri().path() == session::LOGIN_PATH => {
-            session::login(security.token.as_deref(), &security.sessions, &request)
+        None if request.uri().path() == session::SESSION_PATH => {
+            let from_owner = security.comes_from_owner(&request);
+            session::answer(
+                security.token.as_deref(),
+                &security.sessions,
+                from_owner,
+                request,
+            )
+            .await
         }
         None => next.run(request).await,
     }
 }
 
-fn refusal(status: StatusCode, message: &'static str) -> Response {
+fn refusal(status: StatusCode, message: String) -> Response {
     (status, Body::from(message)).into_response()
 }
 

@@ -2,6 +2,7 @@
 // `render(main)`), the language switch, and a toast for short messages.
 import { detectLanguage, setLanguage, onLanguageChange, currentLanguage, t } from './i18n.js';
 import { replace, h } from './dom.js';
+import { get, session, signIn, signOut } from './api.js';
 
 const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog'];
 const main = document.getElementById('main');
@@ -29,6 +30,8 @@ async function show() {
     replace(main);
     await view.render(main, { params });
   } catch (error) {
+    // Superseded (by the sign-in form, after a 401): not this view's to show.
+    if (ticket !== rendering) return;
     console.error(error);
     replace(main, h('p', { class: 'error', role: 'alert' }, t('common.viewFailed', { message: error.message })));
   }
@@ -43,14 +46,73 @@ export function toast(message) {
   toast.timer = setTimeout(() => box.classList.remove('shown'), 4000);
 }
 
+/**
+ * The sign-in form, shown when the gateway requires a token and this tab has
+ * no session: the token is pasted here (never put in an address).
+ */
+function showSignIn() {
+  rendering++;
+  for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
+  const input = h('input', { id: 'sign-in-token', type: 'password', autocomplete: 'current-password', required: true });
+  const error = h('p', { class: 'error', role: 'alert', hidden: true });
+  const form = h('form', {
+    onsubmit: async (event) => {
+      event.preventDefault();
+      error.hidden = true;
+      try {
+        await signIn({ token: input.value });
+        input.value = '';
+        updateSignOut();
+        await show();
+      } catch (e) {
+        replace(error, t('common.signIn.failed', { message: e.message }));
+        error.hidden = false;
+        input.focus();
+      }
+    },
+  },
+  h('div', { class: 'field' }, h('label', { for: input.id }, t('common.signIn.token')), input),
+  error,
+  h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, t('common.signIn.submit'))));
+  document.title = `${t('common.signIn.title')} · toolbridge`;
+  replace(main, h('h1', {}, t('common.signIn.title')), h('p', { class: 'muted' }, t('common.signIn.intro')), form);
+  updateSignOut();
+  input.focus();
+}
+
+/** The "Sign out" button, shown while this tab holds a session. */
+function updateSignOut() {
+  const button = document.getElementById('sign-out');
+  button.hidden = !session();
+}
+
+/** A one-time code in the address (`toolbridge ui` opens `/#code=...`). */
+async function redeemCode() {
+  const match = /^#code=([0-9a-fA-F]+)$/.exec(location.hash);
+  if (!match) return;
+  // Out of the address bar and the history before anything else.
+  history.replaceState(null, '', location.pathname);
+  try { await signIn({ code: match[1] }); } catch (e) { console.warn(`sign-in code refused: ${e.message}`); }
+}
+
 async function start() {
   const select = document.getElementById('lang');
   await setLanguage(detectLanguage(), { remember: false });
   select.value = currentLanguage();
   select.addEventListener('change', () => setLanguage(select.value));
-  onLanguageChange(() => show());
+  const out = document.getElementById('sign-out');
+  out.addEventListener('click', async () => {
+    try { await signOut(); } finally { showSignIn(); }
+  });
+  window.addEventListener('toolbridge:sign-in', showSignIn);
+  await redeemCode();
+  updateSignOut();
+  let signedIn = true;
+  try { await get('/version'); } catch (e) { signedIn = e.status !== 401; }
+  onLanguageChange(() => (session() || signedIn ? show() : showSignIn()));
   window.addEventListener('hashchange', show);
-  await show();
+  if (signedIn) await show();
+  else showSignIn();
   document.body.dataset.ready = 'true';
 }
 

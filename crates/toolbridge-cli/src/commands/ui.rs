@@ -7,9 +7,10 @@
 //!   already running there does not stop the page from opening.
 //! - Loopback only: the page manages the config file; `serve --listen`
 //!   with a token is the way to reach it from elsewhere.
-//! - Prints the page's address on stdout (with the sign-in token when
-//!   `$TOOLBRIDGE_GATEWAY_TOKEN` requires one: it is the user's own) and
-//!   opens it with `$BROWSER` (`%s` standing for the URL) or
+//! - Prints the page's address on stdout (with a one-time sign-in code,
+//!   `/#code=CODE`, when `$TOOLBRIDGE_GATEWAY_TOKEN` requires a token: never
+//!   the token, which would sit on the browser's command line for every local
+//!   user to read) and opens it with `$BROWSER` (`%s` standing for the URL) or
 //!   `xdg-open`/`open`, the opener `auth login` uses; `--no-open` only
 //!   prints it. Runs until interrupted, like `serve`.
 

@@ -278,33 +278,66 @@ const scenarios = {
   },
 
   /**
-   * A gateway that requires a token (TOKEN): the page refuses a browser
-   * without it; /login?token= opens a session and the page works, writes
-   * included; a wrong token opens nothing.
+   * A gateway that requires a token (TOKEN): the page's files load, but the
+   * API refuses a browser without a session and the page asks for the token;
+   * a wrong one opens nothing. The right one, pasted into the form, opens a
+   * session the page keeps in its own origin's storage (no cookie, which
+   * other ports of the host would get) and the page works, writes included.
+   * "Sign out" ends it: the API refuses the old session id.
    */
   async token_login(browser) {
     const token = process.env.TOKEN;
-    const stranger = await b.openPage(browser, { allowStatus: [401] });
-    const refused = await stranger.goto(BASE);
-    if (refused.status() !== 401) b.fail(`without the token the page answered ${refused.status()}`);
-    const wrong = await stranger.goto(new URL(`login?token=${token}x`, BASE).href);
-    if (wrong.status() !== 401) b.fail(`a wrong token answered ${wrong.status()}`);
-    const still = await stranger.goto(BASE);
-    if (still.status() !== 401) b.fail(`after a wrong token the page answered ${still.status()}`);
-    await stranger.close();
-
-    const page = await b.openPage(browser);
-    await page.goto(new URL(`login?token=${encodeURIComponent(token)}`, BASE).href, { waitUntil: 'domcontentloaded' });
-    const landed = new URL(page.url());
-    if (landed.search.includes('token')) b.fail(`the token stays in the address bar: ${page.url()}`);
+    const page = await b.openPage(browser, { allowStatus: [401] });
+    await page.goto(BASE, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('body[data-ready="true"]');
+    const tokenField = await b.field(page, 'Gateway token');
+    await b.typeInto(tokenField, `${token}x`);
+    await (await b.button(page, 'Sign in')).click();
+    await page.waitForFunction(() => {
+      const alert = document.querySelector('main p.error[role="alert"]');
+      return alert && !alert.hidden && alert.textContent.includes('Not signed in');
+    });
+    await b.typeInto(await b.field(page, 'Gateway token'), token);
+    await (await b.button(page, 'Sign in')).click();
+    await page.waitForSelector('nav a[aria-current="page"]');
     await b.settled(page);
     // A write through the session: disable the example server.
     await (await b.field(page, 'Enable example')).click();
     await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
     await b.settled(page);
-    b.check(page, 'signed in');
-    return { landed: landed.pathname };
+    const kept = await page.evaluate(() => ({
+      cookie: document.cookie,
+      session: sessionStorage.getItem('toolbridge-session'),
+      address: location.href,
+    }));
+    if (kept.cookie !== '') b.fail(`the page holds cookies: ${kept.cookie}`);
+    if (!kept.session) b.fail('no session kept in sessionStorage');
+    if (kept.address.includes(token)) b.fail(`the token is in the address: ${kept.address}`);
+    // A page on another port of the same host (any local dev server): the
+    // browser sends it the host's cookies, whatever their port. It must get
+    // nothing of the gateway's.
+    const seen = [];
+    const other = require('node:http').createServer((request, response) => {
+      seen.push(request.headers.cookie || '');
+      response.end('<!doctype html><title>other</title>');
+    });
+    await new Promise(resolve => other.listen(0, '127.0.0.1', resolve));
+    await page.goto(`http://127.0.0.1:${other.address().port}/`);
+    other.close();
+    if (seen.length === 0) b.fail('the other port was never visited');
+    if (seen.some(c => c !== '')) b.fail(`another port of the host got cookies: ${seen.join(' | ')}`);
+    await page.goto(BASE, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('nav a[aria-current="page"]');
+    await b.settled(page);
+    await (await b.button(page, 'Sign out')).click();
+    await page.waitForSelector('#sign-in-token');
+    const after = await page.evaluate(async (id) => (await fetch('/api/version', {
+      headers: { 'X-Toolbridge-Session': id },
+    })).status, kept.session);
+    if (after !== 401) b.fail(`a signed-out session still answered ${after}`);
+    b.check(page, 'signed in and out');
+    return { landed: new URL(kept.address).pathname, signedOut: after };
   },
 
   /**

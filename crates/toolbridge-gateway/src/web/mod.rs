@@ -8,8 +8,9 @@
 //! - [`guard`]: what the page's responses carry (Content-Security-Policy)
 //!   and what its writes must carry (a header a foreign page cannot send);
 //! - [`api`]: the JSON API under `/api`, one module per view;
-//! - [`session`]: signing a browser in with the gateway's token
-//!   (`/login?token=`) and the session cookie it then shows;
+//! - [`session`]: signing the page in with the gateway's token or a
+//!   one-time code (`/api/session`) and the session id it then sends in a
+//!   header;
 //! - [`state`]: what the API handlers share (the gateway, the config path).
 //!
 //! The page's writes go through `toolbridge::config`'s edit code, the same
@@ -30,8 +31,8 @@ use axum::Router;
 pub use state::WebState;
 
 /// The page's routes: the assets at `/` and `/assets/...`, the API under
-/// `/api`. The gateway's [`crate::security`] checks (Host, Origin, token)
-/// wrap these as they wrap `/mcp`.
+/// `/api`. The gateway's [`crate::security`] checks (Host, Origin, peer,
+/// token or session) wrap these as they wrap `/mcp`.
 pub fn router(state: WebState) -> Router {
     Router::new()
         .nest("/api", api::router().with_state(state))

@@ -1,35 +1,39 @@
-//! The page's session: how a browser proves it may use the page when the
+//! The page's session: how the page proves it may use `/api` when the
 //! gateway requires a token (`$TOOLBRIDGE_GATEWAY_TOKEN`, or any listener off
-//! loopback). A browser cannot send `Authorization: Bearer` when the user
-//! opens a URL, so:
+//! loopback).
 //!
-//! 1. The user opens `GET /login?token=TOKEN` (`toolbridge ui` prints and
-//!    opens that address). The token is compared in constant time.
-//! 2. Right token: a new random session id (32 bytes from the system, not
-//!    the token) is set in an `HttpOnly; SameSite=Strict; Path=/` cookie and
-//!    the browser is sent on to `/` (303). Wrong token: 401, no cookie.
-//! 3. [`crate::security`] accepts that cookie, in place of the bearer token,
-//!    for the page, its assets and `/api` ([`covers`]). Not for `/mcp` or
-//!    `/metrics`: their clients are programs that can send the header, and a
-//!    cookie there would only widen what a browser may do.
+//! Not a cookie: browsers send a host's cookies to every port of that host,
+//! so a page or dev server on any other `127.0.0.1` port would receive it
+//! and could replay it. The page keeps its session id in `sessionStorage`,
+//! which belongs to the page's origin (scheme, host *and port*) and is read
+//! by no other, and sends it in the [`SESSION_HEADER`] of each `/api`
+//! request; a foreign page can neither read it nor send a custom header
+//! without a CORS preflight, which the gateway never grants.
 //!
-//! Why a query parameter and not a `#token=` fragment read by a script: the
-//! fragment never reaches the server, so the page's own script would have to
-//! be served before any check and then post the token back; the query needs
-//! no script at all (the Content-Security-Policy forbids inline script) and
-//! leaves the address bar at once through the redirect. The query is never
-//! logged (the gateway logs paths only) and `Referrer-Policy: no-referrer`
-//! keeps it from other sites.
+//! 1. The page's files (`/`, `/assets/...`) are served to anyone who passes
+//!    the `Host`/`Origin` checks: they are the same embedded files for
+//!    everyone and hold nothing secret.
+//! 2. The page signs in with `POST /api/session`, body `{"token": T}` (the
+//!    user pastes the gateway's token into the page's sign-in form) or
+//!    `{"code": C}` with a one-time code: `toolbridge ui` opens
+//!    `http://ADDR/#code=C` ([`page_url`]), never the token, which would sit
+//!    on the browser's command line for every local user to read in
+//!    `/proc/PID/cmdline`. A code works once, within [`CODE_LIFETIME`]; the
+//!    fragment never reaches a server and the page removes it from the
+//!    address bar; it is taken only from a connection of the gateway's own
+//!    user ([`crate::peer`]). Right: 201 `{"session": ID}`, a new random id (32 bytes
+//!    from the system, not the token). Wrong: 401.
+//! 3. [`crate::security`] accepts that id in [`SESSION_HEADER`], in place of
+//!    the bearer token, for `/api` ([`covers`]); not for `/mcp` or
+//!    `/metrics`, whose clients are programs that send the token.
+//! 4. `DELETE /api/session` (the page's "Sign out") ends the session.
 //!
-//! The other rules still hold with a session: a foreign `Origin` is refused
-//! (403) before the cookie is looked at, and writes need the
-//! [`WRITE_HEADER`](super::guard::WRITE_HEADER) a foreign page cannot send.
-//! Without a token configured (the loopback default) nothing is needed and
-//! `/login` only redirects.
+//! Sessions live in memory (a restarted gateway asks again), at most
+//! [`MAX_SESSIONS`] (the oldest goes), each until it has been unused for
+//! [`IDLE`] or open for [`LIFETIME`].
 //!
-//! Sessions live in memory: a restarted gateway asks for the token again.
-//! At most [`MAX_SESSIONS`] are kept (the oldest is dropped), each for
-//! [`LIFETIME`].
+//! Without a token configured (the loopback default) nothing is needed: the
+//! page signs in to nothing.
 
 use std::{
     sync::Mutex,
@@ -38,31 +42,57 @@ use std::{
 
 use axum::{
     body::Body,
-    extract::{Query, Request},
+    extract::Request,
     response::{IntoResponse, Response},
 };
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderMap, Method, StatusCode, header};
+use serde_json::json;
 
 use crate::security::{constant_time_eq, random_token};
 
-/// Where the browser signs in.
-pub const LOGIN_PATH: &str = "/login";
+/// Where the page signs in (`POST`) and out (`DELETE`).
+pub const SESSION_PATH: &str = "/api/session";
 
-/// The session cookie's name, followed by `-PORT`: cookies are shared by
-/// every port of a host, so two gateways on one machine keep theirs apart.
-pub const COOKIE_PREFIX: &str = "toolbridge-session";
+/// The header the page sends its session id in.
+pub const SESSION_HEADER: &str = "x-toolbridge-session";
 
 /// How many sessions are kept at most.
 pub const MAX_SESSIONS: usize = 64;
 
-/// How long a session lasts.
-pub const LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
+/// How long a session lasts at most.
+pub const LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
 
-/// The open sessions of one gateway.
+/// How long a session lasts unused.
+pub const IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// How long a one-time code of `toolbridge ui` can be used.
+pub const CODE_LIFETIME: Duration = Duration::from_secs(5 * 60);
+
+/// How many unused one-time codes are kept at most.
+const MAX_CODES: usize = 16;
+
+/// The largest sign-in body read.
+const MAX_BODY: usize = 4096;
+
+struct Open {
+    id: String,
+    opened: Instant,
+    used: Instant,
+}
+
+impl Open {
+    fn live(&self) -> bool {
+        self.opened.elapsed() < LIFETIME && self.used.elapsed() < IDLE
+    }
+}
+
+/// The open sessions and the unused one-time codes of one gateway.
 #[derive(Default)]
 pub struct Sessions {
-    /// Session ids and when each was opened, oldest first.
-    open: Mutex<Vec<(String, Instant)>>,
+    /// Oldest first.
+    open: Mutex<Vec<Open>>,
+    /// Codes and when each was made, oldest first.
+    codes: Mutex<Vec<(String, Instant)>>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -77,164 +107,221 @@ impl Sessions {
     fn open(&self) -> std::io::Result<String> {
         let id = random_token()?;
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.retain(|(_, at)| at.elapsed() < LIFETIME);
+        open.retain(Open::live);
         if open.len() >= MAX_SESSIONS {
             open.remove(0);
         }
-        open.push((id.clone(), Instant::now()));
+        let now = Instant::now();
+        open.push(Open {
+            id: id.clone(),
+            opened: now,
+            used: now,
+        });
         Ok(id)
     }
 
-    /// True when `headers` carry the cookie of an open session.
+    /// A new one-time code that opens one session (for `toolbridge ui`).
+    pub fn one_time_code(&self) -> std::io::Result<String> {
+        let code = random_token()?;
+        let mut codes = self.codes.lock().unwrap_or_else(|e| e.into_inner());
+        codes.retain(|(_, at)| at.elapsed() < CODE_LIFETIME);
+        if codes.len() >= MAX_CODES {
+            codes.remove(0);
+        }
+        codes.push((code.clone(), Instant::now()));
+        Ok(code)
+    }
+
+    /// True, once, for a code [`Sessions::one_time_code`] made less than
+    /// [`CODE_LIFETIME`] ago.
+    fn redeem(&self, given: &str) -> bool {
+        let mut codes = self.codes.lock().unwrap_or_else(|e| e.into_inner());
+        codes.retain(|(_, at)| at.elapsed() < CODE_LIFETIME);
+        let found = codes
+            .iter()
+            .position(|(code, _)| constant_time_eq(given.as_bytes(), code.as_bytes()));
+        found.map(|i| codes.remove(i)).is_some()
+    }
+
+    /// True when `headers` carry the id of a live session (which counts
+    /// as a use of it).
     pub fn accepts(&self, headers: &HeaderMap) -> bool {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        cookie_values(headers).any(|given| {
-            open.iter().any(|(id, at)| {
-                at.elapsed() < LIFETIME && constant_time_eq(given.as_bytes(), id.as_bytes())
-            })
-        })
+        let Some(given) = session_id(headers) else {
+            return false;
+        };
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(Open::live);
+        match open
+            .iter_mut()
+            .find(|o| constant_time_eq(given.as_bytes(), o.id.as_bytes()))
+        {
+            Some(session) => {
+                session.used = Instant::now();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends the session whose id `headers` carry; whether there was one.
+    fn close(&self, headers: &HeaderMap) -> bool {
+        let Some(given) = session_id(headers) else {
+            return false;
+        };
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let before = open.len();
+        open.retain(|o| !constant_time_eq(given.as_bytes(), o.id.as_bytes()));
+        open.len() < before
     }
 }
 
-/// True for the paths a session cookie opens: the page, its assets, `/api`;
-/// not `/mcp` and `/metrics` (programs send the bearer token there).
-pub fn covers(path: &str) -> bool {
-    !(path == "/mcp" || path.starts_with("/mcp/") || path == "/metrics")
+fn session_id(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
 }
 
-/// The values of this gateway family's session cookies in `headers`.
-fn cookie_values(headers: &HeaderMap) -> impl Iterator<Item = &str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .filter(|(name, _)| name.starts_with(COOKIE_PREFIX))
-        .map(|(_, value)| value.trim())
+/// True for the paths a session opens: `/api`; not `/mcp` and `/metrics`
+/// (programs send the bearer token there).
+pub fn covers(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+/// True for the page's own files, which need no session: `/` and
+/// `/assets/...`.
+pub fn is_page_file(path: &str) -> bool {
+    path == "/" || path.starts_with("/assets/")
 }
 
 #[derive(serde::Deserialize)]
-struct LoginQuery {
+#[serde(deny_unknown_fields)]
+struct SignIn {
     token: Option<String>,
+    code: Option<String>,
 }
 
-/// Answers `GET /login?token=T` for a gateway requiring `token` (`None`:
-/// no token is required). Called by [`crate::security::check`] after the
-/// `Host` and `Origin` checks.
-pub fn login(token: Option<&str>, sessions: &Sessions, request: &Request) -> Response {
-    let Some(token) = token else {
-        return to_page(None);
-    };
-    let given = Query::<LoginQuery>::try_from_uri(request.uri())
-        .ok()
-        .and_then(|q| q.0.token)
-        .unwrap_or_default();
-    if given.is_empty() || !constant_time_eq(given.trim().as_bytes(), token.as_bytes()) {
-        tracing::info!("refused a sign-in to the page: missing or wrong token");
-        return refused();
+/// Answers `/api/session` for a gateway requiring `token` (`None`: no token
+/// is required): `POST` signs in, `DELETE` signs out. Called by
+/// [`crate::security::check`] after the `Host`, `Origin` and peer checks.
+/// A one-time code is taken only from a connection of the gateway's own
+/// user (`from_owner`): the code sits on the browser's command line, where
+/// another local user could read it and race the browser to it.
+pub async fn answer(
+    token: Option<&str>,
+    sessions: &Sessions,
+    from_owner: bool,
+    request: Request,
+) -> Response {
+    if request.method() == Method::DELETE {
+        let closed = sessions.close(request.headers());
+        if closed {
+            tracing::info!("closed a page session");
+        }
+        return no_store(StatusCode::NO_CONTENT, json!(null));
     }
-    let id = match sessions.open() {
-        Ok(id) => id,
+    if request.method() != Method::POST {
+        return no_store(
+            StatusCode::METHOD_NOT_ALLOWED,
+            json!({ "error": { "message": "sign in with POST, sign out with DELETE" } }),
+        );
+    }
+    let Some(token) = token else {
+        return no_store(
+            StatusCode::OK,
+            json!({ "session": null, "required": false }),
+        );
+    };
+    let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
+        .await
+        .unwrap_or_default();
+    let given: Option<SignIn> = serde_json::from_slice(&body).ok();
+    let right = match given {
+        Some(SignIn {
+            token: Some(given), ..
+        }) => constant_time_eq(given.trim().as_bytes(), token.as_bytes()),
+        Some(SignIn {
+            code: Some(code), ..
+        }) => from_owner && sessions.redeem(code.trim()),
+        _ => false,
+    };
+    if !right {
+        tracing::info!("refused a sign-in to the page: wrong or missing token or code");
+        return no_store(
+            StatusCode::UNAUTHORIZED,
+            json!({ "error": { "message":
+                "wrong token, or a sign-in code that was used or is too old; paste the \
+                 gateway's token ($TOOLBRIDGE_GATEWAY_TOKEN or the gateway-token file), or run \
+                 `toolbridge ui` again" } }),
+        );
+    }
+    match sessions.open() {
+        Ok(id) => {
+            tracing::info!("opened a page session");
+            no_store(
+                StatusCode::CREATED,
+                json!({ "session": id, "idleSeconds": IDLE.as_secs() }),
+            )
+        }
         Err(e) => {
             tracing::warn!("cannot open a page session: {e}");
-            return (
+            no_store(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "cannot open a session: the system gave no random bytes; try again",
+                json!({ "error": { "message":
+                    "cannot open a session: the system gave no random bytes; try again" } }),
             )
-                .into_response();
         }
+    }
+}
+
+fn no_store(status: StatusCode, body: serde_json::Value) -> Response {
+    let mut response = if body.is_null() {
+        (status, Body::empty()).into_response()
+    } else {
+        (status, axum::Json(body)).into_response()
     };
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or_default();
-    let cookie = format!(
-        "{}={id}; HttpOnly; SameSite=Strict; Path=/",
-        cookie_name(host)
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
     );
-    tracing::info!("opened a page session");
-    to_page(HeaderValue::from_str(&cookie).ok())
-}
-
-/// `http://ADDR/`, or with `token`, `http://ADDR/login?token=TOKEN`.
-pub fn page_url(addr: std::net::SocketAddr, token: Option<&str>) -> String {
-    match token {
-        None => format!("http://{addr}/"),
-        Some(token) => {
-            let encoded: String = token
-                .bytes()
-                .map(|b| {
-                    if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-                        char::from(b).to_string()
-                    } else {
-                        format!("%{b:02X}")
-                    }
-                })
-                .collect();
-            format!("http://{addr}{LOGIN_PATH}?token={encoded}")
-        }
-    }
-}
-
-/// `toolbridge-session-PORT` for `Host: name:PORT` (80 when none is given).
-fn cookie_name(host: &str) -> String {
-    let port = host
-        .rsplit_once(':')
-        .map(|(_, port)| port)
-        .filter(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
-        .unwrap_or("80");
-    format!("{COOKIE_PREFIX}-{port}")
-}
-
-/// 303 to the page, setting `cookie` when given.
-fn to_page(cookie: Option<HeaderValue>) -> Response {
-    let mut response = Response::builder()
-        .status(StatusCode::SEE_OTHER)
-        .header(header::LOCATION, "/")
-        .header(header::CACHE_CONTROL, "no-store")
-        .header(header::REFERRER_POLICY, "no-referrer")
-        .body(Body::empty())
-        .unwrap_or_default();
-    if let Some(cookie) = cookie {
-        response.headers_mut().insert(header::SET_COOKIE, cookie);
-    }
     response
 }
 
-fn refused() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        [
-            (header::CACHE_CONTROL, "no-store"),
-            (header::REFERRER_POLICY, "no-referrer"),
-        ],
-        "wrong or missing token; open the address `toolbridge ui` prints, or /login?token= \
-         followed by the gateway's token ($TOOLBRIDGE_GATEWAY_TOKEN or the gateway-token file)",
-    )
-        .into_response()
+/// `http://ADDR/`, or with a one-time `code`, `http://ADDR/#code=CODE`.
+pub fn page_url(addr: std::net::SocketAddr, code: Option<&str>) -> String {
+    match code {
+        None => format!("http://{addr}/"),
+        Some(code) => format!("http://{addr}/#code={code}"),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn with_cookie(cookie: &str) -> HeaderMap {
+    fn with_session(id: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        headers.insert(header::COOKIE, HeaderValue::from_str(cookie).unwrap());
+        headers.insert(SESSION_HEADER, http::HeaderValue::from_str(id).unwrap());
         headers
     }
 
     #[test]
-    fn only_an_opened_session_is_accepted() {
+    fn only_an_opened_session_is_accepted_until_it_is_closed() {
         let sessions = Sessions::default();
         let id = sessions.open().unwrap();
         assert_eq!(id.len(), 64);
-        assert!(sessions.accepts(&with_cookie(&format!("a=b; toolbridge-session-8931={id}"))));
-        assert!(!sessions.accepts(&with_cookie("toolbridge-session-8931=nope")));
-        assert!(!sessions.accepts(&with_cookie(&format!("other={id}"))));
+        assert!(sessions.accepts(&with_session(&id)));
+        assert!(!sessions.accepts(&with_session("nope")));
         assert!(!sessions.accepts(&HeaderMap::new()));
+        let mut cookie = HeaderMap::new();
+        cookie.insert(
+            header::COOKIE,
+            http::HeaderValue::from_str(&format!("toolbridge-session-1={id}")).unwrap(),
+        );
+        assert!(!sessions.accepts(&cookie), "a cookie is no session");
+        assert!(sessions.close(&with_session(&id)));
+        assert!(!sessions.accepts(&with_session(&id)));
     }
 
     #[test]
@@ -244,21 +331,38 @@ mod tests {
         for _ in 0..MAX_SESSIONS {
             sessions.open().unwrap();
         }
-        assert!(!sessions.accepts(&with_cookie(&format!("{COOKIE_PREFIX}-1={first}"))));
+        assert!(!sessions.accepts(&with_session(&first)));
     }
 
     #[test]
-    fn cookie_names_carry_the_port() {
-        assert_eq!(cookie_name("127.0.0.1:8931"), "toolbridge-session-8931");
-        assert_eq!(cookie_name("[::1]:9"), "toolbridge-session-9");
-        assert_eq!(cookie_name("localhost"), "toolbridge-session-80");
-        assert!(covers("/") && covers("/api/presets") && covers("/assets/app.js"));
-        assert!(!covers("/mcp") && !covers("/metrics"));
+    fn an_idle_or_old_session_is_over() {
+        let sessions = Sessions::default();
+        let id = sessions.open().unwrap();
+        {
+            let mut open = sessions.open.lock().unwrap();
+            open[0].used = Instant::now().checked_sub(IDLE).unwrap();
+        }
+        assert!(!sessions.accepts(&with_session(&id)), "idle too long");
+        let id = sessions.open().unwrap();
+        {
+            let mut open = sessions.open.lock().unwrap();
+            let last = open.last_mut().unwrap();
+            last.opened = Instant::now().checked_sub(LIFETIME).unwrap();
+        }
+        assert!(!sessions.accepts(&with_session(&id)), "open too long");
+    }
+
+    #[test]
+    fn a_code_works_once() {
+        let sessions = Sessions::default();
+        let code = sessions.one_time_code().unwrap();
+        assert!(!sessions.redeem("0000"));
+        assert!(sessions.redeem(&code));
+        assert!(!sessions.redeem(&code));
         let addr = "127.0.0.1:5".parse().unwrap();
         assert_eq!(page_url(addr, None), "http://127.0.0.1:5/");
-        assert_eq!(
-            page_url(addr, Some("a b&c")),
-            "http://127.0.0.1:5/login?token=a%20b%26c"
-        );
+        assert_eq!(page_url(addr, Some("ab")), "http://127.0.0.1:5/#code=ab");
+        assert!(covers("/api/presets") && !covers("/mcp") && !covers("/metrics"));
+        assert!(is_page_file("/") && is_page_file("/assets/app.js") && !is_page_file("/api"));
     }
 }

@@ -13,6 +13,8 @@ pub struct WebState {
 struct Inner {
     gateway: Gateway,
     config_path: PathBuf,
+    /// Held while doctor runs: one at a time.
+    doctor: tokio::sync::Mutex<()>,
 }
 
 impl WebState {
@@ -23,6 +25,7 @@ impl WebState {
             inner: Arc::new(Inner {
                 gateway,
                 config_path,
+                doctor: tokio::sync::Mutex::new(()),
             }),
         }
     }
@@ -35,5 +38,11 @@ impl WebState {
     /// The config file the page reads and edits.
     pub fn config_path(&self) -> &std::path::Path {
         &self.inner.config_path
+    }
+
+    /// Doctor's turn, unless a doctor run is under way (each starts every
+    /// configured server).
+    pub fn doctor_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        self.inner.doctor.try_lock().ok()
     }
 }

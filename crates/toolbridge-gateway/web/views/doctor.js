@@ -27,7 +27,7 @@ export async function render(main) {
     body.setAttribute('aria-busy', 'true');
     replace(body, h('p', { class: 'muted' }, t('doctor.checking')));
     try {
-      show(await get('/doctor'));
+      show(await post('/doctor'));
     } catch (error) {
       replace(body, h('p', { class: 'error', role: 'alert' }, t('doctor.failed', { message: error.message })));
     } finally {

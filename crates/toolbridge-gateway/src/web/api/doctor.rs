@@ -1,6 +1,8 @@
-//! `/api/doctor`: the Doctor view's API. `GET /api/doctor` is `toolbridge
+//! `/api/doctor`: the Doctor view's API. `POST /api/doctor` is `toolbridge
 //! doctor --json` (the same checks and the same report: the launchers, each
-//! server's status, the findings with their fixes); `POST
+//! server's status, the findings with their fixes). It starts every
+//! configured server, so it is a POST (an `<img>` or link on a foreign page
+//! sends GETs) and runs one at a time: a second while one runs gets 409; `POST
 //! /api/doctor/install` installs a missing launcher the way `toolbridge
 //! doctor --install CMD` does, and only with `{"confirm": true}` in the
 //! body (the page asks first; without it: 400 and nothing runs); `GET
@@ -24,14 +26,21 @@ use crate::web::WebState;
 /// The routes under `/api/doctor`.
 pub fn routes() -> Router<WebState> {
     Router::new()
-        .route("/doctor", get(report))
+        .route("/doctor", post(report))
         .route("/doctor/install", post(install))
         .route("/doctor/install/{command}", get(plan))
 }
 
-/// `GET /api/doctor`: every configured server checked (enabled ones
+/// `POST /api/doctor`: every configured server checked (enabled ones
 /// started and closed again, apart from the gateway's own connections).
 async fn report(State(state): State<WebState>) -> Result<Json<Value>, ApiError> {
+    let Some(_running) = state.doctor_turn() else {
+        return Err(ApiError {
+            status: http::StatusCode::CONFLICT,
+            message: "doctor is already checking the servers; wait for its report".into(),
+            field: None,
+        });
+    };
     let Some(config) = load_config(&state)? else {
         return Ok(Json(json!({
             "config": state.config_path().display().to_string(),
