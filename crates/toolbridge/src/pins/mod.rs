@@ -163,6 +163,91 @@ pub struct PinDiff {
     pub after: serde_json::Value,
 }
 
+impl PinDiff {
+    /// A unified diff of the pinned definition and the current one, for a
+    /// person: the description as its lines, the schemas and annotations as
+    /// indented JSON with keys in order. Hidden characters show as
+    /// `<U+200B>`, so that an invisible change is visible.
+    pub fn readable(&self) -> String {
+        let before = self
+            .before
+            .as_ref()
+            .map(readable_definition)
+            .unwrap_or_default();
+        let after = readable_definition(&self.after);
+        let header = format!(
+            "server \"{}\", tool \"{}\": {}\n",
+            self.server,
+            self.tool,
+            match self.change {
+                ChangeKind::Added => "new on a pinned server",
+                ChangeKind::Changed => "changed since it was pinned",
+            }
+        );
+        let diff = similar::TextDiff::from_lines(&before, &after);
+        let before_label = match self.change {
+            ChangeKind::Added => "(not pinned)",
+            ChangeKind::Changed => "pinned",
+        };
+        format!(
+            "{header}{}",
+            diff.unified_diff()
+                .context_radius(3)
+                .header(before_label, "now")
+        )
+    }
+}
+
+/// The definition `value` as lines a person reads and a line diff compares.
+fn readable_definition(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let Some(object) = value.as_object() else {
+        return out;
+    };
+    let mut field = |key: &str, text: String| {
+        out.push_str(key);
+        out.push_str(":\n");
+        for line in text.lines() {
+            out.push_str("  ");
+            out.push_str(&show_hidden(line));
+            out.push('\n');
+        }
+    };
+    for key in ["name", "title", "description"] {
+        if let Some(text) = object.get(key).and_then(|v| v.as_str()) {
+            field(key, text.to_owned());
+        }
+    }
+    for key in ["inputSchema", "outputSchema", "annotations"] {
+        if let Some(value) = object.get(key) {
+            // Through the canonical text: keys in order, whatever order the
+            // server sent them in.
+            let sorted: serde_json::Value =
+                serde_json::from_str(&canonical::canonical_json(value)).unwrap_or_default();
+            field(
+                key,
+                serde_json::to_string_pretty(&sorted).unwrap_or_default(),
+            );
+        }
+    }
+    out
+}
+
+/// `text` with each hidden character written as `<U+XXXX>`.
+fn show_hidden(text: &str) -> std::borrow::Cow<'_, str> {
+    if !crate::hidden_chars::contains_hidden(text) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match crate::hidden_chars::kind_of(c) {
+            Some(_) => out.push_str(&format!("<U+{:04X}>", u32::from(c))),
+            None => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Something pinning saw, for an audit trail (the gateway logs each).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PinEvent {
@@ -235,6 +320,30 @@ impl PinOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_readable_diff_shows_the_changed_line_and_hidden_characters() {
+        let diff = PinDiff {
+            server: "s".into(),
+            tool: "add".into(),
+            change: ChangeKind::Changed,
+            before: Some(
+                serde_json::json!({"name": "add", "description": "Adds two numbers.",
+                "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}}}),
+            ),
+            after: serde_json::json!({"name": "add", "description": "Adds two numbers.\u{200b}",
+                "inputSchema": {"properties": {"a": {"type": "number"}}, "type": "object"}}),
+        };
+        let text = diff.readable();
+        assert!(
+            text.starts_with("server \"s\", tool \"add\": changed"),
+            "{text}"
+        );
+        assert!(text.contains("-  Adds two numbers.\n"), "{text}");
+        assert!(text.contains("+  Adds two numbers.<U+200B>\n"), "{text}");
+        // Reordered keys are not a difference.
+        assert!(!text.contains("+    \"type\""), "{text}");
+    }
 
     #[test]
     fn the_approve_command_is_quoted_for_a_shell() {

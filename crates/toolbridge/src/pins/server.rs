@@ -180,7 +180,9 @@ impl ServerPins {
         for w in &withheld {
             if state.reported.get(&w.tool) != Some(&w.hash) {
                 state.reported.insert(w.tool.clone(), w.hash.clone());
-                tracing::warn!(server = %w.server, tool = %w.tool, change = w.change.as_str(), "{w}");
+                // Debug: the caller says it (`tools` warns, the gateway
+                // audits), in bounded words for a flood of 10,000.
+                tracing::debug!(server = %w.server, tool = %w.tool, change = w.change.as_str(), "{w}");
                 self.options.emit(PinEvent::Withheld(w.clone()));
             }
         }

@@ -187,8 +187,15 @@ impl ToolListing {
         for skipped in &self.skipped {
             tracing::warn!(server = %skipped.server, tool = %skipped.tool, "{skipped}");
         }
-        for withheld in &self.withheld {
+        // A flood of new tools is a few lines, not one per tool.
+        for withheld in self.withheld.iter().take(20) {
             tracing::warn!(server = %withheld.server, tool = %withheld.tool, "{withheld}");
+        }
+        if self.withheld.len() > 20 {
+            tracing::warn!(
+                "and {} more tools are withheld until approved (`toolbridge tools diff`)",
+                self.withheld.len() - 20
+            );
         }
         self.tools
     }
