@@ -7,6 +7,7 @@ use std::{cell::OnceCell, path::Path};
 use tokio::sync::{Mutex, Notify};
 use toolbridge::{
     config::{Config, ConfigError, ConfigLocation, ServerSpec, StdioSpec},
+    pins::PinOptions,
     pool::{ClientFeatures, Pool, PoolOptions, ToolCacheOptions},
 };
 
@@ -163,6 +164,7 @@ impl Context {
                     // Every command here makes its requests and exits: a
                     // listen stream would only delay the first one.
                     listen_for_changes: false,
+                    pins: PinOptions::user_default(),
                     ..PoolOptions::default()
                 },
             ),

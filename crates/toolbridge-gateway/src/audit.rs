@@ -1,6 +1,8 @@
 //! The audit trail: one line per tool call, at info level on target
-//! `toolbridge::audit` (server, tool, client session, duration, outcome).
-//! Arguments only at debug level; tokens and headers never.
+//! `toolbridge::audit` (server, tool, client session, duration, outcome),
+//! and one per change pinning saw (a tool withheld, approved, a server
+//! pinned the first time). Arguments only at debug level; tokens and
+//! headers never.
 
 use std::time::Duration;
 
@@ -54,4 +56,34 @@ pub fn call(server: &str, tool: &str, took: Duration, outcome: Outcome) {
         outcome = outcome.as_str(),
         "tool call"
     );
+}
+
+/// Logs what pinning saw: a withheld definition (a warning: a server's
+/// tool changed under its users), an approval, a first pinning.
+pub fn pin_event(event: &toolbridge::pins::PinEvent) {
+    use toolbridge::pins::PinEvent;
+    match event {
+        PinEvent::Withheld(w) => tracing::warn!(
+            target: TARGET,
+            server = %w.server,
+            tool = %w.tool,
+            change = w.change.as_str(),
+            hash = %w.hash,
+            "tool definition withheld"
+        ),
+        PinEvent::Approved(w) => tracing::info!(
+            target: TARGET,
+            server = %w.server,
+            tool = %w.tool,
+            change = w.change.as_str(),
+            hash = %w.hash,
+            "tool definition approved"
+        ),
+        PinEvent::FirstPinned { server, tools } => tracing::info!(
+            target: TARGET,
+            server = %server,
+            tools,
+            "tool definitions pinned on first sight"
+        ),
+    }
 }

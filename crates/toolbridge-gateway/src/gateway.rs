@@ -109,6 +109,12 @@ impl Gateway {
         let in_flight = Arc::new(InFlight::default());
         let mut pool_options = options.pool;
         pool_options.client_features = Unrouted::features(in_flight.clone());
+        // Each change pinning sees is an audit line.
+        if let Some(pins) = pool_options.pins.as_mut()
+            && pins.on_event.is_none()
+        {
+            pins.on_event = Some(Arc::new(crate::audit::pin_event));
+        }
         let upstreams = Arc::new(Upstreams::new(specs, &pool_options));
         let gateway = Gateway {
             inner: Arc::new(Inner {

@@ -115,6 +115,10 @@
 //! - [`loader`]: which servers' tools to load (disabled, auto, manual).
 //! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
+//! - [`hidden_chars`]: characters a person cannot see in a definition,
+//!   reported and kept from providers.
+//! - [`pins`]: trust on first use of tool definitions: pinned, and a
+//!   changed or new one withheld until approved.
 //! - [`presets`]: curated real MCP servers.
 //! - [`auth`]: OAuth for remote servers: sign-in, tokens stored and refreshed.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
@@ -151,8 +155,11 @@ pub mod doctor;
 #[cfg(feature = "example-server")]
 pub mod example_server;
 pub mod format;
+pub mod hidden_chars;
 #[cfg(feature = "client")]
 pub mod loader;
+#[cfg(feature = "client")]
+pub mod pins;
 #[cfg(feature = "client")]
 pub mod pool;
 pub mod presets;

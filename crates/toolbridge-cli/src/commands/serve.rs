@@ -9,7 +9,7 @@ use std::{net::SocketAddr, process::ExitCode};
 
 use anyhow::anyhow;
 use tokio_util::sync::CancellationToken;
-use toolbridge::{config::ServerSpec, pool::PoolOptions};
+use toolbridge::{config::ServerSpec, pins::PinOptions, pool::PoolOptions};
 use toolbridge_gateway::{
     Gateway, GatewayOptions, Security, TokenSource, http,
     security::{TOKEN_ENV, TOKEN_FILE},
@@ -71,7 +71,10 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     let gateway = Gateway::new(
         specs,
         GatewayOptions {
-            pool: PoolOptions::default(),
+            pool: PoolOptions {
+                pins: PinOptions::user_default(),
+                ..PoolOptions::default()
+            },
             ..GatewayOptions::default()
         },
     );

@@ -1,6 +1,12 @@
-//! `toolbridge tools`: the tools of the configured servers as one JSON document.
+//! `toolbridge tools`: the tools of the configured servers as one JSON
+//! document; `tools diff` and `tools approve`: the withheld ones (pins).
 
-use toolbridge::format::{Format, FormatOptions, NameTable, check_formats, convert_tools};
+use toolbridge::{
+    format::{Format, FormatOptions, NameTable, check_formats, convert_tools},
+    pins::Withheld,
+};
+
+mod pins;
 
 use crate::{
     context::Context,
@@ -10,7 +16,10 @@ use crate::{
 };
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<ToolsCommand>,
     /// Output format: mcp, openai, openai-responses, anthropic or gemini.
     #[arg(long, default_value = "mcp")]
     pub format: Format,
@@ -37,7 +46,21 @@ pub struct Args {
     pub refresh: bool,
 }
 
+/// `toolbridge tools ...`
+#[derive(Debug, clap::Subcommand)]
+pub enum ToolsCommand {
+    /// Show each withheld tool: what changed since its definition was pinned.
+    Diff(pins::DiffArgs),
+    /// Pin the tools' current definitions, so that they are listed and callable again.
+    Approve(pins::ApproveArgs),
+}
+
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    match args.command {
+        Some(ToolsCommand::Diff(diff)) => return pins::diff(diff, ctx).await,
+        Some(ToolsCommand::Approve(approve)) => return pins::approve(approve, ctx).await,
+        None => {}
+    }
     let servers = ctx.servers()?;
     let mut failures = Failures::default();
     let chosen = listing::chosen(servers, &args.servers, &mut failures);
@@ -64,6 +87,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
             crate::terminal::for_stderr(&warning)
         );
     }
+    warn_withheld(&listing.withheld);
     let tools = listing.tools;
     let names = NameTable::for_tools(&tools);
     let options = FormatOptions {
@@ -103,4 +127,36 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
     }
     failures.outcome()
+}
+
+/// How many withheld tools are named one by one; the rest are counted.
+const WITHHELD_NAMED: usize = 20;
+
+/// Warns on stderr (even with `-q`: it is about what the model is not
+/// given) of each withheld tool, naming the command that approves it; past
+/// [`WITHHELD_NAMED`], a count per server.
+pub fn warn_withheld(withheld: &[Withheld]) {
+    for w in withheld.iter().take(WITHHELD_NAMED) {
+        eprintln!(
+            "toolbridge: warning: {}",
+            crate::terminal::for_stderr(&w.to_string())
+        );
+    }
+    if withheld.len() > WITHHELD_NAMED {
+        let mut servers: Vec<&str> = withheld[WITHHELD_NAMED..]
+            .iter()
+            .map(|w| w.server.as_str())
+            .collect();
+        servers.dedup();
+        let approve: Vec<String> = servers
+            .iter()
+            .map(|s| format!("`{}`", toolbridge::pins::approve_command(s, None)))
+            .collect();
+        eprintln!(
+            "toolbridge: warning: and {} more tools are withheld; see `toolbridge tools diff`, \
+             or approve all of a server's with {}",
+            withheld.len() - WITHHELD_NAMED,
+            crate::terminal::for_stderr(&approve.join(" or "))
+        );
+    }
 }

@@ -192,8 +192,14 @@ impl Sandbox {
         self.dir.path().join("cache")
     }
 
+    /// The sandbox's data folder (`$XDG_DATA_HOME` of its commands): the
+    /// tool pins land in `toolbridge/pins` under it.
+    pub fn data_home(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
     /// `toolbridge --config CONFIG args...`, stdin closed (not a terminal),
-    /// with the sandbox's own cache folder.
+    /// with the sandbox's own cache and data folders.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolbridge"));
         cmd.arg("--config")
@@ -202,6 +208,7 @@ impl Sandbox {
             .current_dir(self.dir.path())
             .env_remove("TOOLBRIDGE_CONFIG")
             .env("XDG_CACHE_HOME", self.cache_home())
+            .env("XDG_DATA_HOME", self.data_home())
             .stdin(Stdio::null());
         cmd
     }

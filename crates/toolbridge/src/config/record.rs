@@ -23,7 +23,10 @@ use super::{
     span::{self, Step},
     spec::{OAuthSpec, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
 };
-use crate::redact::{MASK, mask_args, mask_url};
+use crate::{
+    pins::PinPolicy,
+    redact::{MASK, mask_args, mask_url},
+};
 
 /// Where records come from, so errors can say where a value is.
 #[derive(Debug, Clone, Copy)]
@@ -117,6 +120,8 @@ pub(crate) struct ServerRecord {
     pub(crate) enabled_tools: Option<Vec<String>>,
     /// Most characters of one result given to a model (`resultBudget`).
     pub(crate) result_budget: Option<usize>,
+    /// Pinning of the tool definitions (`pin`).
+    pub(crate) pin: Option<PinPolicy>,
     /// Kept in the file but never started.
     pub(crate) disabled: bool,
     /// Network: the `oauth` object, not yet expanded.
@@ -168,6 +173,7 @@ impl fmt::Debug for ServerRecord {
             .field("disabled_tools", &self.disabled_tools)
             .field("enabled_tools", &self.enabled_tools)
             .field("result_budget", &self.result_budget)
+            .field("pin", &self.pin)
             .field("disabled", &self.disabled)
             .field("oauth", &self.oauth)
             .finish()
@@ -200,6 +206,7 @@ impl ServerRecord {
             disabled_tools: Vec::new(),
             enabled_tools: None,
             result_budget: None,
+            pin: None,
             disabled: false,
             oauth: OAuthRecord::default(),
         }
@@ -245,6 +252,7 @@ impl ServerRecord {
                 None => None,
             },
             result_budget: fields.positive_integer("resultBudget")?,
+            pin: fields.pin_policy("pin")?,
             disabled: fields.boolean("disabled")?,
             oauth: fields.oauth()?,
         };
@@ -475,6 +483,7 @@ impl ServerRecord {
             disabled_tools: self.disabled_tools.clone(),
             enabled_tools: self.enabled_tools.clone(),
             result_budget: self.result_budget.or(settings.result_budget),
+            pin: self.pin.or(settings.pin).unwrap_or_default(),
         })
     }
 }
@@ -652,6 +661,24 @@ impl Fields<'_> {
                     field,
                     &[Step::Key(field)],
                     format!("\"{field}\" must be a positive whole number, not {value}"),
+                )
+            })
+    }
+
+    /// `"block"`, `"warn"` or `"off"` (`pin`).
+    pub(crate) fn pin_policy(&self, field: &str) -> Result<Option<PinPolicy>, ConfigError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        value
+            .as_str()
+            .and_then(PinPolicy::parse)
+            .map(Some)
+            .ok_or_else(|| {
+                self.err(
+                    field,
+                    &[Step::Key(field)],
+                    format!("\"{field}\" must be \"block\", \"warn\" or \"off\", not {value}"),
                 )
             })
     }

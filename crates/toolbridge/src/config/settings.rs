@@ -22,7 +22,7 @@ pub const SETTINGS_KEY: &str = "toolbridge";
 ///
 /// Every field is optional; `None` (or empty) means the library's default.
 /// A server's own `inheritEnv` adds to the global list; its own
-/// `startupTimeout` and `resultBudget` take precedence over the global ones
+/// `startupTimeout`, `resultBudget` and `pin` take precedence over the global ones
 /// (resolving a server fills its spec from these when it has none).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -39,14 +39,18 @@ pub struct Settings {
     /// The default time a server may take to start (`startupTimeout`,
     /// seconds); `None` means the pool's default.
     pub startup_timeout: Option<Duration>,
+    /// Pinning of every server's tool definitions (`pin`), unless a server
+    /// sets its own; `None` means `block`.
+    pub pin: Option<crate::pins::PinPolicy>,
 }
 
 /// The keys [`Settings`] reads.
-pub(crate) const SETTINGS_FIELDS: [&str; 4] = [
+pub(crate) const SETTINGS_FIELDS: [&str; 5] = [
     "inheritEnv",
     "toolCacheTtl",
     "resultBudget",
     "startupTimeout",
+    "pin",
 ];
 
 impl Settings {
@@ -75,6 +79,7 @@ impl Settings {
             tool_cache_ttl: fields.timeout("toolCacheTtl")?,
             result_budget: fields.positive_integer("resultBudget")?,
             startup_timeout: fields.timeout("startupTimeout")?,
+            pin: fields.pin_policy("pin")?,
         })
     }
 }

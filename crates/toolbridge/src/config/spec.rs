@@ -4,6 +4,7 @@
 //! header values are a [`SecretMap`], and the `Debug` of a URL or an argument
 //! list shows it masked (by the crate's one redaction module).
 
+use crate::pins::PinPolicy;
 use std::{fmt, path::PathBuf, time::Duration};
 
 use super::secret::SecretMap;
@@ -50,6 +51,9 @@ pub struct ServerSpec {
     /// The most characters of one result given to a model (`resultBudget`);
     /// `None` means the default budget.
     pub result_budget: Option<usize>,
+    /// What pinning does with the server's tool definitions (`pin`, else
+    /// the settings' `pin`; default `block`).
+    pub pin: PinPolicy,
 }
 
 /// How to reach a server.
@@ -214,6 +218,7 @@ impl ServerSpec {
             disabled_tools: Vec::new(),
             enabled_tools: None,
             result_budget: None,
+            pin: PinPolicy::default(),
         }
     }
 
@@ -237,6 +242,7 @@ impl ServerSpec {
             disabled_tools: Vec::new(),
             enabled_tools: None,
             result_budget: None,
+            pin: PinPolicy::default(),
         }
     }
 

@@ -82,6 +82,19 @@ pub enum Problem {
         #[serde(skip_serializing_if = "Option::is_none")]
         stderr: Option<String>,
     },
+    /// A tool's definition holds characters a person cannot see
+    /// (zero-width, bidirectional controls, Unicode tags, control
+    /// characters): a way to hide instructions for a model.
+    HiddenCharacters {
+        /// The tool.
+        tool: String,
+        /// Where the first one is (`description`, a schema pointer...).
+        field: String,
+        /// The first one, as `U+200B`.
+        code_point: String,
+        /// How many the tool's definition holds in all.
+        count: usize,
+    },
     /// The server did not finish starting (or listing its tools) in time.
     StartTimeout {
         /// The limit, in milliseconds.
@@ -121,6 +134,16 @@ impl fmt::Display for Problem {
                 write!(f, "command \"{command}\" is not executable")
             }
             Problem::StartFailed { reason, .. } => write!(f, "failed to start: {reason}"),
+            Problem::HiddenCharacters {
+                tool,
+                field,
+                code_point,
+                count,
+            } => write!(
+                f,
+                "tool \"{tool}\" hides {count} invisible character(s) in its definition, \
+                 the first ({code_point}) in {field}"
+            ),
             Problem::StartTimeout { timeout_ms, .. } => {
                 let secs = *timeout_ms as f64 / 1000.0;
                 if timeout_ms % 1000 == 0 {

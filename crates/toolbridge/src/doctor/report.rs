@@ -150,7 +150,10 @@ async fn check_records(
                 Some(spec) => {
                     let limit = spec.startup_timeout.unwrap_or(pool_timeout);
                     match start_server(pool, spec, limit).await {
-                        Ok(started) => check.started = Some(started),
+                        Ok(mut started) => {
+                            check.findings.append(&mut started.hidden);
+                            check.started = Some(started);
+                        }
                         Err(finding) => check.findings.push(finding),
                     }
                     pool.close(&record.name).await;

@@ -34,6 +34,10 @@ pub struct Started {
     pub info: ConnectionInfo,
     /// How many tools it lists.
     pub tool_count: usize,
+    /// What hides in its tools' definitions, one per tool that has
+    /// hidden characters (not serialized: they are findings).
+    #[serde(skip)]
+    pub hidden: Vec<Finding>,
 }
 
 /// Starts `spec`'s server in `pool` (which holds it, with the start
@@ -59,15 +63,45 @@ pub(super) async fn start_server(
                 });
             }
         };
-        Ok::<_, PoolError>((info, tools.len()))
+        Ok::<_, PoolError>((info, tools))
     };
     match tried.await {
-        Ok((info, tool_count)) => Ok(Started { info, tool_count }),
+        Ok((info, tools)) => Ok(Started {
+            info,
+            tool_count: tools.len(),
+            hidden: tools
+                .iter()
+                .filter_map(|t| hidden_finding(spec, t))
+                .collect(),
+        }),
         Err(error) => {
             let stderr = pool.stderr_tail(server);
             Err(finding_for(spec, &error, stderr))
         }
     }
+}
+
+/// The finding about the hidden characters in `tool`'s definition, if it
+/// has any.
+fn hidden_finding(spec: &ServerSpec, tool: &crate::tools::McpTool) -> Option<Finding> {
+    let found = crate::hidden_chars::tool_findings(tool);
+    let first = found.first()?;
+    Some(Finding {
+        server: spec.name.clone(),
+        problem: Problem::HiddenCharacters {
+            tool: tool.name.clone(),
+            field: first.field.clone(),
+            code_point: first.code_point.clone(),
+            count: found.iter().map(|f| f.count).sum(),
+        },
+        fix: format!(
+            "they are removed from what providers are sent; read the definition with \
+             `toolbridge tools --check --server {}` and ask the server's author why \
+             it has them, or remove the server",
+            spec.name
+        ),
+        install: None,
+    })
 }
 
 /// The finding for a start that failed with `error`: the problem (the

@@ -62,6 +62,11 @@ pub enum ChangeKind {
     /// The tool is not sent to the provider at all (it can only be called
     /// as a task, which may run far longer than a model's turn waits).
     LeftOut,
+    /// The definition holds characters a person cannot see (zero-width,
+    /// bidirectional controls, tag characters, control characters); they
+    /// are removed from descriptions and titles (see
+    /// [`hidden_chars`](crate::hidden_chars)).
+    HiddenCharacters,
 }
 
 /// One change conversion made to one tool for one provider.

@@ -5,7 +5,7 @@
 use super::dispatch::{CHECKED, provider};
 use super::names::{MAX_NAME_LEN, NameTable};
 use super::options::{Format, FormatOptions};
-use crate::tools::McpTool;
+use crate::{hidden_chars, tools::McpTool};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -121,6 +121,10 @@ pub fn check_formats(
         {
             duplicate(tool, &wanted)
         } else {
+            let hidden: Vec<Change> = hidden_chars::tool_findings(tool)
+                .iter()
+                .map(hidden_change)
+                .collect();
             wanted
                 .iter()
                 .copied()
@@ -130,6 +134,7 @@ pub fn check_formats(
                     if tool.requires_task() {
                         changes.push(left_out_task_required());
                     }
+                    changes.extend(hidden.iter().cloned());
                     changes.extend(name_changes(names, tool, |name| {
                         provider.accepts_name(name)
                     }));
@@ -176,6 +181,33 @@ pub fn check_formats(
         });
     }
     report
+}
+
+/// The change for a hidden character found in a definition: removed from
+/// prose, kept (and so reported) where a model sends the text back.
+fn hidden_change(found: &hidden_chars::HiddenFinding) -> Change {
+    let removed = found.field == "description"
+        || found.field == "title"
+        || found.field == "annotations/title"
+        || ((found.field.ends_with("/description") || found.field.ends_with("/title"))
+            && !found.field.ends_with(" (the key)"));
+    let path = found
+        .field
+        .strip_prefix("inputSchema")
+        .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+        .map(|rest| rest.trim_end_matches(" (the key)"))
+        .unwrap_or("");
+    let what = if removed {
+        "removed"
+    } else {
+        "kept: a model sends it back as it is"
+    };
+    Change::new(
+        path,
+        ChangeKind::HiddenCharacters,
+        false,
+        format!("hidden character in {found}; {what}"),
+    )
 }
 
 /// The finding, for each of `formats`, about a second tool with the same

@@ -12,7 +12,7 @@ use super::names::{NameTable, unique_tools};
 use super::openai;
 use super::options::{Format, FormatOptions};
 use super::provider::Provider;
-use crate::tools::McpTool;
+use crate::{hidden_chars, tools::McpTool};
 use serde_json::Value;
 
 /// The provider behind `format`; `None` for MCP's own format.
@@ -71,6 +71,12 @@ pub fn convert_tools(
     // A server listing one name twice: only the first definition goes out.
     let tools = unique_tools(tools);
     let tools = tools.as_ref();
+    // What a person cannot see never reaches a provider.
+    let cleaned = match provider(format) {
+        Some(_) => hidden_chars::cleaned_tools(tools),
+        None => std::borrow::Cow::Borrowed(tools),
+    };
+    let tools = cleaned.as_ref();
     match provider(format) {
         // A tool that can only run as a task may take minutes while the
         // model's turn waits: it is not offered (`check` says why).

@@ -220,6 +220,15 @@ impl ToolCache {
         }
     }
 
+    /// Tells the watchers the list they see changed while the server's own
+    /// did not (an approval let a withheld tool through); the cached list
+    /// stays.
+    pub(super) fn announce(&self) {
+        if self.changes.0.receiver_count() > 0 {
+            let _ = self.changes.0.send(());
+        }
+    }
+
     /// The list-changed events from now on.
     pub(super) fn watch(&self) -> tokio::sync::broadcast::Receiver<()> {
         self.changes.0.subscribe()

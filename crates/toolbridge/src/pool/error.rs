@@ -45,6 +45,18 @@ pub enum PoolError {
         /// The tool asked for.
         tool: String,
     },
+    /// The tool's definition is not the one pinned (it changed, or it is
+    /// new on a pinned server): it is withheld until approved.
+    #[error("{0}")]
+    Withheld(Box<crate::pins::Withheld>),
+    /// The server's pins could not be written.
+    #[error("cannot write the pins of server \"{server}\": {message}")]
+    Pins {
+        /// The server's config name.
+        server: String,
+        /// What went wrong, with the file.
+        message: String,
+    },
     /// The transport could not be created (missing command, bad URL...).
     #[error(transparent)]
     Transport(#[from] TransportError),
@@ -263,6 +275,7 @@ impl PoolError {
                 | PoolError::UnknownTool { .. }
                 | PoolError::Disabled { .. }
                 | PoolError::ToolDisabled { .. }
+                | PoolError::Withheld(_)
                 | PoolError::NotOffered { .. }
                 | PoolError::UnknownResource { .. }
                 | PoolError::UnknownPrompt { .. }

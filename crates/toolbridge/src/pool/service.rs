@@ -34,6 +34,7 @@ use super::{
 };
 use crate::{
     config::ServerSpec,
+    pins::{ApproveError, PinDiff, PinOptions, ServerPins, Withheld},
     process::ProcessTracker,
     tools::{McpTool, TaskSupport},
     transport::{TransportContext, unreadable::unreadable_reason},
@@ -91,6 +92,13 @@ pub struct PoolOptions {
     /// makes one request and exits (the `toolbridge` CLI's commands) turns
     /// it off; without it, resource subscriptions to such servers fail.
     pub listen_for_changes: bool,
+    /// Pin each server's tool definitions on first sight and withhold a
+    /// changed or new one until approved (see [`crate::pins`]; default
+    /// `None`: off, because where pins live is the program's decision, as
+    /// for the tool cache). The `toolbridge` CLI and gateway turn it on with
+    /// [`PinOptions::user_default`]; a server's `pin` policy applies only
+    /// when it is on.
+    pub pins: Option<PinOptions>,
 }
 
 impl Default for PoolOptions {
@@ -105,6 +113,7 @@ impl Default for PoolOptions {
             #[cfg(feature = "auth")]
             sign_in: None,
             listen_for_changes: true,
+            pins: None,
         }
     }
 }
@@ -162,6 +171,10 @@ pub struct ToolListing {
     /// a second tool with the same name), from each server's latest
     /// listing in this pool.
     pub skipped: Vec<SkippedTool>,
+    /// Tools whose definition is not the pinned one ([`PoolOptions::pins`]):
+    /// left out of [`ToolListing::tools`] under the `block` policy, listed
+    /// under `warn`.
+    pub withheld: Vec<Withheld>,
 }
 
 impl ToolListing {
@@ -173,6 +186,16 @@ impl ToolListing {
         }
         for skipped in &self.skipped {
             tracing::warn!(server = %skipped.server, tool = %skipped.tool, "{skipped}");
+        }
+        // A flood of new tools is a few lines, not one per tool.
+        for withheld in self.withheld.iter().take(20) {
+            tracing::warn!(server = %withheld.server, tool = %withheld.tool, "{withheld}");
+        }
+        if self.withheld.len() > 20 {
+            tracing::warn!(
+                "and {} more tools are withheld until approved (`toolbridge tools diff`)",
+                self.withheld.len() - 20
+            );
         }
         self.tools
     }
@@ -196,6 +219,8 @@ pub(super) struct Inner {
     next_call: AtomicU64,
     /// What each server's latest listing left out, for [`ToolListing::skipped`].
     skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
+    /// The pins of each server pinning applies to.
+    pins: HashMap<String, Arc<ServerPins>>,
 }
 
 impl Pool {
@@ -213,6 +238,7 @@ impl Pool {
     ) -> Self {
         let mut order = Vec::new();
         let mut slots = HashMap::new();
+        let mut pins = HashMap::new();
         let declared = options.client_features.capabilities();
         for spec in servers {
             if slots.contains_key(&spec.name) {
@@ -225,6 +251,13 @@ impl Pool {
                 .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
             let cache = ToolCache::with_disk(disk);
             let logs = LogRouter::new(&spec.name, &options.client_features);
+            if let Some(server_pins) = options
+                .pins
+                .as_ref()
+                .and_then(|p| ServerPins::new(p, &spec))
+            {
+                pins.insert(spec.name.clone(), Arc::new(server_pins));
+            }
             slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache, logs)));
         }
         Pool {
@@ -240,6 +273,7 @@ impl Pool {
                 options,
                 next_call: AtomicU64::new(1),
                 skipped: Mutex::new(HashMap::new()),
+                pins,
             }),
         }
     }
@@ -327,7 +361,22 @@ impl Pool {
     /// The listing is bounded by the server's `timeout`. On timeout the
     /// listing is abandoned (rmcp has no way to cancel a paginated listing)
     /// and the connection stays up.
+    ///
+    /// With [`PoolOptions::pins`], the tools whose definition is not the
+    /// pinned one are left out (policy `block`): this is the one place
+    /// every listing the pool hands out goes through, so none of them ever
+    /// shows a withheld tool. [`Pool::withheld_tools`] names them.
     pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
+        let listed = self.list_as_served(server).await?;
+        Ok(match self.inner.pins.get(server) {
+            Some(pins) => pins.judge(&listed).visible,
+            None => listed,
+        })
+    }
+
+    /// The tools of `server` as the server lists them, withheld ones
+    /// included: for pinning only.
+    async fn list_as_served(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
         let slot = self.slot(server)?;
         if let Some(tools) = slot.cache.get_or_load() {
             return Ok(tools);
@@ -407,9 +456,76 @@ impl Pool {
     /// The cached model of `tool` of `server`, if its list is cached (in
     /// memory or on disk); never starts the server.
     pub fn cached_tool(&self, server: &str, tool: &str) -> Option<McpTool> {
+        let tools = self.cached_visible(server)?;
+        tools.iter().find(|t| t.name == tool).cloned()
+    }
+
+    /// The cached list of `server` as callers see it (withheld tools left out).
+    fn cached_visible(&self, server: &str) -> Option<Arc<Vec<McpTool>>> {
         let slot = self.inner.slots.get(server)?;
         let tools = slot.cache.get_or_load()?;
-        tools.iter().find(|t| t.name == tool).cloned()
+        Some(match self.inner.pins.get(server) {
+            Some(pins) => pins.judge(&tools).visible,
+            None => tools,
+        })
+    }
+
+    /// The tools of `server` withheld from its latest listing because their
+    /// definition is not the pinned one (nothing before a listing, or
+    /// without [`PoolOptions::pins`]). Never starts the server.
+    pub fn withheld_tools(&self, server: &str) -> Vec<Withheld> {
+        self.inner
+            .pins
+            .get(server)
+            .and_then(|pins| pins.last_verdict())
+            .map(|v| v.withheld.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Each withheld tool of `server` with its pinned definition and the
+    /// one the server gives now (`toolbridge tools diff`); lists the
+    /// server (from the cache when it is fresh). Empty when pinning is off
+    /// for it.
+    pub async fn pin_diff(&self, server: &str) -> Result<Vec<PinDiff>, PoolError> {
+        let listed = self.list_as_served(server).await?;
+        Ok(match self.inner.pins.get(server) {
+            Some(pins) => pins.diff(&listed),
+            None => Vec::new(),
+        })
+    }
+
+    /// Pins the definitions `server` gives now of `tools` (all of its
+    /// withheld tools when `tools` is empty), so that they are listed and
+    /// callable again; returns what was approved. Watchers of the server's
+    /// list ([`Pool::watch_tool_list_changes`]) are told when something
+    /// was. A tool the server does not list is [`PoolError::UnknownTool`];
+    /// a server pinning does not apply to approves nothing.
+    pub async fn approve_tools(
+        &self,
+        server: &str,
+        tools: &[String],
+    ) -> Result<Vec<Withheld>, PoolError> {
+        let listed = self.list_as_served(server).await?;
+        let Some(pins) = self.inner.pins.get(server) else {
+            return Ok(Vec::new());
+        };
+        let approved = pins.approve(&listed, tools).map_err(|e| match e {
+            ApproveError::NoSuchTool(tool) => PoolError::UnknownTool {
+                server: server.to_owned(),
+                tool,
+                known: listed.iter().map(|t| t.name.clone()).collect(),
+            },
+            ApproveError::Write(message) => PoolError::Pins {
+                server: server.to_owned(),
+                message,
+            },
+        })?;
+        if !approved.is_empty()
+            && let Ok(slot) = self.slot(server)
+        {
+            slot.cache.announce();
+        }
+        Ok(approved)
     }
 
     /// The tools of every active server, listed in parallel. Servers that
@@ -447,6 +563,11 @@ impl Pool {
                 if let Some(list) = skipped.get(server) {
                     listing.skipped.extend(list.iter().cloned());
                 }
+            }
+        }
+        for (server, result) in servers.iter().zip(&results) {
+            if result.is_ok() {
+                listing.withheld.extend(self.withheld_tools(server));
             }
         }
         for (server, result) in servers.iter().zip(results) {
@@ -526,6 +647,10 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
+        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
+            // Boxed: a listing when nothing is cached, rare on a call.
+            Box::pin(self.refuse_withheld(server, pins, tool)).await?;
+        }
         // The tool's `execution` is in its cached list. Without one, the
         // call is not delayed by a listing: the server answers for itself.
         let as_task = match slot.cache.task_support(tool) {
@@ -589,6 +714,24 @@ impl Pool {
             }
         };
         failed.await
+    }
+
+    /// [`PoolError::Withheld`] when `tool`'s definition is not the pinned
+    /// one. The server's list is needed for that: from the cache, else
+    /// listed now. A server whose list cannot be had cannot be checked, and
+    /// its calls fail with the listing's error.
+    async fn refuse_withheld(
+        &self,
+        server: &str,
+        pins: &ServerPins,
+        tool: &str,
+    ) -> Result<(), PoolError> {
+        let listed = self.list_as_served(server).await?;
+        let verdict = pins.judge(&listed);
+        match verdict.withheld.iter().find(|w| w.tool == tool) {
+            Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
+            None => Ok(()),
+        }
     }
 
     /// The connection to `slot`'s server within `limit`, and what is left of
@@ -879,8 +1022,7 @@ impl Pool {
     /// How many tools `server` has, when its list is cached (in memory or
     /// on disk); never starts it.
     pub fn cached_tool_count(&self, server: &str) -> Option<usize> {
-        let slot = self.inner.slots.get(server)?;
-        slot.cache.get_or_load().map(|tools| tools.len())
+        self.cached_visible(server).map(|tools| tools.len())
     }
 
     /// The last lines `server` wrote to stderr (stdio servers that ran).

@@ -10,6 +10,10 @@
 //!   content, the flattened text, `isError`, `elapsedMs` and the server's
 //!   log messages ([`call`]; the page as the call's client:
 //!   [`page_client`]);
+//! - `POST /api/tools/{server}/approve` `{tools}`: pins the current
+//!   definitions of the server's withheld tools (all of them without
+//!   `tools`); the gateway's clients are told their tool list changed
+//!   ([`listing::approve`]);
 //! - `DELETE /api/calls/{callId}`: cancels a call in flight; the upstream
 //!   is sent `notifications/cancelled` ([`in_flight`]). A page that goes
 //!   away (its fetch aborted, the connection closed) cancels its call the
@@ -33,6 +37,7 @@ pub fn routes() -> Router<WebState> {
     Router::new()
         .route("/tools", get(listing::servers))
         .route("/tools/{server}", get(listing::tools))
+        .route("/tools/{server}/approve", post(listing::approve))
         .route("/tools/{server}/{tool}/call", post(call::call))
         .route("/calls/{call_id}", delete(call::cancel))
         .layer(Extension(in_flight::Calls::default()))
