@@ -92,7 +92,7 @@
 //!   servers (rmcp's `auth`).
 //! - `example-server` (default): [`example_server`], rmcp's server side.
 //!
-//! With no features, [`tools`], [`format`](mod@format) and [`presets`] remain: no tokio
+//! With no features, [`tools`], [`format`](mod@format), [`search`] and [`presets`] remain: no tokio
 //! runtime, no HTTP, no TLS. A config entry whose transport was left out
 //! fails when its server starts, with an error naming the server and the
 //! feature.
@@ -115,6 +115,8 @@
 //! - [`loader`]: which servers' tools to load (disabled, auto, manual).
 //! - [`format`](mod@format): pure conversions to and from OpenAI, Anthropic and Gemini.
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
+//! - [`search`]: a BM25 index over tool definitions, to find the tools for a
+//!   task described in words.
 //! - [`presets`]: curated real MCP servers.
 //! - [`auth`]: OAuth for remote servers: sign-in, tokens stored and refreshed.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
@@ -162,6 +164,7 @@ pub mod process;
 // Without `http` only the config's masking uses it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub mod redact;
+pub mod search;
 pub mod tools;
 #[cfg(feature = "client")]
 pub mod transport;
