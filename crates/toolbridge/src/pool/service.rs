@@ -196,6 +196,8 @@ pub(super) struct Inner {
     next_call: AtomicU64,
     /// What each server's latest listing left out, for [`ToolListing::skipped`].
     skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
+    /// The index of the tool lists last searched ([`Pool::search_tools`]).
+    pub(super) search: crate::search::IndexCache,
 }
 
 impl Pool {
@@ -240,6 +242,7 @@ impl Pool {
                 options,
                 next_call: AtomicU64::new(1),
                 skipped: Mutex::new(HashMap::new()),
+                search: crate::search::IndexCache::new(),
             }),
         }
     }

@@ -110,6 +110,11 @@ impl ToolIndex {
         &self.lists
     }
 
+    /// Every tool indexed, in the order given.
+    pub fn tools(&self) -> impl Iterator<Item = &McpTool> {
+        self.lists.iter().flat_map(|list| list.iter())
+    }
+
     /// The `limit` tools that best match `query` (words describing a task,
     /// or a tool's name), best first; ties keep the order the tools were
     /// indexed in. A query that matches nothing gives an empty list.

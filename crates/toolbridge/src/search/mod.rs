@@ -7,7 +7,9 @@
 //! what is toolbridge's own is what a tool's document is made of and how
 //! tool names are split into words ([`tokenize`]).
 
+mod cache;
 mod index;
 mod tokenize;
 
+pub use cache::IndexCache;
 pub use index::{ScoredTool, ToolIndex};
