@@ -92,7 +92,7 @@
 //!   servers (rmcp's `auth`).
 //! - `example-server` (default): [`example_server`], rmcp's server side.
 //!
-//! With no features, [`tools`], [`format`](mod@format) and [`presets`] remain: no tokio
+//! With no features, [`tools`], [`format`](mod@format), [`search`] and [`presets`] remain: no tokio
 //! runtime, no HTTP, no TLS. A config entry whose transport was left out
 //! fails when its server starts, with an error naming the server and the
 //! feature.
@@ -119,6 +119,8 @@
 //!   reported and kept from providers.
 //! - [`pins`]: trust on first use of tool definitions: pinned, and a
 //!   changed or new one withheld until approved.
+//! - [`search`]: a BM25 index over tool definitions, to find the tools for a
+//!   task described in words.
 //! - [`presets`]: curated real MCP servers.
 //! - [`auth`]: OAuth for remote servers: sign-in, tokens stored and refreshed.
 //! - [`deps`]: is `npx`/`uvx`/... installed, and how to install it.
@@ -169,6 +171,7 @@ pub mod process;
 // Without `http` only the config's masking uses it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub mod redact;
+pub mod search;
 pub mod tools;
 #[cfg(feature = "client")]
 pub mod transport;

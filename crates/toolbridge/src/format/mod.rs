@@ -16,6 +16,9 @@
 //!   `processJsonSchema`, `$ref`s, walks. It knows no provider.
 //! - [`openai`], [`anthropic`] and [`gemini`] each hold one provider's
 //!   knowledge: tool definitions, schema rules, calls, results.
+//! - [`deferred`] marks every definition `defer_loading` beside the
+//!   provider's tool search tool, and reads and answers the searches a
+//!   client runs.
 //! - `provider` is the trait each of them implements; [`dispatch`] is the
 //!   one place a [`Format`] picks its provider; [`check()`] asks every
 //!   provider through it.
@@ -27,6 +30,7 @@ pub mod budget;
 pub mod calls;
 pub mod changes;
 pub mod check;
+pub mod deferred;
 pub mod dispatch;
 pub mod flatten;
 pub mod gemini;

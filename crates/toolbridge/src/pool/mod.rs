@@ -41,6 +41,9 @@
 //! connection, naming the subscribed URIs (`listen`). Both go through the
 //! same code (`list_events`).
 //!
+//! Search: [`Pool::search_tools`] ranks the listed tools for a task in
+//! words, from an index rebuilt whenever a server's list changes (`search`).
+//!
 //! Tracing: each connection's tasks run in an `mcp_server` span (field
 //! `server`); each call in a `tool_call` span (`server`, `tool`, `call_id`),
 //! each listing in a `list_tools` span (`server`). No argument, header or
@@ -66,6 +69,7 @@ mod progress;
 mod prompts;
 mod request;
 mod resources;
+mod search;
 mod service;
 mod slot;
 mod status;
@@ -83,5 +87,6 @@ pub use listing::Listing;
 pub(crate) use logs::RELATED_REQUEST_META;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
+pub use search::{ToolHit, ToolSearch};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
 pub use status::{Failure, ServerStatus};

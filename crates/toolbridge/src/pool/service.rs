@@ -221,6 +221,8 @@ pub(super) struct Inner {
     skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
     /// The pins of each server pinning applies to.
     pins: HashMap<String, Arc<ServerPins>>,
+    /// The index of the tool lists last searched ([`Pool::search_tools`]).
+    pub(super) search: crate::search::IndexCache,
 }
 
 impl Pool {
@@ -274,6 +276,7 @@ impl Pool {
                 next_call: AtomicU64::new(1),
                 skipped: Mutex::new(HashMap::new()),
                 pins,
+                search: crate::search::IndexCache::new(),
             }),
         }
     }

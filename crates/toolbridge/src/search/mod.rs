@@ -1,0 +1,15 @@
+//! Finding the tools for a task described in words: a BM25 index over tool
+//! definitions ([`ToolIndex`]), for `toolbridge tools search`,
+//! [`Pool::search_tools`](crate::pool::Pool::search_tools) and the adapters'
+//! "search, then call" pair.
+//!
+//! Ranking is the `bm25` crate's (embedder, scorer and English tokenizer);
+//! what is toolbridge's own is what a tool's document is made of and how
+//! tool names are split into words ([`tokenize`]).
+
+mod cache;
+mod index;
+mod tokenize;
+
+pub use cache::IndexCache;
+pub use index::{ScoredTool, ToolIndex};

@@ -1,0 +1,104 @@
+//! Words for the search index: tool names split where people see word
+//! breaks (`read_file`, `readFile`, `ReadFile`, `read-file`, `fs.read` are
+//! all "read file"), then the `bm25` crate's English tokenizer (Unicode word
+//! boundaries, lowercase, ASCII folding, stop words dropped, Snowball
+//! stemming), so that "reading files" meets "read_file".
+//!
+//! The index keeps its documents as these words joined by spaces and hands
+//! them to `bm25`'s embedder with [`Spaces`], so each document is tokenized
+//! once.
+
+use bm25::{DefaultTokenizer, Language, Tokenizer};
+
+/// The tokenizer the index uses for documents and queries alike.
+#[derive(Debug)]
+pub(crate) struct Words {
+    english: DefaultTokenizer,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words {
+            english: DefaultTokenizer::new(Language::English),
+        }
+    }
+}
+
+impl Words {
+    /// The words of `text`, identifiers split.
+    pub(crate) fn of(&self, text: &str) -> Vec<String> {
+        self.english.tokenize(&split_identifiers(text))
+    }
+}
+
+/// `text` with a space at every break inside an identifier: `_`, `-`, `.`,
+/// `/`, `:` and a change from lower to upper case (`readFile`) or from an
+/// acronym to a word (`HTTPServer` is "HTTP Server"); letters and digits
+/// stay together (`s3`, `v2`).
+pub(crate) fn split_identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '_' | '-' | '.' | '/' | ':' => {
+                out.push(' ');
+                continue;
+            }
+            _ => {}
+        }
+        if c.is_uppercase() && i > 0 {
+            let before = chars[i - 1];
+            let after_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if before.is_lowercase() || before.is_ascii_digit() && after_is_lower {
+                out.push(' ');
+            } else if before.is_uppercase() && after_is_lower {
+                out.push(' ');
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A tokenizer for text that is already words joined by spaces.
+#[derive(Debug, Default)]
+pub(crate) struct Spaces;
+
+impl Tokenizer for Spaces {
+    fn tokenize(&self, input_text: &str) -> Vec<String> {
+        input_text
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_where_words_break() {
+        assert_eq!(split_identifiers("read_file"), "read file");
+        assert_eq!(split_identifiers("readFile"), "read File");
+        assert_eq!(split_identifiers("ReadFile"), "Read File");
+        assert_eq!(split_identifiers("HTTPServer"), "HTTP Server");
+        assert_eq!(split_identifiers("getS3Object"), "get S3 Object");
+        assert_eq!(split_identifiers("fs.read-text"), "fs read text");
+        assert_eq!(split_identifiers("mcp__git__git_log"), "mcp  git  git log");
+        assert_eq!(split_identifiers("plain words, kept"), "plain words, kept");
+    }
+
+    #[test]
+    fn names_and_sentences_meet_in_the_same_words() {
+        let words = Words::default();
+        assert_eq!(
+            words.of("read_multiple_files"),
+            words.of("Read multiple files")
+        );
+        // Stemmed, stop words dropped: a user's phrasing meets the name.
+        assert_eq!(words.of("reading the files"), words.of("readFile"));
+        assert_eq!(words.of("getCurrentTime"), ["get", "current", "time"]);
+    }
+}
