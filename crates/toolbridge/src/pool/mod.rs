@@ -62,6 +62,7 @@ mod listen;
 mod listing;
 mod logs;
 mod pages;
+mod param_headers;
 mod progress;
 mod prompts;
 mod request;
