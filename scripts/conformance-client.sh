@@ -38,12 +38,46 @@ BROWSER
 esac
 printf '{"mcpServers": {"conformance": {"type": "http", "url": "%s", "oauth": %s}}}\n' "$url" "$oauth" >"$dir/config.json"
 tb() { "$bin" --config "$dir/config.json" "$@"; }
+# JSON work in the driver (reading the scenario's context and toolbridge's
+# listing) is python3's; what the checks test is toolbridge's.
+py() { python3 -c "$@"; }
 case $scenario in
   tools_call) tb call conformance add_numbers --args '{"a": 5, "b": 3}' ;;
   sse-retry) tb call conformance test_reconnection ;;
   # The server elicits with a default for each field and checks they came back.
   elicitation-sep1034-client-defaults)
     tb --accept-defaults call conformance test_client_elicitation_defaults ;;
+  # SEP-2322: the four tools in one provider response, which `exec` runs
+  # concurrently through one pool: each call's input-required rounds must
+  # keep to that call (state echoed exactly, none where none was given).
+  sep-2322-client-request-state)
+    py 'import json; print(json.dumps({"tool_calls": [{"id": str(i), "type": "function", "function": {"name": "mcp__conformance__" + n, "arguments": "{}"}} for i, n in enumerate(["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"])]}))' \
+      | tb --accept-defaults exec --format openai >/dev/null ;;
+  # SEP-2243: the malformed tools must be left out of the list; every tool
+  # toolbridge lists is called.
+  http-invalid-tool-headers)
+    tb tools --server conformance | py 'import json, sys; [print(t["name"]) for t in json.load(sys.stdin)]' \
+      | while read -r tool; do tb call conformance "$tool" --args '{"region": "us-west1"}' >/dev/null; done ;;
+  # SEP-1613/2106: the focal tool's inputSchema, as toolbridge lists it (from
+  # its tool cache: the listing before wrote it), echoed back to the server.
+  json-schema-2020-12-preservation)
+    tb tools --server conformance >/dev/null
+    tb tools --server conformance \
+      | py 'import json, sys; print(json.dumps({"schema": next(t["inputSchema"] for t in json.load(sys.stdin) if t["name"] == "json_schema_2020_12_tool")}))' \
+      | tb call conformance json_schema_echo --args - ;;
   auth/*) tb call conformance test-tool ;;
-  *) tb tools ;;
+  *)
+    # A scenario that names its calls (SEP-2243's custom headers): each one,
+    # as given, without listing first.
+    calls=$(py 'import json, sys; [print(json.dumps(c)) for c in json.loads(sys.argv[1] or "{}").get("toolCalls", [])]' "${MCP_CONFORMANCE_CONTEXT:-}")
+    if [ -n "$calls" ]; then
+      while read -r call; do
+        tool=$(py 'import json, sys; print(json.loads(sys.argv[1])["name"])' "$call")
+        py 'import json, sys; print(json.dumps(json.loads(sys.argv[1])["arguments"]))' "$call" \
+          | tb call conformance "$tool" --args - >/dev/null
+      done <<<"$calls"
+    else
+      tb tools
+    fi
+    ;;
 esac

@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios against the real
-# `toolbridge` binary (through scripts/conformance-client.sh). Fails when a
-# scenario has a failed check or a warning, when the suite itself reports
-# failure, or when a scenario produced no checks at all: a client that never
-# connects shows "0 passed, 0 failed", which is not a pass.
+# `toolbridge` binary (through scripts/conformance-client.sh), with both
+# releases of the suite:
 #
-# Usage: scripts/conformance.sh [SCENARIO...]   (default: the CI set)
-# Needs target/debug/toolbridge (or $TOOLBRIDGE) built. Takes about 30 s.
+# - 0.1.16 ($CONFORMANCE): the CI set of scenarios one by one. A scenario
+#   fails on a failed check or a warning, when the suite itself reports
+#   failure, or when it produced no checks at all: a client that never
+#   connects shows "0 passed, 0 failed", which is not a pass.
+# - 0.2.0-alpha.12 ($CONFORMANCE_02): each spec revision's frozen requirement
+#   set (`--requirements 2025-11-25`, `--requirements 2026-07-28`; the suite
+#   runs a set's scenarios in parallel), and the extension scenarios outside
+#   them (skills). A run fails on any failed check or warning of a scored
+#   scenario, on a scenario or a run with no checks, and on the suite's own
+#   failure. The scenarios a set runs but does not score (extensions, ones
+#   added after the release) are counted; those in `must_pass` below fail
+#   the run like scored ones: a scenario goes there once it passes.
+#
+# Usage: scripts/conformance.sh [SCENARIO...]   (0.1.16 scenarios only; default:
+# everything above). Needs target/debug/toolbridge (or $TOOLBRIDGE) built.
+# Takes about a minute (the 0.2 runs go beside the 0.1.16 ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The suite's installer lives in the shared folder beside the checkout
@@ -29,10 +41,18 @@ auth_scenarios=(
   auth/pre-registration
   auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
 )
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults "${auth_scenarios[@]}")
-status=0
-for scenario in "${scenarios[@]}"; do
-  log=$(mktemp)
+# Not scored by the 0.2 requirement sets, yet required here: they pass.
+must_pass=(json-schema-2020-12-preservation)
+# 0.2's extension scenarios no requirement set runs: run and counted.
+extra_02=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One 0.1.16 scenario; its verdict on stdout, the log on stderr when it failed.
+run_016() {
+  local scenario=$1 log code line passed total failed warnings
+  log=$(mktemp -p "$work")
   set +e
   "$NODE22" "$CONFORMANCE" client --command "$PWD/scripts/conformance-client.sh" \
     --scenario "$scenario" --timeout 30000 >"$log" 2>&1
@@ -45,10 +65,41 @@ for scenario in "${scenarios[@]}"; do
     || [ "$warnings" -ne 0 ] || [ "$passed" -ne "$total" ]; then
     echo "conformance $scenario: FAILED (${line:-no result line}; suite exit $code)" >&2
     cat "$log" >&2
-    status=1
-  else
-    echo "conformance $scenario: $passed/$total checks passed"
+    return 1
   fi
-  rm -f "$log"
-done
+  echo "conformance $scenario: $passed/$total checks passed"
+}
+
+# One 0.2 run (`--requirements REV` or `--scenario NAME`), judged by
+# scripts/conformance-verdict.py.
+run_02() {
+  local kind=$1 name=$2 dir
+  dir=$(mktemp -d -p "$work")
+  set +e
+  "$NODE22" "$CONFORMANCE_02" client --command "$PWD/scripts/conformance-client.sh" \
+    "--$kind" "$name" --timeout 30000 -o "$dir/results" >"$dir/log" 2>&1
+  local code=$?
+  set -e
+  python3 scripts/conformance-verdict.py --kind "$kind" --name "$name" --exit-code "$code" \
+    --log "$dir/log" --results "$dir/results" --must-pass "${must_pass[*]}"
+}
+
+status=0
+if [ ${#scenarios[@]} -gt 0 ]; then
+  for scenario in "${scenarios[@]}"; do run_016 "$scenario" || status=1; done
+  exit $status
+fi
+default_016=(initialize tools_call sse-retry elicitation-sep1034-client-defaults "${auth_scenarios[@]}")
+# The 0.2 runs beside the 0.1.16 ones (one scenario at a time there, so the
+# two together stay within what a 2-core machine runs without timing out).
+(
+  s=0
+  for revision in 2025-11-25 2026-07-28; do run_02 requirements "$revision" || s=1; done
+  for scenario in "${extra_02[@]}"; do run_02 scenario "$scenario" || s=1; done
+  exit $s
+) >"$work/02.out" 2>&1 &
+runs_02=$!
+for scenario in "${default_016[@]}"; do run_016 "$scenario" || status=1; done
+wait "$runs_02" || status=1
+cat "$work/02.out"
 exit $status

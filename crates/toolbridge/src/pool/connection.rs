@@ -33,6 +33,7 @@ use super::{
     list_events::ListEvents,
     listen::{self, Listen},
     logs::{self, LogRouter},
+    param_headers::ParamHeaders,
     progress::ProgressLog,
     tasks::TaskEvents,
 };
@@ -278,6 +279,9 @@ pub(super) struct Connection {
     /// The `subscriptions/listen` stream its list changes and resource
     /// updates come on: 2026-07-28 servers that declare any (see `listen`).
     pub(super) listen: Option<Listen>,
+    /// Calls carry tool headers (2026-07-28 over streamable HTTP; see
+    /// `param_headers`).
+    pub(super) param_headers: Option<ParamHeaders>,
     /// Tells the supervisor to close the connection.
     close: CancellationToken,
     /// The supervisor task; awaited by [`Connection::close`].
@@ -427,6 +431,7 @@ pub(super) async fn connect(
         ms = info.start_time.as_millis() as u64,
         "connected"
     );
+    let param_headers = ParamHeaders::for_connection(info.transport, &info.protocol_version);
     let ended = CancellationToken::new();
     let close = CancellationToken::new();
     let listen = listen
@@ -456,6 +461,7 @@ pub(super) async fn connect(
             log_level_per_request,
             ended,
             listen,
+            param_headers,
             close,
             supervisor: Mutex::new(Some(supervisor)),
         }

@@ -65,6 +65,7 @@ mod listen;
 mod listing;
 mod logs;
 mod pages;
+mod param_headers;
 mod progress;
 mod prompts;
 mod request;

@@ -403,7 +403,7 @@ impl Pool {
 
     /// Lists `slot`'s tools from the server; the list, and whether it was
     /// cached (it is not when the list changed meanwhile).
-    async fn list_uncached(
+    pub(super) async fn list_uncached(
         &self,
         slot: &Arc<Slot>,
     ) -> Result<(Arc<Vec<McpTool>>, bool), PoolError> {
@@ -425,6 +425,9 @@ impl Pool {
                 });
             }
         };
+        if let Some(headers) = &conn.param_headers {
+            headers.listed();
+        }
         self.inner
             .skipped
             .lock()
@@ -675,6 +678,10 @@ impl Pool {
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
+        if conn.param_headers.is_some() {
+            // Boxed: the rare way (2026-07-28 over HTTP), which may list.
+            Box::pin(self.ready_for_headers(slot, &conn, tool)).await?;
+        }
         if as_task {
             // One expression: a local here would sit in every call's future.
             return Box::pin(self.call_as_task(
