@@ -206,10 +206,10 @@ def _elicitation(callbacks: Any) -> Any:
 
     async def answer(server: str, request: dict[str, Any]) -> dict[str, Any]:
         import mcp.types as types
+        from pydantic import TypeAdapter
 
-        params = types.ElicitRequestParams.model_validate(request) if hasattr(types, "ElicitRequestParams") else request
-        if hasattr(params, "root"):
-            params = params.root
+        # A union of the form and URL modes' params in mcp 1.x.
+        params = TypeAdapter(types.ElicitRequestParams).validate_python(request)
         result = on_elicitation(None, params, CallbackContext(server_name=server))
         if asyncio.iscoroutine(result):
             result = await result
