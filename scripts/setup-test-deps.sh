@@ -36,6 +36,17 @@ PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
 #   (tests/deploy_manifests.rs checks deploy/kubernetes with it)
 KUBE_VALIDATE_REQS=("kubernetes-validate==1.37.0")
 
+#   py-tb: the toolbridge Python package's tests (scripts/test-python.sh):
+#   its build backend, pytest, and what the drop-ins plug into. mcp 1.x:
+#   langchain-mcp-adapters 0.3.2 requires mcp<2.
+PY_TB_REQS=(
+  "maturin==1.16.0" "pytest==9.2.0" "pytest-asyncio==1.5.0" "pytest-timeout==2.4.0"
+  "langchain-core==1.8.1" "langchain-mcp-adapters==0.3.2" "openai-agents==0.24.0" "mcp==1.30.0"
+)
+#   py-tb-fastmcp: fastmcp 4's Client for the Python benchmark (bench/python);
+#   fastmcp 4 requires mcp>=2.3, so it cannot share py-tb.
+PY_TB_FASTMCP_REQS=("fastmcp==4.1.6" "mcp==2.3.0")
+
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
 install_npm() {
@@ -99,6 +110,8 @@ install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
 install_venv kube-validate "${KUBE_VALIDATE_REQS[@]}"
+install_venv py-tb "${PY_TB_REQS[@]}"
+install_venv py-tb-fastmcp "${PY_TB_FASTMCP_REQS[@]}"
 wait "$npm_pid"
 install_web
 # The conformance suite and its reference server (the resource, prompt and

@@ -1,19 +1,18 @@
 //! `toolbridge exec --format F`: run the tool calls in a provider's response
 //! and print the messages to append to the conversation.
 //!
-//! Only the servers the calls use are started. The calls' names are
-//! resolved through the same name table `tools --format` built, from the
-//! servers' tool lists, which come from the tool-list cache after a `tools`
-//! (a server whose list is not cached is started to list it); then each
-//! call starts its own server, and no other.
+//! The pipeline is the library's
+//! ([`toolbridge::adapter::execute_response`]): only the servers the calls
+//! use are started, and the calls' names are resolved through the same name
+//! table `tools --format` built, from the servers' tool lists, which come
+//! from the tool-list cache after a `tools` (a server whose list is not
+//! cached is started to list it).
 
 use std::process::ExitCode;
 
-use serde_json::Value;
 use toolbridge::{
-    adapter::{McpToolAdapter, ToolRegistry},
-    format::{Format, NameStyle, NameTable, ToolOutcome, parse_calls, render_results},
-    pool::PoolError,
+    adapter::{ExecOptions, execute_response},
+    format::Format,
 };
 
 use crate::{
@@ -40,138 +39,14 @@ pub struct Args {
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let input = crate::input::response(&args.input).map_err(Failure::usage)?;
-    // Before any server starts: an error body has no calls to run.
-    if let Some(message) = provider_error(&input) {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "the {} response is an error, not tool calls: {message}",
-            args.format
-        )));
-    }
     let pool = &ctx.servers()?.pool;
-    let servers = if args.servers.is_empty() {
-        pool.active_server_names()
-    } else {
-        args.servers
+    let options = ExecOptions {
+        servers: (!args.servers.is_empty()).then_some(args.servers),
+        strict: args.strict,
     };
-    let listing = pool.list_tools_of(&servers).await;
-    for (server, error) in &listing.failures {
-        tracing::warn!(server = %server, error = %error, "skipping the server's tools");
-    }
-    let adapters = McpToolAdapter::wrap_all(pool, listing.tools, NameStyle::Mcp);
-    let tools: Vec<_> = adapters.iter().map(|a| a.mcp_tool().clone()).collect();
-    // The same names `toolbridge tools --format` gave the model.
-    let names = NameTable::for_tools(&tools);
-    let mut registry = ToolRegistry::new();
-    registry.set_strip_strict_nulls(args.strict);
-    for adapter in adapters {
-        registry.register(adapter).map_err(Failure::usage)?;
-    }
-    let calls = parse_calls(args.format, &input, &names).map_err(Failure::usage)?;
-    if calls.is_empty() {
-        tracing::warn!("the {} response has no tool calls", args.format);
-    }
-    let mut results = registry.execute_calls(calls).await;
-    explain_unlisted_servers(&mut results, &listing.failures);
-    let messages = render_results(args.format, &results).map_err(Failure::usage)?;
+    let messages = execute_response(pool, args.format, &input, &options)
+        .await
+        .map_err(Failure::usage)?;
     crate::output::json(&messages)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A call to a server whose tools could not be listed (it failed to start,
-/// say) did not resolve to a tool: tell the model why the server is missing
-/// ("server \"X\" failed to start: ...") rather than "unknown tool". The
-/// server is recognised by the name's `mcp__{server}__` prefix, for this
-/// message only; calls are never routed by it.
-fn explain_unlisted_servers(
-    results: &mut [(toolbridge::format::ToolCall, ToolOutcome)],
-    failures: &[(String, PoolError)],
-) {
-    for (call, outcome) in results.iter_mut() {
-        if call.tool.is_some() {
-            continue;
-        }
-        let failed = failures
-            .iter()
-            .filter(|(server, _)| call.name.starts_with(&name_prefix(server)))
-            .max_by_key(|(server, _)| server.len());
-        if let Some((_, error)) = failed {
-            *outcome = ToolOutcome::Failed(error.to_string());
-        }
-    }
-}
-
-/// `mcp__{server}__` with the characters a provider refuses replaced, as
-/// the name table writes it.
-fn name_prefix(server: &str) -> String {
-    format!(
-        "mcp__{}__",
-        toolbridge::format::names::replace_unsafe(server)
-    )
-}
-
-/// The provider's own message when `response` is an API error body instead
-/// of a response: OpenAI's and Gemini's `{"error": {"message": ...}}`
-/// (Gemini's also as the one element of an array), Anthropic's
-/// `{"type": "error", "error": {"type": ..., "message": ...}}`. The error's
-/// type, status or code follows the message in parentheses.
-fn provider_error(response: &Value) -> Option<String> {
-    let response = match response {
-        Value::Array(items) if items.len() == 1 => &items[0],
-        other => other,
-    };
-    let error = response.get("error")?.as_object()?;
-    // A response object that also has the fields of a reply is not an
-    // error body (OpenAI's Responses objects carry `"error": null`).
-    let message = error.get("message")?.as_str()?.trim();
-    let kind = ["type", "status", "code"]
-        .iter()
-        .filter_map(|key| match error.get(*key)? {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        })
-        .next();
-    Some(match kind {
-        Some(kind) => format!("{message} ({kind})"),
-        None => message.to_owned(),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::provider_error;
-    use serde_json::json;
-
-    #[test]
-    fn openai_anthropic_and_gemini_error_bodies_give_their_message() {
-        let openai = json!({"error": {"message": "Incorrect API key provided: sk-...abc.",
-            "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}});
-        assert_eq!(
-            provider_error(&openai).as_deref(),
-            Some("Incorrect API key provided: sk-...abc. (invalid_request_error)")
-        );
-        let anthropic = json!({"type": "error", "error": {"type": "overloaded_error",
-            "message": "Overloaded"}, "request_id": "req_1"});
-        assert_eq!(
-            provider_error(&anthropic).as_deref(),
-            Some("Overloaded (overloaded_error)")
-        );
-        let gemini = json!([{"error": {"code": 400, "message": "API key not valid.",
-            "status": "INVALID_ARGUMENT"}}]);
-        assert_eq!(
-            provider_error(&gemini).as_deref(),
-            Some("API key not valid. (INVALID_ARGUMENT)")
-        );
-    }
-
-    #[test]
-    fn responses_are_not_errors() {
-        for response in [
-            json!({"id": "resp_1", "object": "response", "error": null, "output": []}),
-            json!({"role": "assistant", "tool_calls": []}),
-            json!({"candidates": [{"content": {"parts": []}}]}),
-        ] {
-            assert_eq!(provider_error(&response), None, "{response}");
-        }
-    }
 }

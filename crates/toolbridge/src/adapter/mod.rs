@@ -9,11 +9,13 @@
 //! their own (`{server}__{tool}`, the spec's DirectMcpToolAdapter), which
 //! the caller closes at the end of the session. A [`ToolRegistry`] routes a
 //! model's calls back to the adapters through the name table. Results are
-//! held to a [`ResultBudget`] before a model gets them. [`SearchThenCall`]
-//! offers a model two tools instead of them all: search the tools for a
-//! task, then call one by the name the search gave.
+//! held to a [`ResultBudget`] before a model gets them. [`execute_response`]
+//! runs the calls in a provider's response and renders their results.
+//! [`SearchThenCall`] offers a model two tools instead of them all: search
+//! the tools for a task, then call one by the name the search gave.
 
 mod direct;
+mod exec;
 mod mcp;
 mod registry;
 pub mod result_budget;
@@ -21,6 +23,7 @@ pub mod search;
 mod tool;
 
 pub use direct::{DirectConnection, DirectTools, load_direct_mcp_tools};
+pub use exec::{ExecError, ExecOptions, execute_response};
 pub use mcp::{McpToolAdapter, load_mcp_tools};
 pub use registry::{MAX_PARALLEL_CALLS, RegistryError, ToolRegistry};
 pub use result_budget::ResultBudget;

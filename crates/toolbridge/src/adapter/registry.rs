@@ -102,8 +102,12 @@ impl ToolRegistry {
     /// unusable arguments become a failed outcome whose message the model
     /// can read; nothing here panics or aborts the batch.
     pub async fn execute_calls(&self, calls: Vec<ToolCall>) -> Vec<(ToolCall, ToolOutcome)> {
-        let outcomes: Vec<ToolOutcome> = futures::stream::iter(&calls)
-            .map(|call| self.execute_call(call))
+        // By index: a closure taking `&ToolCall` makes the future's `Send`
+        // unprovable to rustc (its higher-ranked lifetime, rust#64552), and
+        // embeddings run this future on a multi-thread runtime.
+        let calls_ref = &calls;
+        let outcomes: Vec<ToolOutcome> = futures::stream::iter(0..calls.len())
+            .map(|i| self.execute_call(&calls_ref[i]))
             .buffered(MAX_PARALLEL_CALLS)
             .collect()
             .await;

@@ -1,0 +1,382 @@
+//! `toolbridge._native.Pool`: a [`toolbridge::Pool`] with asyncio methods.
+//! Each method converts its arguments, calls the library on its tokio
+//! runtime and converts the answer; the Python `toolbridge.Pool` wraps it
+//! (sources, `async with`, defaults).
+
+use std::{sync::Arc, time::Duration};
+
+use pyo3::{exceptions::PyValueError, prelude::*};
+use rmcp::model::{CompletionContext, JsonObject, Reference};
+use serde_json::Value;
+use toolbridge::{
+    CallOptions, Format, FormatOptions, NameTable, PoolOptions, ServerSpec,
+    adapter::{ExecOptions, execute_response},
+    config::StdioSpec,
+    convert_tools,
+    pool::{ClientFeatures, ElicitationHandler, forward_progress},
+};
+
+use crate::{
+    bridge,
+    callbacks::{LoopSlot, PyElicitation, progress_forward},
+    convert,
+    errors::{self, Failure},
+    source,
+};
+
+/// A pool of MCP servers (see `toolbridge.Pool`).
+#[pyclass(module = "toolbridge._native", name = "Pool", frozen)]
+pub struct Pool {
+    pool: toolbridge::Pool,
+    /// Where async callbacks run; remembered on each call when the pool
+    /// has callbacks.
+    loop_slot: Arc<LoopSlot>,
+    has_callbacks: bool,
+}
+
+fn format_named(name: &str) -> PyResult<Format> {
+    name.parse::<Format>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn call_options(timeout: Option<f64>) -> PyResult<CallOptions> {
+    let timeout = match timeout {
+        None => None,
+        Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
+        Some(secs) => {
+            return Err(PyValueError::new_err(format!(
+                "timeout must be a positive number of seconds, not {secs}"
+            )));
+        }
+    };
+    Ok(CallOptions {
+        timeout,
+        ..CallOptions::default()
+    })
+}
+
+impl Pool {
+    fn build(specs: Vec<ServerSpec>, on_elicitation: Option<Py<PyAny>>) -> Pool {
+        let loop_slot = Arc::new(LoopSlot::default());
+        let has_callbacks = on_elicitation.is_some();
+        let elicitation = on_elicitation.map(|callback| {
+            Arc::new(PyElicitation {
+                callback,
+                loop_slot: loop_slot.clone(),
+            }) as Arc<dyn ElicitationHandler>
+        });
+        let options = PoolOptions {
+            client_features: ClientFeatures {
+                elicitation,
+                ..ClientFeatures::default()
+            },
+            ..PoolOptions::default()
+        };
+        // The library's runtime for everything the pool spawns: entered
+        // here so that nothing is created outside it.
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        Pool {
+            pool: toolbridge::Pool::new(specs, options),
+            loop_slot,
+            has_callbacks,
+        }
+    }
+
+    /// `fut` as an awaitable of the calling coroutine.
+    fn run<'py, F, T>(&self, py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: Future<Output = Result<T, Failure>> + Send + 'static,
+        T: serde::Serialize + Send + 'static,
+    {
+        if self.has_callbacks {
+            self.loop_slot.remember(py)?;
+        }
+        bridge::spawn(py, fut)
+    }
+}
+
+/// The servers to use: those given, else every enabled one.
+fn servers_or_active(pool: &toolbridge::Pool, servers: Option<Vec<String>>) -> Vec<String> {
+    servers.unwrap_or_else(|| pool.active_server_names())
+}
+
+#[pymethods]
+impl Pool {
+    /// A pool over the servers of the config file at `path`.
+    #[staticmethod]
+    #[pyo3(signature = (path, on_elicitation=None))]
+    fn from_file(path: std::path::PathBuf, on_elicitation: Option<Py<PyAny>>) -> PyResult<Pool> {
+        Ok(Pool::build(source::from_file(&path)?, on_elicitation))
+    }
+
+    /// A pool over the servers of `json`, a config in the file's shape.
+    #[staticmethod]
+    #[pyo3(signature = (json, on_elicitation=None))]
+    fn from_json(json: String, on_elicitation: Option<Py<PyAny>>) -> PyResult<Pool> {
+        Ok(Pool::build(source::from_json(json)?, on_elicitation))
+    }
+
+    /// A pool over the user's default config; without a file, the built-in
+    /// example server run as `example_command example_args...`.
+    #[staticmethod]
+    #[pyo3(signature = (example_command, example_args, on_elicitation=None))]
+    fn user_default(
+        example_command: String,
+        example_args: Vec<String>,
+        on_elicitation: Option<Py<PyAny>>,
+    ) -> PyResult<Pool> {
+        let example = StdioSpec {
+            command: example_command,
+            args: example_args,
+            ..StdioSpec::default()
+        };
+        Ok(Pool::build(source::user_default(example)?, on_elicitation))
+    }
+
+    /// The configured servers' names, in config order.
+    fn server_names(&self) -> Vec<String> {
+        self.pool.server_names().to_vec()
+    }
+
+    /// The servers that are running now.
+    fn running_server_names(&self) -> Vec<String> {
+        self.pool.running_server_names()
+    }
+
+    /// Every enabled server's (or `servers`') tools in `format`.
+    #[pyo3(signature = (format="mcp", servers=None, strict=false))]
+    fn tools<'py>(
+        &self,
+        py: Python<'py>,
+        format: &str,
+        servers: Option<Vec<String>>,
+        strict: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let format = format_named(format)?;
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let servers = servers_or_active(&pool, servers);
+            let tools = pool.list_tools_of(&servers).await.tools_logging_failures();
+            let names = NameTable::for_tools(&tools);
+            let options = FormatOptions {
+                strict,
+                ..FormatOptions::default()
+            };
+            Ok::<_, Failure>(convert_tools(format, &tools, &names, &options))
+        })
+    }
+
+    /// The tools of `servers` (every enabled one by default) in MCP's
+    /// format, and the servers that could not be listed:
+    /// `{"tools": [...], "failures": {server: message}}`.
+    #[pyo3(signature = (servers=None))]
+    fn list_tools<'py>(
+        &self,
+        py: Python<'py>,
+        servers: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let servers = servers_or_active(&pool, servers);
+            let listing = pool.list_tools_of(&servers).await;
+            let failures: serde_json::Map<String, Value> = listing
+                .failures
+                .iter()
+                .map(|(server, e)| (server.clone(), Value::String(e.to_string())))
+                .collect();
+            Ok::<_, Failure>(serde_json::json!({"tools": listing.tools, "failures": failures}))
+        })
+    }
+
+    /// Calls `tool` of `server` with `arguments`; the MCP result as a dict.
+    #[pyo3(signature = (server, tool, arguments=None, timeout=None, on_progress=None))]
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        server: String,
+        tool: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments: Option<JsonObject> = match arguments {
+            Some(a) if !a.is_none() => Some(convert::from_py(a, "the arguments")?),
+            _ => None,
+        };
+        let options = call_options(timeout)?;
+        let pool = self.pool.clone();
+        let forward = on_progress.map(|cb| progress_forward(py, cb)).transpose()?;
+        self.run(py, async move {
+            let call = pool.call_tool(&server, &tool, arguments, options);
+            let result = match forward {
+                Some(forward) => forward_progress(forward, call).await,
+                None => call.await,
+            };
+            let result = result.map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(result)
+        })
+    }
+
+    /// Runs the tool calls in a provider `response` and returns the
+    /// messages to append to the conversation.
+    #[pyo3(signature = (response, format, servers=None, strict=false))]
+    fn exec<'py>(
+        &self,
+        py: Python<'py>,
+        response: &Bound<'py, PyAny>,
+        format: &str,
+        servers: Option<Vec<String>>,
+        strict: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let format = format_named(format)?;
+        let response: Value = convert::from_py(response, "the response")?;
+        let pool = self.pool.clone();
+        let options = ExecOptions { servers, strict };
+        self.run(py, async move {
+            let messages = execute_response(&pool, format, &response, &options)
+                .await
+                .map_err(|e| errors::exec(&e))?;
+            Ok::<_, Failure>(messages)
+        })
+    }
+
+    /// The resources of `server`.
+    fn list_resources<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let resources = pool
+                .list_resources(&server)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(Arc::unwrap_or_clone(resources))
+        })
+    }
+
+    /// The resource templates of `server`.
+    fn list_resource_templates<'py>(
+        &self,
+        py: Python<'py>,
+        server: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let templates = pool
+                .list_resource_templates(&server)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(Arc::unwrap_or_clone(templates))
+        })
+    }
+
+    /// The contents of the resource at `uri` of `server`.
+    #[pyo3(signature = (server, uri, timeout=None))]
+    fn read_resource<'py>(
+        &self,
+        py: Python<'py>,
+        server: String,
+        uri: String,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = call_options(timeout)?;
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let result = pool
+                .read_resource(&server, &uri, &options)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(result)
+        })
+    }
+
+    /// The prompts of `server`.
+    fn list_prompts<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let prompts = pool
+                .list_prompts(&server)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(Arc::unwrap_or_clone(prompts))
+        })
+    }
+
+    /// Prompt `name` of `server` filled in with `arguments`.
+    #[pyo3(signature = (server, name, arguments=None, timeout=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        server: String,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments: Option<JsonObject> = match arguments {
+            Some(a) if !a.is_none() => Some(convert::from_py(a, "the prompt arguments")?),
+            _ => None,
+        };
+        let options = call_options(timeout)?;
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let result = pool
+                .get_prompt(&server, &name, arguments, &options)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(result)
+        })
+    }
+
+    /// The values `server` suggests for `argument` of `reference`
+    /// (`{"type": "ref/prompt", "name": ...}` or `{"type":
+    /// "ref/resource", "uri": ...}`) given `value` typed so far and the
+    /// other arguments' values in `context`.
+    #[pyo3(signature = (server, reference, argument, value, context=None, timeout=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        server: String,
+        reference: &Bound<'py, PyAny>,
+        argument: String,
+        value: String,
+        context: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reference: Reference = convert::from_py(reference, "the completion reference")?;
+        let context = match context {
+            Some(c) if !c.is_none() => {
+                let arguments: std::collections::HashMap<String, String> =
+                    convert::from_py(c, "the completion context")?;
+                Some(CompletionContext::with_arguments(arguments))
+            }
+            _ => None,
+        };
+        let options = call_options(timeout)?;
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let result = pool
+                .complete(&server, reference, &argument, &value, context, &options)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok::<_, Failure>(result)
+        })
+    }
+
+    /// Closes `server`, or every server: stdin closed, then SIGTERM, then
+    /// SIGKILL of each process group. A later use starts a server again.
+    #[pyo3(signature = (server=None))]
+    fn close<'py>(&self, py: Python<'py>, server: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        bridge::spawn(py, async move {
+            match server {
+                Some(server) => pool.close(&server).await,
+                None => pool.close_all().await,
+            }
+            Ok::<_, Failure>(())
+        })
+    }
+
+    /// The last lines `server` wrote to stderr, while it runs.
+    fn stderr_tail(&self, server: &str) -> Option<String> {
+        self.pool.stderr_tail(server)
+    }
+}
