@@ -410,6 +410,31 @@ fn a_malformed_config_exits_2_with_its_position_and_is_left_alone() {
     assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
 }
 
+/// Regression (issue 24, item 1): `"a",, }` was accepted (the config is
+/// stripped of JSONC twice, and each strip took one comma), so the server
+/// was started and the user saw exit 3 "command a not found".
+#[test]
+fn a_doubled_comma_is_a_syntax_error_at_its_position() {
+    let home = Home::new();
+    let broken = "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"a\",, }\n  }\n}\n";
+    std::fs::write(home.config(), broken).unwrap();
+    for args in [
+        &["tools"][..],
+        &["call", "x", "t"][..],
+        &["servers", "list"][..],
+    ] {
+        let out = home.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        // The second comma: line 3, column 26.
+        assert!(
+            err.contains("config.json:3:26"),
+            "{args:?}: no file:line:col in {err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     let home = Home::new();
