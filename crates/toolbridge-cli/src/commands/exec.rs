@@ -3,16 +3,21 @@
 //!
 //! Only the servers the calls use are started. The calls' names are
 //! resolved through the same name table `tools --format` built, from the
-//! servers' tool lists, which come from the tool-list cache after a `tools`
-//! (a server whose list is not cached is started to list it); then each
-//! call starts its own server, and no other.
+//! tool lists of the servers whose names the calls could be
+//! ([`may_be_of_server`]), which come from the tool-list cache after a
+//! `tools` (a server whose list is not cached is started to list it); then
+//! each call starts its own server, and no other. A server no call names is
+//! neither started nor listed.
 
 use std::process::ExitCode;
 
 use serde_json::Value;
 use toolbridge::{
     adapter::{McpToolAdapter, ToolRegistry},
-    format::{Format, NameStyle, NameTable, ToolOutcome, parse_calls, render_results},
+    format::{
+        Format, NameStyle, NameTable, ToolOutcome, names::may_be_of_server, parse_calls,
+        render_results,
+    },
     pool::PoolError,
 };
 
@@ -53,6 +58,14 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     } else {
         args.servers
     };
+    // The calls' names, read before any server starts: only the servers
+    // they may name are listed (a slow server no call uses delays nothing).
+    let named =
+        parse_calls(args.format, &input, &NameTable::for_tools(&[])).map_err(Failure::usage)?;
+    let servers: Vec<String> = servers
+        .into_iter()
+        .filter(|server| named.iter().any(|c| may_be_of_server(&c.name, server)))
+        .collect();
     let listing = pool.list_tools_of(&servers).await;
     for (server, error) in &listing.failures {
         tracing::warn!(server = %server, error = %error, "skipping the server's tools");
