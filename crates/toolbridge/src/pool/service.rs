@@ -526,15 +526,12 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
-        // The tool's `execution` is in its cached list. Without one, the
-        // call is not delayed by a listing: the server answers for itself.
-        let as_task = match slot.cache.task_support(tool) {
-            Some(TaskSupport::Required) => true,
-            Some(TaskSupport::Optional) => options.as_task,
-            _ => false,
-        };
+        // The tool's `execution` is in its cached list; without one (none
+        // yet, or the server said its list changed, as server-everything
+        // does right after connecting), it is listed first.
+        let known = slot.cache.task_support(tool);
         let features = options.client_features.as_ref();
-        let (conn, limits) = match timeout {
+        let (conn, mut limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
                 let limits = Limits {
@@ -546,6 +543,19 @@ impl Pool {
             // Boxed, as the start itself: its timer would otherwise sit in
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
+        };
+        let support = match known {
+            Some(support) => support,
+            // Boxed: rare, once per list change.
+            None => {
+                let bounded = timeout.is_some();
+                Box::pin(self.listed_task_support(server, tool, &mut limits, bounded)).await
+            }
+        };
+        let as_task = match support {
+            Some(TaskSupport::Required) => true,
+            Some(TaskSupport::Optional) => options.as_task,
+            _ => false,
         };
         if as_task {
             // One expression: a local here would sit in every call's future.
@@ -589,6 +599,39 @@ impl Pool {
             }
         };
         failed.await
+    }
+
+    /// `tool`'s task support from a fresh listing of `server` (connected),
+    /// within `limits`: whether a call must be a task never depends on when
+    /// the cached list was dropped. When `bounded` (the caller's timeout
+    /// bounds the whole call) the limits lose the time the listing took;
+    /// the config's limits are the call's own. A listing that fails leaves
+    /// it unknown (`None`): the server answers the call.
+    async fn listed_task_support(
+        &self,
+        server: &str,
+        tool: &str,
+        limits: &mut Limits,
+        bounded: bool,
+    ) -> Option<TaskSupport> {
+        let started = tokio::time::Instant::now();
+        let listed = tokio::time::timeout(limits.idle, self.list_server_tools(server)).await;
+        if bounded {
+            let spent = started.elapsed();
+            limits.idle = limits.idle.saturating_sub(spent);
+            limits.total = limits.total.saturating_sub(spent);
+        }
+        match listed {
+            Ok(Ok(tools)) => tools
+                .iter()
+                .find(|t| t.name == tool)
+                .and_then(super::cache::task_support),
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "cannot list tools to see whether the call is a task");
+                None
+            }
+            Err(_) => None,
+        }
     }
 
     /// The connection to `slot`'s server within `limit`, and what is left of
