@@ -435,6 +435,35 @@ fn a_doubled_comma_is_a_syntax_error_at_its_position() {
     assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
 }
 
+/// Regression (issue 24, item 4): a disabled server with an unset
+/// `${VAR}` made `tools` exit 2, `servers test` FAIL and `serve` warn,
+/// while `doctor`, `call` and `exec` skipped it. No command resolves a
+/// disabled server.
+#[test]
+fn a_disabled_server_with_an_unset_variable_troubles_no_command() {
+    let home = Home::with_servers(json!({
+        "example": { "command": toolbridge(), "args": ["example-server"] },
+        "off": { "command": "x", "env": { "KEY": "${TB_TEST_NEVER_SET}" }, "disabled": true },
+        "remote": { "url": "${TB_TEST_NEVER_SET_URL}/mcp", "disabled": true },
+    }));
+    for args in [&["tools"][..], &["servers", "test"][..]] {
+        let out = home.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("TB_TEST_NEVER_SET"), "{args:?}: {err}");
+        assert!(!stdout(&out).contains("FAIL"), "{args:?}: {}", stdout(&out));
+    }
+    // `serve --stdio` with no client: it ends at once; what it said about
+    // its servers is what matters.
+    let out = home.run(&["serve", "--stdio"]);
+    let err = stderr(&out);
+    assert!(!err.contains("not serving"), "{err}");
+    assert!(!err.contains("TB_TEST_NEVER_SET"), "{err}");
+    // Still refused as disabled, not as unknown or unresolved.
+    let out = home.run(&["call", "off", "t"]);
+    assert!(stderr(&out).contains("is disabled"), "{}", stderr(&out));
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     let home = Home::new();
