@@ -362,7 +362,7 @@ impl Config {
 /// `${workspaceFolder}` for a config file at `path`: the folder holding
 /// `.vscode/` when the file is in one, else the file's own folder (made
 /// absolute).
-fn workspace_of(path: &Path) -> Option<PathBuf> {
+pub(super) fn workspace_of(path: &Path) -> Option<PathBuf> {
     let path = std::path::absolute(path).ok()?;
     let dir = path.parent()?;
     if dir.file_name().is_some_and(|name| name == ".vscode") {
