@@ -464,6 +464,39 @@ fn a_disabled_server_with_an_unset_variable_troubles_no_command() {
     assert!(stderr(&out).contains("is disabled"), "{}", stderr(&out));
 }
 
+/// Regression (issue 24, item 6): behind a TLS-intercepting proxy every
+/// `npx`/`uvx` server failed: stdio servers lost the trust-store and proxy
+/// variables. server-everything's `get-env` shows what it was given.
+#[test]
+fn stdio_servers_keep_the_trust_store_and_proxy_variables() {
+    let home = Home::with_servers(json!({
+        "everything": { "command": "node", "args": [everything_js(), "stdio"] },
+    }));
+    let passed = [
+        ("SSL_CERT_FILE", "/etc/corp/ca.pem"),
+        ("SSL_CERT_DIR", "/etc/corp/certs"),
+        ("NODE_EXTRA_CA_CERTS", "/etc/corp/node-ca.pem"),
+        ("REQUESTS_CA_BUNDLE", "/etc/corp/py-ca.pem"),
+        ("CURL_CA_BUNDLE", "/etc/corp/curl-ca.pem"),
+        ("HTTPS_PROXY", "http://proxy.corp:3128"),
+        ("HTTP_PROXY", "http://proxy.corp:3128"),
+        ("NO_PROXY", "localhost,.corp"),
+        ("https_proxy", "http://proxy.corp:3128"),
+        ("http_proxy", "http://proxy.corp:3128"),
+        ("no_proxy", "localhost"),
+    ];
+    let mut cmd = home.command(&["call", "everything", "get-env"]);
+    cmd.envs(passed).env("TB_TEST_NOT_PASSED", "secret-ish");
+    let out = cmd.output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let env: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    for (name, value) in passed {
+        assert_eq!(env[name], value, "{name} in {env}");
+    }
+    assert!(env.get("TB_TEST_NOT_PASSED").is_none(), "{env}");
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     let home = Home::new();

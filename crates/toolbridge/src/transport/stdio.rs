@@ -51,9 +51,30 @@ use crate::{
 };
 
 /// The variables a stdio server inherits from toolbridge's environment (when
-/// set); everything else it gets comes from the config's `env`.
+/// set); everything else it gets comes from the config's `env`. Besides the
+/// basics: where the TLS trust store is and which proxy to use (OpenSSL,
+/// Node, Python requests, curl), without which every `npx`/`uvx` server
+/// fails behind a TLS-intercepting proxy.
 pub const INHERITED_ENV: &[&str] = &[
-    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR",
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "TMPDIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
 ];
 
 /// How many stderr lines a [`StderrTail`] keeps.
