@@ -943,16 +943,22 @@ impl Pool {
     /// Closes every server concurrently, within `close_timeout` overall;
     /// whatever is still running then is killed.
     pub async fn close_all(&self) {
+        self.close_all_within(self.inner.options.close_timeout)
+            .await;
+    }
+
+    /// [`close_all`](Self::close_all) within `limit` (at most
+    /// `close_timeout`): for a caller whose own deadline is near, such as a
+    /// call with `--timeout` whose server is still busy with it.
+    pub async fn close_all_within(&self, limit: Duration) {
         let conns: Vec<Arc<Connection>> =
             self.inner.slots.values().filter_map(|s| s.take()).collect();
         if conns.is_empty() {
             return;
         }
         let closing = join_all(conns.iter().map(|c| c.close()));
-        if tokio::time::timeout(self.inner.options.close_timeout, closing)
-            .await
-            .is_err()
-        {
+        let limit = limit.min(self.inner.options.close_timeout);
+        if tokio::time::timeout(limit, closing).await.is_err() {
             tracing::warn!("servers did not close in time; killing them");
         }
         // Dropping the last handles kills any process group still alive.
