@@ -153,6 +153,7 @@ pub mod example_server;
 pub mod format;
 #[cfg(feature = "client")]
 pub mod loader;
+pub mod lock;
 #[cfg(feature = "client")]
 pub mod pool;
 pub mod presets;

@@ -35,6 +35,7 @@ use std::{
     sync::Mutex,
     time::{Duration, Instant},
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use axum::{
     body::Body,
@@ -76,7 +77,7 @@ impl Sessions {
     /// Opens a session; its new id.
     fn open(&self) -> std::io::Result<String> {
         let id = random_token()?;
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self.open.lock_unpoisoned();
         open.retain(|(_, at)| at.elapsed() < LIFETIME);
         if open.len() >= MAX_SESSIONS {
             open.remove(0);
@@ -87,7 +88,7 @@ impl Sessions {
 
     /// True when `headers` carry the cookie of an open session.
     pub fn accepts(&self, headers: &HeaderMap) -> bool {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let open = self.open.lock_unpoisoned();
         cookie_values(headers).any(|given| {
             open.iter().any(|(id, at)| {
                 at.elapsed() < LIFETIME && constant_time_eq(given.as_bytes(), id.as_bytes())

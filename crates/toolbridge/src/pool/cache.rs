@@ -12,6 +12,7 @@
 //! is also written to disk and read back by the next run, and a list the
 //! server says changed is deleted there too.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::{
     Arc, Mutex,
     atomic::{AtomicBool, Ordering},
@@ -85,7 +86,7 @@ impl<T> ListCache<T> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, Option<Arc<Vec<T>>>)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 }
 

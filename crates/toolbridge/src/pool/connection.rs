@@ -7,6 +7,7 @@
 
 mod handshake;
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     sync::{Arc, Mutex, Weak},
     time::{Duration, Instant},
@@ -368,11 +369,7 @@ impl Connection {
     /// process group).
     pub(super) async fn close(&self) {
         self.close.cancel();
-        let handle = self
-            .supervisor
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let handle = self.supervisor.lock_unpoisoned().take();
         if let Some(handle) = handle {
             let _ = handle.await;
         }

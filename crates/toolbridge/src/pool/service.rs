@@ -1,5 +1,6 @@
 //! [`Pool`]: the spec's McpService.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     sync::{
@@ -375,8 +376,7 @@ impl Pool {
         };
         self.inner
             .skipped
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(server.to_owned(), listed.skipped);
         let listed = listed.tools;
         let server_name = if conn.info.server_name.is_empty() {
@@ -442,7 +442,7 @@ impl Pool {
         .await;
         let mut listing = ToolListing::default();
         {
-            let skipped = self.inner.skipped.lock().unwrap_or_else(|e| e.into_inner());
+            let skipped = self.inner.skipped.lock_unpoisoned();
             for server in servers {
                 if let Some(list) = skipped.get(server) {
                     listing.skipped.extend(list.iter().cloned());

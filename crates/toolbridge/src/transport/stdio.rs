@@ -15,6 +15,7 @@
 //! deep, not UTF-8, a raw NUL byte) fails the request it answered at once;
 //! see the `unreadable` module.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::VecDeque,
     ffi::OsString,
@@ -109,7 +110,7 @@ impl StderrTail {
             line.truncate(cut);
             line.push('…');
         }
-        let mut lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = self.0.lines.lock_unpoisoned();
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
@@ -118,13 +119,13 @@ impl StderrTail {
 
     /// The kept lines, oldest first.
     pub fn lines(&self) -> Vec<String> {
-        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock_unpoisoned();
         lines.iter().cloned().collect()
     }
 
     /// The last `n` lines joined with newlines, or `None` when there are none.
     pub fn last(&self, n: usize) -> Option<String> {
-        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock_unpoisoned();
         if lines.is_empty() {
             return None;
         }
@@ -154,7 +155,7 @@ impl StderrTail {
     /// by itself or on its stdin closing; `None` while it runs, or when
     /// toolbridge had to signal it.
     pub fn exit(&self) -> Option<std::process::ExitStatus> {
-        let exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+        let exit = self.0.exit.lock_unpoisoned();
         *exit
     }
 
@@ -171,7 +172,7 @@ impl StderrTail {
 
     fn set_exit(&self, status: std::process::ExitStatus) {
         {
-            let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+            let mut exit = self.0.exit.lock_unpoisoned();
             exit.get_or_insert(status);
         }
         self.0.exit_notify.notify_waiters();
