@@ -38,7 +38,15 @@ pub struct Context {
     client: crate::client::Settings,
     /// The least severe server log message shown on stderr; `None`: none.
     server_logs: Option<crate::server_logs::LogLevel>,
+    /// When the command must be over, closing included (`call --timeout`).
+    deadline: OnceCell<tokio::time::Instant>,
 }
+
+/// What a server still gets to exit by itself after the command's deadline
+/// passed, before it is killed: enough for one that exits when its stdin
+/// closes, not for one busy with the call that timed out (server-everything
+/// kept it 3 s more).
+const CLOSE_AFTER_DEADLINE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The configured servers.
 pub struct Servers {
@@ -71,7 +79,15 @@ impl Context {
             catching: Notify::new(),
             client: crate::client::Settings::default(),
             server_logs: None,
+            deadline: OnceCell::new(),
         }
+    }
+
+    /// The command must be over by `deadline`, closing its servers
+    /// included: [`close`](Self::close) then gives them what is left (at
+    /// least [`CLOSE_AFTER_DEADLINE`]) and kills those still running.
+    pub fn end_by(&self, deadline: tokio::time::Instant) {
+        let _ = self.deadline.set(deadline);
     }
 
     /// The context with the client settings `client` (`--root`,
@@ -202,16 +218,26 @@ impl Context {
         let Some(servers) = self.servers.get() else {
             return;
         };
+        // Without a deadline, the pool's own `close_timeout`.
+        let limit = self
+            .deadline
+            .get()
+            .map_or(std::time::Duration::MAX, |deadline| {
+                deadline
+                    .saturating_duration_since(tokio::time::Instant::now())
+                    .max(CLOSE_AFTER_DEADLINE)
+            });
+        let closing = servers.pool.close_all_within(limit);
         let mut signals = self.signals.lock().await;
         match signals.as_mut() {
             Some(signals) => tokio::select! {
-                () = servers.pool.close_all() => {}
+                () = closing => {}
                 signal = signals.recv() => {
                     tracing::info!("received {} while closing servers; exiting now", signal.name());
                     std::process::exit(i32::from(signal.code()));
                 }
             },
-            None => servers.pool.close_all().await,
+            None => closing.await,
         }
     }
 }

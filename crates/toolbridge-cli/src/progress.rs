@@ -3,6 +3,7 @@
 //! names the ones still pending.
 
 use std::{io::IsTerminal, sync::Mutex, time::Duration};
+use toolbridge::lock::LockUnpoisoned as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -49,7 +50,7 @@ impl Progress {
     /// Server `name` finished.
     pub fn done(&self, name: &str) {
         {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            let mut pending = self.pending.lock_unpoisoned();
             if let Some(at) = pending.iter().position(|n| n == name) {
                 pending.remove(at);
             }
@@ -73,7 +74,7 @@ impl Progress {
         let Some(bar) = &self.bar else {
             return;
         };
-        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let pending = self.pending.lock_unpoisoned();
         bar.set_message(pending_line(&self.what, self.total, &pending, NAMES_WIDTH));
     }
 }

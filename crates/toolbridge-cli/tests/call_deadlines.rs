@@ -308,3 +308,66 @@ fn a_configs_startup_timeout_ends_a_hung_start_with_exit_4() {
     );
     assert!(started.elapsed() < Duration::from_secs(30), "{run:?}");
 }
+
+/// Regression (issue 24, item 8): `call ... --timeout 3` on server-
+/// everything's long-running tool exited after 6 s: the call ended at 3 s,
+/// then closing waited 3 s more for the server, busy with the cancelled
+/// call, to exit on its stdin closing. The whole command is bounded; the
+/// server is killed, not left behind.
+#[test]
+fn call_timeout_bounds_closing_a_server_busy_with_the_call() {
+    let home = tempdir();
+    let pid_file = home.path().join("pid");
+    let server = home.path().join("everything.sh");
+    script(
+        &server,
+        &format!(
+            "echo $$ > {}\nexec node {} stdio",
+            pid_file.display(),
+            everything_js().display()
+        ),
+    );
+    let config = home.path().join("config.json");
+    std::fs::write(
+        &config,
+        json!({ "mcpServers": { "everything": { "command": server } } }).to_string(),
+    )
+    .unwrap();
+    let out = common::run_measured(
+        std::process::Command::new(toolbridge())
+            .arg("--config")
+            .arg(&config)
+            .args(["call", "everything", "trigger-long-running-operation"])
+            .args([
+                "--args",
+                r#"{"duration": 30, "steps": 30}"#,
+                "--timeout",
+                "2",
+            ])
+            .env_remove("TOOLBRIDGE_LOG")
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_CACHE_HOME", home.path().join("cache")),
+    );
+    assert_eq!(out.run.code, Some(4), "{}", out.run.stderr);
+    assert!(
+        out.run.stderr.contains("timed out after 2 s"),
+        "{}",
+        out.run.stderr
+    );
+    // 2 s and the close, not 2 s and the 3 s stdin grace (5 s).
+    assert!(
+        out.elapsed < Duration::from_millis(4000),
+        "exit after {:?}",
+        out.elapsed
+    );
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("the server was started")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(pid)),
+        "the busy server outlived toolbridge"
+    );
+}

@@ -410,6 +410,93 @@ fn a_malformed_config_exits_2_with_its_position_and_is_left_alone() {
     assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
 }
 
+/// Regression (issue 24, item 1): `"a",, }` was accepted (the config is
+/// stripped of JSONC twice, and each strip took one comma), so the server
+/// was started and the user saw exit 3 "command a not found".
+#[test]
+fn a_doubled_comma_is_a_syntax_error_at_its_position() {
+    let home = Home::new();
+    let broken = "{\n  \"mcpServers\": {\n    \"x\": {\"command\": \"a\",, }\n  }\n}\n";
+    std::fs::write(home.config(), broken).unwrap();
+    for args in [
+        &["tools"][..],
+        &["call", "x", "t"][..],
+        &["servers", "list"][..],
+    ] {
+        let out = home.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        // The second comma: line 3, column 26.
+        assert!(
+            err.contains("config.json:3:26"),
+            "{args:?}: no file:line:col in {err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(home.config()).unwrap(), broken);
+}
+
+/// Regression (issue 24, item 4): a disabled server with an unset
+/// `${VAR}` made `tools` exit 2, `servers test` FAIL and `serve` warn,
+/// while `doctor`, `call` and `exec` skipped it. No command resolves a
+/// disabled server.
+#[test]
+fn a_disabled_server_with_an_unset_variable_troubles_no_command() {
+    let home = Home::with_servers(json!({
+        "example": { "command": toolbridge(), "args": ["example-server"] },
+        "off": { "command": "x", "env": { "KEY": "${TB_TEST_NEVER_SET}" }, "disabled": true },
+        "remote": { "url": "${TB_TEST_NEVER_SET_URL}/mcp", "disabled": true },
+    }));
+    for args in [&["tools"][..], &["servers", "test"][..]] {
+        let out = home.run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("TB_TEST_NEVER_SET"), "{args:?}: {err}");
+        assert!(!stdout(&out).contains("FAIL"), "{args:?}: {}", stdout(&out));
+    }
+    // `serve --stdio` with no client: it ends at once; what it said about
+    // its servers is what matters.
+    let out = home.run(&["serve", "--stdio"]);
+    let err = stderr(&out);
+    assert!(!err.contains("not serving"), "{err}");
+    assert!(!err.contains("TB_TEST_NEVER_SET"), "{err}");
+    // Still refused as disabled, not as unknown or unresolved.
+    let out = home.run(&["call", "off", "t"]);
+    assert!(stderr(&out).contains("is disabled"), "{}", stderr(&out));
+}
+
+/// Regression (issue 24, item 6): behind a TLS-intercepting proxy every
+/// `npx`/`uvx` server failed: stdio servers lost the trust-store and proxy
+/// variables. server-everything's `get-env` shows what it was given.
+#[test]
+fn stdio_servers_keep_the_trust_store_and_proxy_variables() {
+    let home = Home::with_servers(json!({
+        "everything": { "command": "node", "args": [everything_js(), "stdio"] },
+    }));
+    let passed = [
+        ("SSL_CERT_FILE", "/etc/corp/ca.pem"),
+        ("SSL_CERT_DIR", "/etc/corp/certs"),
+        ("NODE_EXTRA_CA_CERTS", "/etc/corp/node-ca.pem"),
+        ("REQUESTS_CA_BUNDLE", "/etc/corp/py-ca.pem"),
+        ("CURL_CA_BUNDLE", "/etc/corp/curl-ca.pem"),
+        ("HTTPS_PROXY", "http://proxy.corp:3128"),
+        ("HTTP_PROXY", "http://proxy.corp:3128"),
+        ("NO_PROXY", "localhost,.corp"),
+        ("https_proxy", "http://proxy.corp:3128"),
+        ("http_proxy", "http://proxy.corp:3128"),
+        ("no_proxy", "localhost"),
+    ];
+    let mut cmd = home.command(&["call", "everything", "get-env"]);
+    cmd.envs(passed).env("TB_TEST_NOT_PASSED", "secret-ish");
+    let out = cmd.output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let env: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    for (name, value) in passed {
+        assert_eq!(env[name], value, "{name} in {env}");
+    }
+    assert!(env.get("TB_TEST_NOT_PASSED").is_none(), "{env}");
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     let home = Home::new();

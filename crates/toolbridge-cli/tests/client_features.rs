@@ -83,6 +83,37 @@ fn root_offers_the_folders_to_servers_as_canonical_file_uris() {
     );
 }
 
+/// Regression (issue 24, item 7): server-filesystem started without
+/// folders asks for its roots when initialized and applies them after the
+/// answer; the first call went out before, and was denied ("path outside
+/// allowed directories"). The answer must reach it before the first call.
+#[test]
+fn root_is_applied_by_server_filesystem_before_the_first_call() {
+    let sandbox = Sandbox::new();
+    let server = deps().join("node/node_modules/.bin/mcp-server-filesystem");
+    sandbox.write_config(&json!({"mcpServers": {"fs": {"command": server}}}));
+    let project = sandbox.dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let file = project.join("notes.txt");
+    std::fs::write(&file, "rooted\n").unwrap();
+    let path = file.canonicalize().unwrap();
+    let arguments = json!({ "path": path }).to_string();
+    let out = run(
+        &sandbox,
+        &[
+            "--root",
+            project.to_str().unwrap(),
+            "call",
+            "fs",
+            "read_text_file",
+            "--args",
+            &arguments,
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout.trim(), "rooted", "{}", out.stderr);
+}
+
 #[test]
 fn without_a_terminal_a_request_for_input_is_declined_and_the_user_told_why() {
     let sandbox = sandbox();

@@ -250,3 +250,45 @@ fn an_error_body_is_reported_with_the_providers_message() {
         assert!(out.stdout.is_empty(), "{format}");
     }
 }
+
+/// Regression (issue 24, item 2): `exec` listed every configured server
+/// before running a call that names one (4 s with a slow other server).
+/// A server no call names must not even be started: this one records that
+/// it was, then never answers.
+#[test]
+fn exec_starts_only_the_servers_its_calls_name() {
+    let dir = tempdir();
+    let marker = dir.path().join("started");
+    let hung = dir.path().join("hung.sh");
+    script(&hung, &format!("touch {}\nexec sleep 30", marker.display()));
+    let config = dir.path().join("config.json");
+    std::fs::write(
+        &config,
+        json!({ "mcpServers": {
+            "example": { "command": toolbridge(), "args": ["example-server"] },
+            "hung": { "command": hung, "startupTimeout": 10 },
+        } })
+        .to_string(),
+    )
+    .unwrap();
+    let response = json!({ "choices": [{ "message": { "role": "assistant", "tool_calls": [
+        { "id": "c1", "type": "function", "function": {
+            "name": "mcp__example__echo", "arguments": "{\"text\":\"only me\"}" } },
+    ] } }] });
+    let out = output_with_stdin(
+        Command::new(toolbridge())
+            .arg("--config")
+            .arg(&config)
+            .args(["exec", "--format", "openai"])
+            .env("XDG_CACHE_HOME", dir.path().join("cache")),
+        response.to_string().as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let messages: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(messages[0]["content"], "only me", "{messages}");
+    assert!(
+        !marker.exists(),
+        "the server no call names was started: {err}"
+    );
+}

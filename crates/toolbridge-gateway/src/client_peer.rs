@@ -24,6 +24,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
     },
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use futures::future::BoxFuture;
 use rmcp::{
@@ -187,8 +188,7 @@ impl InFlight {
     pub fn enter(self: &Arc<Self>, server: &str, features: ClientFeatures) -> InFlightCall {
         let key = self.next.fetch_add(1, Ordering::Relaxed);
         self.calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .entry(server.to_owned())
             .or_default()
             .push((key, features));
@@ -201,7 +201,7 @@ impl InFlight {
 
     /// The features of the one call in flight on `server`, if exactly one.
     fn only(&self, server: &str) -> Option<ClientFeatures> {
-        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let calls = self.calls.lock_unpoisoned();
         match calls.get(server).map(Vec::as_slice) {
             Some([(_, features)]) => Some(features.clone()),
             _ => None,
@@ -211,11 +211,7 @@ impl InFlight {
 
 impl Drop for InFlightCall {
     fn drop(&mut self) {
-        let mut calls = self
-            .registry
-            .calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut calls = self.registry.calls.lock_unpoisoned();
         if let Some(list) = calls.get_mut(&self.server) {
             list.retain(|(key, _)| *key != self.key);
             if list.is_empty() {

@@ -9,6 +9,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
     },
 };
+use toolbridge::lock::{LockUnpoisoned as _, RwLockUnpoisoned as _};
 
 use futures::future::join_all;
 use rmcp::{
@@ -147,9 +148,9 @@ impl Gateway {
     /// dropped (rebuilt on next use) and clients are told.
     pub async fn list_changed(&self, kind: ListKind) {
         match kind {
-            ListKind::Tools => *self.inner.tools.lock().unwrap_or_else(|e| e.into_inner()) = None,
+            ListKind::Tools => *self.inner.tools.lock_unpoisoned() = None,
             ListKind::Prompts => {
-                *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                *self.inner.prompts.lock_unpoisoned() = None;
             }
             // The routes are refreshed by the next listing, or on a miss.
             ListKind::Resources => {}
@@ -238,8 +239,7 @@ impl Gateway {
         self.inner
             .listeners
             .sinks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .push((key, sink));
         Listening {
             listeners: self.inner.listeners.clone(),
@@ -248,18 +248,14 @@ impl Gateway {
     }
 
     fn live_clients(&self) -> Vec<Peer<RoleServer>> {
-        let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let mut clients = self.inner.clients.lock_unpoisoned();
         clients.retain(|peer| !peer.is_transport_closed());
         clients.clone()
     }
 
     /// The upstream servers now.
     pub fn upstreams(&self) -> SharedUpstreams {
-        self.inner
-            .upstreams
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.inner.upstreams.read_unpoisoned().clone()
     }
 
     /// Notes a call to `server` for a client with `features` until the
@@ -297,11 +293,7 @@ impl Gateway {
     /// lists changed.
     pub async fn reload(&self, specs: Vec<ServerSpec>) -> Changes {
         let (next, closing, changes) = {
-            let mut current = self
-                .inner
-                .upstreams
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut current = self.inner.upstreams.write_unpoisoned();
             let (next, closing, changes) = current.updated(specs, &self.inner.pool_options);
             let next = Arc::new(next);
             if !changes.is_empty() {
@@ -354,7 +346,7 @@ impl Gateway {
 
     /// Remembers a connected client, to tell it when lists change.
     pub fn register_client(&self, peer: Peer<RoleServer>) {
-        let mut clients = self.inner.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let mut clients = self.inner.clients.lock_unpoisoned();
         clients.retain(|peer| !peer.is_transport_closed());
         clients.push(peer);
     }
@@ -384,7 +376,7 @@ impl Gateway {
                 }
             }
         }
-        let mut cache = self.inner.tools.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.inner.tools.lock_unpoisoned();
         if let Some(cached) = cache.as_ref()
             && Arc::ptr_eq(&cached.upstreams, &upstreams)
             && cached.lists.len() == lists.len()
@@ -459,7 +451,7 @@ impl Gateway {
             upstreams.order.len() > 1,
             |p, name| p.name = name.to_owned(),
         ));
-        *self.inner.prompts.lock().unwrap_or_else(|e| e.into_inner()) = Some(catalog.clone());
+        *self.inner.prompts.lock_unpoisoned() = Some(catalog.clone());
         catalog
     }
 
@@ -475,8 +467,7 @@ impl Gateway {
         let known = self
             .inner
             .prompts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .as_ref()
             .and_then(|c| c.resolve(name).cloned());
         match known {
@@ -510,11 +501,7 @@ impl Gateway {
                 }
             }
         }
-        *self
-            .inner
-            .resources
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = routes;
+        *self.inner.resources.lock_unpoisoned() = routes;
         all
     }
 
@@ -543,11 +530,7 @@ impl Gateway {
                 }
             }
         }
-        *self
-            .inner
-            .templates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = routes;
+        *self.inner.templates.lock_unpoisoned() = routes;
         all
     }
 
@@ -560,21 +543,14 @@ impl Gateway {
             return vec![only.clone()];
         }
         for attempt in 0..2 {
-            let listed = self
-                .inner
-                .resources
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(uri)
-                .cloned();
+            let listed = self.inner.resources.lock_unpoisoned().get(uri).cloned();
             if let Some(server) = listed {
                 return vec![server];
             }
             let fitting: Vec<String> = self
                 .inner
                 .templates
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .lock_unpoisoned()
                 .iter()
                 .filter(|(template, _)| template_fits(template, uri))
                 .map(|(_, server)| server.clone())
@@ -635,8 +611,7 @@ impl Listeners {
     async fn send(&self, notifications: &[ServerNotification]) {
         let sinks: Vec<SubscriptionSink> = self
             .sinks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .iter()
             .map(|(_, sink)| sink.clone())
             .collect();
@@ -660,8 +635,7 @@ impl Drop for Listening {
     fn drop(&mut self) {
         self.listeners
             .sinks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .retain(|(key, _)| *key != self.key);
     }
 }

@@ -28,6 +28,7 @@ use std::{
     sync::{Arc, Mutex, Weak},
     time::Duration,
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use futures::future::BoxFuture;
 use rmcp::model::{
@@ -264,7 +265,7 @@ pub struct HeldCalls {
 
 impl HeldCalls {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, HeldCall>> {
-        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+        self.calls.lock_unpoisoned()
     }
 
     /// Holds `call` until its client comes back (or [`HOLD_TIMEOUT`]

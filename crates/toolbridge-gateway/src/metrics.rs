@@ -4,6 +4,7 @@
 //! upstream server is running (sampled when scraped).
 
 use std::{sync::Mutex, time::Duration};
+use toolbridge::lock::LockUnpoisoned as _;
 
 use prometheus_client::{
     encoding::{EncodeLabelSet, text::encode},
@@ -99,7 +100,7 @@ impl Metrics {
 
     /// The text exposition, with each upstream's state as given.
     pub fn encode(&self, upstreams: &[(String, bool)]) -> String {
-        let _scrape = self.scrape.lock().unwrap_or_else(|e| e.into_inner());
+        let _scrape = self.scrape.lock_unpoisoned();
         self.up.clear();
         for (server, running) in upstreams {
             self.up

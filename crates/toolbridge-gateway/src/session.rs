@@ -11,6 +11,7 @@ use std::{
     sync::{Arc, OnceLock},
     time::Instant,
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -70,7 +71,7 @@ impl Session {
         features.log_level = context
             .meta
             .log_level()
-            .or(*self.log_level.lock().unwrap_or_else(|e| e.into_inner()));
+            .or(*self.log_level.lock_unpoisoned());
         CallOptions {
             client_features: Some(features),
             ..CallOptions::default()
@@ -377,7 +378,7 @@ impl ServerHandler for Session {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        *self.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(request.level);
+        *self.log_level.lock_unpoisoned() = Some(request.level);
         // Every running upstream that offers logging; the others ignore it.
         let upstreams = self.gateway.upstreams();
         let options = self.call_options(&context);

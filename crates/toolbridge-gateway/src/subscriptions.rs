@@ -14,6 +14,7 @@ use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use futures::future::join_all;
 use rmcp::{
@@ -83,13 +84,13 @@ struct Entry {
 
 impl Entry {
     fn clients(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Target)>> {
-        self.clients.lock().unwrap_or_else(|e| e.into_inner())
+        self.clients.lock_unpoisoned()
     }
 }
 
 impl Subscriptions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Entry>>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.entries.lock_unpoisoned()
     }
 
     fn entry(&self, server: &str, uri: &str) -> Arc<Entry> {

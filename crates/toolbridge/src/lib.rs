@@ -160,6 +160,7 @@ pub mod format;
 pub mod hidden_chars;
 #[cfg(feature = "client")]
 pub mod loader;
+pub mod lock;
 #[cfg(feature = "client")]
 pub mod pins;
 #[cfg(feature = "client")]

@@ -82,6 +82,26 @@ async fn a_task_only_tool_is_run_as_a_task_and_its_result_fetched() {
     pool.close_all().await;
 }
 
+/// Regression (issue 24, item 3): server-everything sends
+/// `tools/list_changed` right after it connects, which drops the cached
+/// list; a call made without a cached list was sent as a plain call and
+/// refused ("requires task augmentation"). Whether a call is a task must
+/// not depend on the cache: here nothing was ever listed.
+#[tokio::test]
+async fn a_task_only_tool_called_before_any_listing_is_run_as_a_task() {
+    let pool = pool(vec![everything_stdio("everything")]);
+    let result = pool
+        .call_tool("everything", TOOL, topic("reefs"), CallOptions::default())
+        .await
+        .expect("the research report without a listing first");
+    let text = result.content[0]
+        .as_text()
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert!(text.contains("# Research Report: reefs"), "{text}");
+    pool.close_all().await;
+}
+
 #[tokio::test]
 async fn a_task_whose_call_times_out_is_cancelled_on_the_server() {
     let pool = everything_pool().await;

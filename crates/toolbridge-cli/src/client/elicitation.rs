@@ -11,6 +11,7 @@ use std::{
     io::{BufRead, IsTerminal, Write},
     sync::Mutex,
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -146,7 +147,7 @@ fn prompt(text: &str) {
 
 /// Asks each field of `form`, then whether to send the answers.
 fn ask_form(server: &str, message: &str, form: &Form) -> ElicitResult {
-    let _turn = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = TERMINAL.lock_unpoisoned();
     eprintln!(
         "\nServer \"{}\" asks: {}\n(Enter keeps the value in [brackets]; Ctrl-D cancels)",
         neutralise(server),
@@ -255,7 +256,7 @@ fn shown(field: &FormField, default: &Value) -> String {
 
 /// Shows the URL a server wants opened; accepted once the user says so.
 fn ask_url(server: &str, message: &str, url: &str) -> ElicitResult {
-    let _turn = TERMINAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = TERMINAL.lock_unpoisoned();
     eprintln!(
         "\nServer \"{}\" asks you to open a link: {}\n  {}",
         neutralise(server),

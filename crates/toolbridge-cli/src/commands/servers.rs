@@ -137,6 +137,32 @@ fn say_import(report: &ImportReport, path: &Path, from: &Path, ctx: &Context) {
             names(&report.skipped)
         ));
     }
+    if let Some(folder) = &report.workspace {
+        ctx.say(format_args!(
+            "${{workspaceFolder}} is now {}, the folder it meant there",
+            folder.display()
+        ));
+    }
+    if !report.inputs.is_empty() {
+        ctx.say(format_args!(
+            "inputs added to {}: {} (toolbridge asks for them, or reads {})",
+            path.display(),
+            names(&report.inputs),
+            report
+                .inputs
+                .iter()
+                .map(|id| config::input_variable(id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(error) = &report.inputs_error {
+        // Worth seeing even with -q: the prompts' descriptions were lost.
+        eprintln!(
+            "inputs not added: {error}; toolbridge still asks for each ${{input:ID}} \
+             (or reads TOOLBRIDGE_INPUT_<ID>), without its description"
+        );
+    }
     for error in &report.invalid {
         // Invalid records are worth seeing even with -q: they were dropped.
         eprintln!("not imported: {error}");

@@ -40,6 +40,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use toolbridge::lock::LockUnpoisoned as _;
 use axum::{
     body::Body,
     extract::Request,
@@ -106,7 +107,7 @@ impl Sessions {
     /// Opens a session; its new id.
     fn open(&self) -> std::io::Result<String> {
         let id = random_token()?;
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self.open.lock_unpoisoned();
         open.retain(Open::live);
         if open.len() >= MAX_SESSIONS {
             open.remove(0);
@@ -123,7 +124,7 @@ impl Sessions {
     /// A new one-time code that opens one session (for `toolbridge ui`).
     pub fn one_time_code(&self) -> std::io::Result<String> {
         let code = random_token()?;
-        let mut codes = self.codes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut codes = self.codes.lock_unpoisoned();
         codes.retain(|(_, at)| at.elapsed() < CODE_LIFETIME);
         if codes.len() >= MAX_CODES {
             codes.remove(0);
@@ -135,7 +136,7 @@ impl Sessions {
     /// True, once, for a code [`Sessions::one_time_code`] made less than
     /// [`CODE_LIFETIME`] ago.
     fn redeem(&self, given: &str) -> bool {
-        let mut codes = self.codes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut codes = self.codes.lock_unpoisoned();
         codes.retain(|(_, at)| at.elapsed() < CODE_LIFETIME);
         let found = codes
             .iter()
@@ -149,7 +150,7 @@ impl Sessions {
         let Some(given) = session_id(headers) else {
             return false;
         };
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self.open.lock_unpoisoned();
         open.retain(Open::live);
         match open
             .iter_mut()
@@ -168,7 +169,7 @@ impl Sessions {
         let Some(given) = session_id(headers) else {
             return false;
         };
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self.open.lock_unpoisoned();
         let before = open.len();
         open.retain(|o| !constant_time_eq(given.as_bytes(), o.id.as_bytes()));
         open.len() < before

@@ -5,16 +5,18 @@
 //!
 //! Only the servers the calls use are started. The calls' names are
 //! resolved through the same name table the tool listings built
-//! (`mcp__{server}__{tool}`), from the servers' tool lists, which come from
-//! the pool's tool cache when it has them; then each call starts its own
-//! server, and no other.
+//! (`mcp__{server}__{tool}`), from the tool lists of the servers whose
+//! names the calls could be ([`may_be_of_server`]), which come from the
+//! pool's tool cache when it has them; then each call starts its own
+//! server, and no other. A server no call names is neither started nor
+//! listed.
 
 use serde_json::Value;
 
 use super::{McpToolAdapter, RegistryError, ToolRegistry};
 use crate::{
     format::{
-        CallsError, Format, NameStyle, NameTable, ToolCall, ToolOutcome, names::replace_unsafe,
+        CallsError, Format, NameStyle, NameTable, ToolCall, ToolOutcome, names::{may_be_of_server, replace_unsafe},
         parse_calls, render_results,
     },
     pool::{Pool, PoolError},
@@ -72,6 +74,13 @@ pub async fn execute_response(
         Some(servers) => servers.clone(),
         None => pool.active_server_names(),
     };
+    // The calls' names, read before any server starts: only the servers
+    // they may name are listed (a slow server no call uses delays nothing).
+    let named = parse_calls(format, response, &NameTable::for_tools(&[]))?;
+    let servers: Vec<String> = servers
+        .into_iter()
+        .filter(|server| named.iter().any(|c| may_be_of_server(&c.name, server)))
+        .collect();
     let listing = pool.list_tools_of(&servers).await;
     for (server, error) in &listing.failures {
         tracing::warn!(server = %server, error = %error, "skipping the server's tools");

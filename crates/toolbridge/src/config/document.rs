@@ -127,6 +127,34 @@ impl Document {
         }
     }
 
+    /// Appends to the file's `inputs` (VS Code's declarations of what
+    /// `${input:ID}` asks for) the entries of `inputs` whose id it does not
+    /// declare yet; returns their ids. A file whose `inputs` is not an
+    /// array is left alone.
+    pub fn add_inputs(&mut self, inputs: &[Value]) -> Vec<String> {
+        let id = |input: &Value| input.get("id").and_then(Value::as_str).map(str::to_owned);
+        let declared: Vec<String> = match self.root.get("inputs") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items.iter().filter_map(id).collect(),
+            Some(_) => return Vec::new(),
+        };
+        let new: Vec<&Value> = inputs
+            .iter()
+            .filter(|input| id(input).is_some_and(|i| !declared.contains(&i)))
+            .collect();
+        if new.is_empty() {
+            return Vec::new();
+        }
+        let list = self
+            .root
+            .entry("inputs")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(items) = list {
+            items.extend(new.iter().map(|input| (*input).clone()));
+        }
+        new.into_iter().filter_map(id).collect()
+    }
+
     /// Adds server `name`, or replaces its record in place; returns the old
     /// record. The new record is reshaped for the file's application (as in
     /// [`add_server`](Document::add_server)) and checked first.

@@ -276,9 +276,9 @@ impl Config {
         self.records.iter().any(|r| r.name == name && r.disabled)
     }
 
-    /// Server `name`, expanded and ready to connect (also when disabled;
-    /// see [`ServerSpec::disabled`]). An unknown name is an error listing
-    /// the known ones.
+    /// Server `name`, expanded and ready to connect; a disabled one (see
+    /// [`ServerSpec::disabled`]) is not expanded, and never fails for an
+    /// unset variable. An unknown name is an error listing the known ones.
     pub fn resolve(&self, name: &str) -> Result<ServerSpec, ConfigError> {
         let record = self
             .records
@@ -362,7 +362,7 @@ impl Config {
 /// `${workspaceFolder}` for a config file at `path`: the folder holding
 /// `.vscode/` when the file is in one, else the file's own folder (made
 /// absolute).
-fn workspace_of(path: &Path) -> Option<PathBuf> {
+pub(super) fn workspace_of(path: &Path) -> Option<PathBuf> {
     let path = std::path::absolute(path).ok()?;
     let dir = path.parent()?;
     if dir.file_name().is_some_and(|name| name == ".vscode") {
@@ -507,6 +507,31 @@ mod tests {
         let off = config.resolve("off").unwrap();
         assert!(off.disabled);
         assert_eq!(off.call_timeout(), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn a_disabled_server_is_not_expanded() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "off": {"command": "${CMD}", "env": {"K": "${UNSET}"},
+                        "envFile": "missing.env", "disabled": true},
+                "web": {"url": "${BASE}/mcp", "disabled": true}
+            }}"#,
+        )
+        .unwrap()
+        .with_env(env(&[]));
+        let off = config.resolve("off").expect("a disabled server resolves");
+        assert!(off.disabled);
+        let TransportSpec::Stdio(stdio) = off.transport else {
+            panic!("{off:?}")
+        };
+        assert_eq!(stdio.command, "${CMD}");
+        assert!(
+            config
+                .resolve("web")
+                .expect("not checked as a URL")
+                .disabled
+        );
     }
 
     #[test]

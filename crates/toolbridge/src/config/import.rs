@@ -4,8 +4,17 @@
 //! VS Code's `mcp.json` (`servers`) and `settings.json` (`"mcp":
 //! {"servers": ...}`), Zed's `settings.json` (`context_servers`); all read
 //! as JSONC (comments and trailing commas).
+//!
+//! What only makes sense beside the imported file is made to mean the same
+//! in toolbridge's config: `${workspaceFolder}` becomes the folder it stood
+//! for (the one holding `.vscode/`, else the file's own folder), and the
+//! `inputs` the imported servers use (`${input:ID}`) are carried into the
+//! config's own `inputs`, so their prompts and `password` flags stay.
 
-use std::{fs, path::Path};
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
 
 use serde_json::Value;
 
@@ -33,6 +42,17 @@ pub struct ImportReport {
     pub skipped: Vec<String>,
     /// Servers not imported because their record is not valid, and why.
     pub invalid: Vec<ConfigError>,
+    /// The folder `${workspaceFolder}` was replaced with, when an imported
+    /// server used it.
+    pub workspace: Option<PathBuf>,
+    /// The ids of the `inputs` added to the config (used by the imported
+    /// servers, not declared there yet).
+    pub inputs: Vec<String>,
+    /// Why the inputs the imported servers use could not be added to the
+    /// config (the servers were imported all the same; toolbridge then asks
+    /// for each input without its description, or reads
+    /// `TOOLBRIDGE_INPUT_<ID>`).
+    pub inputs_error: Option<ConfigError>,
 }
 
 /// Merges the servers of `from` into the config file at `config`, through
@@ -68,6 +88,7 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
         found_in: keys.join("."),
         ..ImportReport::default()
     };
+    let workspace = super::file::workspace_of(from);
     let src = Source {
         path: from,
         text: &text,
@@ -88,10 +109,19 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
             continue;
         }
         match ServerRecord::parse(&src, name, record) {
-            Ok(_) => valid.push((name.clone(), record.clone())),
+            Ok(_) => {
+                let mut record = record.clone();
+                if let Some(folder) = &workspace
+                    && replace_workspace_folder(&mut record, folder)
+                {
+                    report.workspace = Some(folder.clone());
+                }
+                valid.push((name.clone(), record));
+            }
             Err(error) => report.invalid.push(error),
         }
     }
+    let used_inputs = declared_inputs_used(root.get("inputs"), &valid);
 
     edit(config, |doc| {
         for (name, record) in valid {
@@ -107,7 +137,58 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
         }
         Ok(())
     })?;
+    let imported = !report.added.is_empty() || !report.replaced.is_empty();
+    if imported && !used_inputs.is_empty() {
+        // Apart from the servers: an edit of the servers alone keeps a
+        // commented file's comments, one of `inputs` may not be possible.
+        let mut carried = Vec::new();
+        match edit(config, |doc| {
+            carried = doc.add_inputs(&used_inputs);
+            Ok(())
+        }) {
+            Ok(()) => report.inputs = carried,
+            Err(error) => report.inputs_error = Some(error),
+        }
+    }
     Ok(report)
+}
+
+/// Replaces `${workspaceFolder}` in every string of `value` with `folder`;
+/// returns whether there was any.
+fn replace_workspace_folder(value: &mut Value, folder: &Path) -> bool {
+    const VARIABLE: &str = "${workspaceFolder}";
+    match value {
+        Value::String(text) if text.contains(VARIABLE) => {
+            *text = text.replace(VARIABLE, &folder.to_string_lossy());
+            true
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |any, item| {
+            replace_workspace_folder(item, folder) | any
+        }),
+        Value::Object(map) => map.values_mut().fold(false, |any, item| {
+            replace_workspace_folder(item, folder) | any
+        }),
+        _ => false,
+    }
+}
+
+/// The entries of `inputs` (VS Code's declarations) that a server of
+/// `servers` uses as `${input:ID}`, in declaration order.
+fn declared_inputs_used(inputs: Option<&Value>, servers: &[(String, Value)]) -> Vec<Value> {
+    let Some(Value::Array(inputs)) = inputs else {
+        return Vec::new();
+    };
+    let texts: Vec<String> = servers.iter().map(|(_, r)| r.to_string()).collect();
+    inputs
+        .iter()
+        .filter(|input| {
+            input.get("id").and_then(Value::as_str).is_some_and(|id| {
+                let reference = format!("${{input:{id}}}");
+                texts.iter().any(|text| text.contains(&reference))
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -141,7 +222,7 @@ mod tests {
     }
 
     fn saved(path: &Path) -> Value {
-        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+        serde_json::from_str(&jsonc::strip(&fs::read_to_string(path).unwrap())).unwrap()
     }
 
     #[test]
@@ -223,6 +304,51 @@ mod tests {
             saved(&d.config)["mcpServers"]["clock"],
             json!({"type": "stdio", "command": "uvx", "args": ["mcp-server-time"]})
         );
+    }
+
+    /// Regression (issue 24, item 5): `${workspaceFolder}` was copied as is
+    /// (then meaning toolbridge's config folder) and `inputs` were dropped
+    /// without a word.
+    #[test]
+    fn a_vs_code_workspace_keeps_its_folder_and_inputs() {
+        let d = dirs();
+        let vscode = d.root.join("project/.vscode");
+        fs::create_dir_all(&vscode).unwrap();
+        let from = vscode.join("mcp.json");
+        fs::write(
+            &from,
+            r#"{
+  "inputs": [
+    {"type": "promptString", "id": "api-key", "description": "The API key", "password": true},
+    {"type": "promptString", "id": "unused"}
+  ],
+  "servers": {
+    "files": {"type": "stdio", "command": "${workspaceFolder}/bin/srv",
+              "args": ["--root", "${workspaceFolder}"], "env": {"KEY": "${input:api-key}"}}
+  }
+}"#,
+        )
+        .unwrap();
+        fs::write(&d.config, "{\n  // mine\n  \"mcpServers\": {}\n}\n").unwrap();
+        let report = import(&d.config, &from, false).unwrap();
+        let project = std::path::absolute(d.root.join("project")).unwrap();
+        assert_eq!(report.workspace.as_deref(), Some(project.as_path()));
+        let saved = saved(&d.config);
+        let files = &saved["mcpServers"]["files"];
+        let folder = project.display().to_string();
+        assert_eq!(files["command"], format!("{folder}/bin/srv"));
+        assert_eq!(files["args"], json!(["--root", folder]));
+        assert!(report.inputs_error.is_none(), "{:?}", report.inputs_error);
+        assert_eq!(report.inputs, ["api-key"]);
+        assert_eq!(
+            saved["inputs"],
+            json!([{"type": "promptString", "id": "api-key", "description": "The API key",
+                    "password": true}])
+        );
+        // Only the inputs and the server were written: the comment stays.
+        assert!(fs::read_to_string(&d.config).unwrap().contains("// mine"));
+        let config = Config::load(&d.config).unwrap();
+        assert_eq!(config.server_names(), ["files"]);
     }
 
     #[test]

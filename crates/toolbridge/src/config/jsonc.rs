@@ -1,22 +1,31 @@
 //! JSON with comments (VS Code's `settings.json` and `mcp.json` are JSONC):
 //! comments and trailing commas are blanked out with spaces, so the result
-//! parses as JSON and every line and column stays where it was.
+//! parses as JSON and every line and column stays where it was. A comma
+//! that follows no value (`[,]`, `"a",,}`) is not a trailing comma: it is
+//! kept, so the JSON parser reports it where it is.
 
 /// `text` with `//` and `/* */` comments and trailing commas replaced by
-/// spaces (newlines inside block comments are kept).
+/// spaces (newlines inside block comments are kept). Stripping twice gives
+/// the same text as stripping once.
 pub(crate) fn strip(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
     let mut i = 0;
     let mut in_string = false;
-    // A comma with only whitespace or comments after it so far.
+    // A comma after a value, with only whitespace or comments after it so far.
     let mut pending_comma = None;
+    // Whether the last token outside comments ended a value (a string's
+    // closing quote, a number, `true`, `}`...), so a comma may follow it.
+    let mut after_value = false;
     while i < bytes.len() {
         let byte = bytes[i];
         if in_string {
             match byte {
                 b'\\' => i += 1,
-                b'"' => in_string = false,
+                b'"' => {
+                    in_string = false;
+                    after_value = true;
+                }
                 _ => {}
             }
             i += 1;
@@ -46,14 +55,27 @@ pub(crate) fn strip(text: &str) -> String {
                 in_string = true;
                 pending_comma = None;
             }
-            (b',', _) => pending_comma = Some(i),
+            (b',', _) => {
+                // A second comma in a row, or one after `[`, `{` or `:`,
+                // is a mistake, not a trailing comma: neither is removed.
+                pending_comma = after_value.then_some(i);
+                after_value = false;
+            }
             (b'}' | b']', _) => {
                 if let Some(comma) = pending_comma.take() {
                     out[comma] = b' ';
                 }
+                after_value = true;
             }
             (b' ' | b'\t' | b'\n' | b'\r', _) => {}
-            _ => pending_comma = None,
+            (b'[' | b'{' | b':', _) => {
+                pending_comma = None;
+                after_value = false;
+            }
+            _ => {
+                pending_comma = None;
+                after_value = true;
+            }
         }
         i += 1;
     }
@@ -83,6 +105,27 @@ mod tests {
     fn escaped_quotes_do_not_end_strings() {
         let text = r#"{"a": "x\" // y", "b": 1}"#;
         assert_eq!(strip(text), text);
+    }
+
+    #[test]
+    fn a_comma_after_no_value_is_kept_for_the_parser_to_report() {
+        // Regression (issue 24, item 1): `"a",, }` lost both commas, one
+        // per strip (a config is stripped twice), and was accepted.
+        for text in [
+            r#"{"x": {"command": "a",, }}"#,
+            "[,]",
+            "{,}",
+            r#"{"a": , }"#,
+            "[1,\n // c\n , ]",
+        ] {
+            let once = strip(text);
+            assert_eq!(strip(&once), once, "{text}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&once).is_err(),
+                "{text} was accepted as {once}"
+            );
+        }
+        assert_eq!(strip(r#"{"a": [1,],}"#), r#"{"a": [1 ] }"#);
     }
 
     #[test]

@@ -20,8 +20,71 @@ use super::{
 };
 
 /// `original` with the servers changed from `before` to `after`, or `None`
-/// when that cannot be done by changing the servers' text alone.
+/// when that cannot be done by changing the servers' text alone. Other
+/// top-level members (VS Code's `inputs`, which an import adds to) may
+/// change or be added too: each one's value is rewritten, or appended.
 pub(crate) fn patch(
+    original: &str,
+    layout: Layout,
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+    indent: &str,
+) -> Option<String> {
+    let servers_key = layout.keys()[0];
+    let changed: Vec<&String> = after
+        .keys()
+        .filter(|key| key.as_str() != servers_key && before.get(*key) != after.get(*key))
+        .collect();
+    if changed.is_empty() {
+        return patch_servers(original, layout, before, after, indent);
+    }
+    if before.keys().any(|key| !after.contains_key(key)) {
+        return None;
+    }
+    let mut midway = before.clone();
+    for key in &changed {
+        midway.insert((*key).clone(), after.get(*key)?.clone());
+    }
+    let text = patch_top_members(original, &midway, &changed, indent)?;
+    patch_servers(&text, layout, &midway, after, indent)
+}
+
+/// `original` with the top-level members `changed` set to their values in
+/// `after`: rewritten in place, or appended after the last member.
+fn patch_top_members(
+    original: &str,
+    after: &Map<String, Value>,
+    changed: &[&String],
+    indent: &str,
+) -> Option<String> {
+    let stripped = jsonc::strip(original);
+    let (open, close, members) = span::object(&stripped, &[])?;
+    let member_indent = member_indent(original, open, &members, indent);
+    let mut edits = Vec::new();
+    let mut added = Vec::new();
+    for key in changed {
+        let value = after.get(*key)?;
+        let mut same = members.iter().filter(|m| &m.key == *key);
+        match (same.next(), same.next()) {
+            (Some(member), None) => edits.push((
+                member.value_start,
+                member.value_end,
+                render(value, indent, &member_indent)?,
+            )),
+            (None, _) => added.push((*key, value)),
+            // A duplicate key: which one is meant is ambiguous.
+            (Some(_), Some(_)) => return None,
+        }
+    }
+    if !added.is_empty() {
+        edits.push(additions(original, open, close, &members, &added, indent)?);
+    }
+    apply(original, edits, after)
+}
+
+/// [`patch`] of the servers alone: every other member of `before` and
+/// `after` is the same.
+fn patch_servers(
     original: &str,
     layout: Layout,
     before: &Map<String, Value>,

@@ -325,6 +325,10 @@ impl ServerRecord {
     /// Expands every reference in `scope` and builds the runtime spec, the
     /// global `settings` filling what the record leaves out. A relative
     /// `cwd` or `envFile` is taken relative to the config file's directory.
+    ///
+    /// A disabled server is never started, so it is not resolved: its
+    /// values are kept as written (`${VAR}` unexpanded, no `envFile` read,
+    /// no input asked for), and an unset variable in it is no error.
     pub(crate) fn resolve(
         &self,
         src: &Source<'_>,
@@ -340,6 +344,9 @@ impl ServerRecord {
             }
         };
         let expand_at = |field: &str, label: &str, steps: &[Step<'_>], text: &str| {
+            if self.disabled {
+                return Ok(text.to_owned());
+            }
             expand_in(text, scope).map_err(|error| match error {
                 ExpandError::Unset(variable) => ConfigError::UnsetVariable {
                     at: src.locate(Some(name), steps),
@@ -381,7 +388,7 @@ impl ServerRecord {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut env = SecretMap::default();
-                if let Some(file) = &self.env_file {
+                if let Some(file) = self.env_file.as_ref().filter(|_| !self.disabled) {
                     let steps = [Step::Key("envFile")];
                     let file = relative(&expand_at("envFile", "\"envFile\"", &steps, file)?);
                     let vars = dotenv::read(&file).map_err(|message| {
@@ -414,8 +421,10 @@ impl ServerRecord {
                 let steps = [Step::Key(self.url_key)];
                 let url = expand_at("url", "\"url\"", &steps, url)?;
                 let kind = self.declared.unwrap_or_else(|| infer_remote(&url));
-                check_url(kind, &url)
-                    .map_err(|message| src.invalid(Some(name), Some("url"), &steps, message))?;
+                if !self.disabled {
+                    check_url(kind, &url)
+                        .map_err(|message| src.invalid(Some(name), Some("url"), &steps, message))?;
+                }
                 let headers = self
                     .headers
                     .iter()

@@ -131,7 +131,7 @@ fn finding_for(spec: &ServerSpec, error: &PoolError, running_stderr: Option<Stri
         ),
         other => {
             let status = http_status(other);
-            let fix = failure_fix(spec, other, status, stderr.is_some());
+            let fix = failure_fix(spec, other, status, stderr.as_deref());
             (
                 Problem::StartFailed {
                     reason: scrub(&reason(spec, other)),
@@ -200,8 +200,11 @@ fn failure_fix(
     spec: &ServerSpec,
     error: &PoolError,
     status: Option<u16>,
-    has_stderr: bool,
+    stderr: Option<&str>,
 ) -> String {
+    if stderr.is_some_and(is_certificate_error) || is_certificate_error(&error.to_string()) {
+        return CERTIFICATE_FIX.to_owned();
+    }
     match (status, &spec.transport) {
         // An OAuth server (its 401 carries a Bearer challenge).
         _ if matches!(error, PoolError::Transport(e) if e.needs_sign_in()) => {
@@ -247,13 +250,38 @@ fn failure_fix(
                 .to_owned();
         }
     }
-    if has_stderr {
+    if stderr.is_some() {
         "its stderr (below) says why it stopped (often a missing API key in \"env\", a \
          missing folder or a wrong argument); correct that in the config"
             .to_owned()
     } else {
         "run the command yourself to see why it stops, and correct the config".to_owned()
     }
+}
+
+/// What to do when a TLS certificate was not trusted: the trust-store
+/// variables stdio servers inherit (see `transport::stdio::INHERITED_ENV`),
+/// which toolbridge's own HTTPS client reads too.
+const CERTIFICATE_FIX: &str = "a TLS certificate was not trusted (a TLS-intercepting proxy or a \
+     private CA?): export SSL_CERT_FILE=/path/to/ca-bundle.pem before running toolbridge, and \
+     NODE_EXTRA_CA_CERTS (Node servers) or REQUESTS_CA_BUNDLE (Python servers) to the same \
+     file; stdio servers inherit them, as they do HTTPS_PROXY and NO_PROXY";
+
+/// Whether `text` (a server's stderr, or an error) says a TLS certificate
+/// was not trusted, as rustls, OpenSSL, Node and Python say it.
+fn is_certificate_error(text: &str) -> bool {
+    const SIGNS: &[&str] = &[
+        "UnknownIssuer",
+        "CERTIFICATE_VERIFY_FAILED",
+        "CERT_",
+        "self signed certificate",
+        "self-signed certificate",
+        "unable to get local issuer certificate",
+        "unable to verify the first certificate",
+        "certificate verify failed",
+        "invalid peer certificate",
+    ];
+    SIGNS.iter().any(|sign| text.contains(sign))
 }
 
 /// The arguments that name a path (absolute, or `./`, `../`) that does not
@@ -314,6 +342,43 @@ mod tests {
         );
         assert_eq!(http_status(&start("HTTP 4040 nothing")), None);
         assert_eq!(http_status(&start("connection refused")), None);
+    }
+
+    /// Issue 24, item 6: behind a TLS-intercepting proxy every npx/uvx
+    /// server failed with a certificate error, and doctor said only "its
+    /// stderr says why".
+    #[test]
+    fn a_certificate_error_in_stderr_names_the_trust_store_variables() {
+        let spec = ServerSpec::stdio("s", "npx", ["-y", "@scope/server"]);
+        for said in [
+            "npm error code UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+            "Error: self signed certificate in certificate chain",
+            "error: invalid peer certificate: UnknownIssuer",
+            "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
+        ] {
+            let error = PoolError::Start {
+                server: "s".into(),
+                reason: "the server closed the connection during the handshake".into(),
+                stderr: Some(format!("starting\n{said}")),
+            };
+            let finding = finding_for(&spec, &error, None);
+            assert!(
+                finding.fix.contains("SSL_CERT_FILE"),
+                "{said}: {}",
+                finding.fix
+            );
+            assert!(finding.fix.contains("NODE_EXTRA_CA_CERTS"), "{said}");
+        }
+        let error = PoolError::Start {
+            server: "s".into(),
+            reason: "the server closed the connection during the handshake".into(),
+            stderr: Some("Error: API_KEY is not set".into()),
+        };
+        assert!(
+            !finding_for(&spec, &error, None)
+                .fix
+                .contains("SSL_CERT_FILE")
+        );
     }
 
     #[test]

@@ -483,9 +483,63 @@ fn keep_tool_visible(sanitized: &str, cut: &str, tool: &str, keep: usize) -> Str
     format!("{head}{}", tail.get(..tail_len).unwrap_or(&tail))
 }
 
+/// Whether `exposed`, a name a [`NameTable`] of [`NameStyle::Mcp`] gave,
+/// may stand for a tool of `server`, without knowing the server's tools:
+/// every name of a server's tool starts with `mcp__{server}__` (unsafe
+/// characters replaced), except a shortened or deduplicated one (it ends in
+/// a hash), which keeps at least the first [`MIN_KEPT_PREFIX`] bytes of it.
+/// False only when the name cannot be the server's; never routes a call
+/// (the table does), it only tells which servers need listing to resolve it.
+pub fn may_be_of_server(exposed: &str, server: &str) -> bool {
+    let prefix = format!("mcp__{}__", replace_unsafe(server));
+    if exposed.starts_with(&prefix) {
+        return true;
+    }
+    has_hash_suffix(exposed) && exposed.starts_with(&prefix[..prefix.len().min(MIN_KEPT_PREFIX)])
+}
+
+/// How much of `mcp__{server}__` a shortened name keeps at least: what
+/// [`keep_tool_visible`] leaves before the tool's tail.
+const MIN_KEPT_PREFIX: usize = MAX_NAME_LEN - HASH_LEN - 1 - MAX_TOOL_TAIL;
+
+/// Whether `name` ends in `_` and [`HASH_LEN`] lower-case hex digits, as
+/// [`suffixed`] writes them.
+fn has_hash_suffix(name: &str) -> bool {
+    name.len() > HASH_LEN
+        && name.as_bytes()[name.len() - HASH_LEN - 1] == b'_'
+        && name.as_bytes()[name.len() - HASH_LEN..]
+            .iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_may_be_of_its_server_and_not_of_an_unrelated_one() {
+        let long = "s".repeat(70);
+        let near = format!("{}x", "s".repeat(69));
+        let tools = [
+            ("files", "read_file"),
+            ("files", "read file"),
+            ("my.files", "read_file"),
+            ("my_files", "read_file"),
+            (long.as_str(), "hello"),
+            (near.as_str(), "hello"),
+            (long.as_str(), &*"t".repeat(80)),
+            ("a__b", "c"),
+            ("a", "b__c"),
+        ];
+        let table = NameTable::new(NameStyle::Mcp, tools);
+        for (server, tool) in tools {
+            let name = table.name(server, tool).unwrap();
+            assert!(may_be_of_server(name, server), "{name} of {server}");
+            assert!(!may_be_of_server(name, "other"), "{name} of other");
+        }
+        assert!(!may_be_of_server("mcp__files__read_file", "file"));
+        assert!(!may_be_of_server("read_file", "files"));
+    }
 
     #[test]
     fn a_long_server_name_is_cut_so_the_tool_name_stays_readable() {

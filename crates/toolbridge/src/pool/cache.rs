@@ -12,6 +12,7 @@
 //! is also written to disk and read back by the next run, and a list the
 //! server says changed is deleted there too.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::{
     Arc, Mutex,
     atomic::{AtomicBool, Ordering},
@@ -85,7 +86,7 @@ impl<T> ListCache<T> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, (u64, Option<Arc<Vec<T>>>)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 }
 
@@ -122,7 +123,7 @@ impl Default for Changes {
 }
 
 /// `tool`'s task support, when it has some (`optional` or `required`).
-fn task_support(tool: &McpTool) -> Option<TaskSupport> {
+pub(super) fn task_support(tool: &McpTool) -> Option<TaskSupport> {
     tool.execution
         .as_ref()
         .and_then(|e| e.task_support)
@@ -164,16 +165,17 @@ impl ToolCache {
     }
 
     /// The task support the cached list (in memory, else on disk) gives
-    /// `tool`, when it has some. Unknown without a cached list: `None`.
-    pub(super) fn task_support(&self, tool: &str) -> Option<TaskSupport> {
+    /// `tool` (`Some(None)`: none, or no such tool). Unknown without a
+    /// cached list: `None`.
+    pub(super) fn task_support(&self, tool: &str) -> Option<Option<TaskSupport>> {
         let find = |tools: &[McpTool]| tools.iter().find(|t| t.name == tool).and_then(task_support);
         if let Some(tools) = self.get() {
-            return match self.any_task.load(Ordering::Acquire) {
+            return Some(match self.any_task.load(Ordering::Acquire) {
                 true => find(&tools),
                 false => None,
-            };
+            });
         }
-        self.get_or_load().and_then(|tools| find(&tools))
+        self.get_or_load().map(|tools| find(&tools))
     }
 
     /// Takes a ticket before asking the server for its tools.

@@ -7,6 +7,7 @@
 
 mod handshake;
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     sync::{Arc, Mutex, Weak},
     time::{Duration, Instant},
@@ -88,6 +89,64 @@ pub(super) struct Handler {
     logs: Arc<LogRouter>,
     /// Task status notifications, to wake the task's poller.
     task_events: TaskEvents,
+    /// The server's `roots/list` requests, asked and answered.
+    roots: Arc<RootsAsked>,
+}
+
+/// How many `roots/list` requests a server sent and how many were
+/// answered, for [`settle_roots`].
+#[derive(Debug, Default)]
+struct RootsAsked {
+    asked: std::sync::atomic::AtomicUsize,
+    answered: std::sync::atomic::AtomicUsize,
+    notify: tokio::sync::Notify,
+}
+
+impl RootsAsked {
+    fn asked(&self) -> usize {
+        self.asked.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Waits until every request asked so far is answered.
+    async fn all_answered(&self) {
+        loop {
+            let answered = self.notify.notified();
+            if self.answered.load(std::sync::atomic::Ordering::Acquire) >= self.asked() {
+                return;
+            }
+            answered.await;
+        }
+    }
+}
+
+/// How long each ping of [`settle_roots`] may take: a server that does not
+/// answer pings only loses this much of its start.
+const ROOTS_PING_WAIT: Duration = Duration::from_secs(1);
+
+/// A server that asks for its roots when it is initialized (server-
+/// filesystem) applies them after the answer: until then a call is judged
+/// by the roots it had (none) and refused. Before the connection is handed
+/// out: a ping, whose answer comes after any `roots/list` the server sent
+/// on `notifications/initialized`; if it asked, its answer, and a second
+/// ping, so that the answer reached the server before the first call.
+async fn settle_roots(peer: &Peer<RoleClient>, roots: &RootsAsked, deadline: tokio::time::Instant) {
+    let ping = || async {
+        let request = rmcp::model::ClientRequest::PingRequest(Default::default());
+        let wait = (tokio::time::Instant::now() + ROOTS_PING_WAIT).min(deadline);
+        matches!(
+            tokio::time::timeout_at(wait, peer.send_request(request)).await,
+            Ok(Ok(_))
+        )
+    };
+    if !ping().await || roots.asked() == 0 {
+        return;
+    }
+    if tokio::time::timeout_at(deadline, roots.all_answered())
+        .await
+        .is_ok()
+    {
+        ping().await;
+    }
 }
 
 impl Handler {
@@ -191,7 +250,15 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         let _busy = self.progress.answering();
-        self.route(&context).answer_roots(&self.server).await
+        self.roots
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        let answer = self.route(&context).answer_roots(&self.server).await;
+        self.roots
+            .answered
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        self.roots.notify.notify_waiters();
+        answer
     }
 
     async fn create_message(
@@ -306,11 +373,7 @@ impl Connection {
     /// process group).
     pub(super) async fn close(&self) {
         self.close.cancel();
-        let handle = self
-            .supervisor
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let handle = self.supervisor.lock_unpoisoned().take();
         if let Some(handle) = handle {
             let _ = handle.await;
         }
@@ -381,7 +444,10 @@ pub(super) async fn connect(
         cache: listeners.cache,
         catalog: listeners.catalog,
     };
+    let offers_roots = listeners.features.roots.is_some();
+    let roots = Arc::new(RootsAsked::default());
     let handler = Handler {
+        roots: roots.clone(),
         server: server.clone(),
         lists: lists.clone(),
         progress: progress.clone(),
@@ -421,6 +487,9 @@ pub(super) async fn connect(
                 ));
             }
         }
+    }
+    if offers_roots {
+        settle_roots(&peer, &roots, deadline).await;
     }
     let log_level_per_request = logs::per_request_level(&peer);
     let info = peer_info(&peer, kind, started.elapsed());

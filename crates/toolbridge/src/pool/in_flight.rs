@@ -34,6 +34,7 @@
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::{HashMap, VecDeque},
     sync::{
@@ -105,7 +106,7 @@ impl Drop for Registration {
 
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.entries.lock_unpoisoned()
     }
 
     /// Registers a request that brings `features` (completed with the
@@ -121,7 +122,7 @@ impl InFlight {
 
     /// Notes that the request `id` (with `features`) ended.
     fn remember(&self, id: RequestId, features: ClientFeatures) {
-        let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ended = self.ended.lock_unpoisoned();
         if ended.len() == RECENTLY_ENDED {
             ended.pop_front();
         }
@@ -135,7 +136,7 @@ impl InFlight {
         if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {
             return Some(entry.features.clone());
         }
-        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        let ended = self.ended.lock_unpoisoned();
         if let Some((_, features)) = ended.iter().rev().find(|(ended, _)| ended == id) {
             return Some(features.clone());
         }

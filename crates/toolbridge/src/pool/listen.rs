@@ -40,6 +40,7 @@
 //! with the connection, and [`Connection::close`](super::connection::Connection::close)
 //! waits for it.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::BTreeSet,
     sync::Mutex,
@@ -249,7 +250,7 @@ impl Listen {
 
     /// Waits for the task to end (it does once the connection has ended).
     pub(super) async fn stopped(&self) {
-        let task = self.task.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let task = self.task.lock_unpoisoned().take();
         if let Some(task) = task {
             let _ = task.await;
         }

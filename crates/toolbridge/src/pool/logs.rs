@@ -34,6 +34,7 @@
 // and 2026-07-28 protocols still carry it.
 #![allow(deprecated)]
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     sync::{
@@ -141,12 +142,12 @@ impl LogRouter {
 
     /// The level asked of the server now.
     pub(super) fn level(&self) -> Option<LoggingLevel> {
-        *self.level.lock().unwrap_or_else(|e| e.into_inner())
+        *self.level.lock_unpoisoned()
     }
 
     /// Changes the level asked of the server (and the pool handler's filter).
     pub(super) fn set_level(&self, level: LoggingLevel) {
-        *self.level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+        *self.level.lock_unpoisoned() = Some(level);
     }
 
     /// Notes a request in flight until the returned guard is dropped;
@@ -161,10 +162,7 @@ impl LogRouter {
         });
         let number = route.map(|route| {
             let number = self.next.fetch_add(1, Ordering::Relaxed);
-            self.routes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(number, route);
+            self.routes.lock_unpoisoned().insert(number, route);
             number
         });
         InFlight {
@@ -203,7 +201,7 @@ impl LogRouter {
             // Another request's, which brought no handler: the pool's.
             None
         } else if self.in_flight.load(Ordering::Acquire) == 1 {
-            let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+            let routes = self.routes.lock_unpoisoned();
             match routes.len() {
                 1 => routes.values().next().cloned(),
                 _ => None,
@@ -291,11 +289,7 @@ pub(super) struct InFlight<'a> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         if let Some(number) = self.number {
-            self.router
-                .routes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&number);
+            self.router.routes.lock_unpoisoned().remove(&number);
         }
         self.router.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
@@ -331,15 +325,14 @@ mod tests {
     impl LogHandler for Collect {
         fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
             self.0
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .lock_unpoisoned()
                 .push(format!("{} {}", origin.server, message.data));
         }
     }
 
     impl Collect {
         fn take(&self) -> Vec<String> {
-            std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+            std::mem::take(&mut *self.0.lock_unpoisoned())
         }
     }
 

@@ -21,6 +21,7 @@
 //! each notification for it to the caller's [`ProgressForward`]. Calls not
 //! wrapped pay one task-local lookup.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     sync::{
@@ -85,7 +86,7 @@ pub(super) struct Answering(Arc<ProgressLog>);
 
 impl Drop for Answering {
     fn drop(&mut self) {
-        *self.0.answered.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        *self.0.answered.lock_unpoisoned() = Some(Instant::now());
         self.0.answering.fetch_sub(1, Ordering::Release);
     }
 }
@@ -115,14 +116,14 @@ impl ProgressLog {
         if self.answering.load(Ordering::Acquire) > 0 {
             return Some(Instant::now());
         }
-        *self.answered.lock().unwrap_or_else(|e| e.into_inner())
+        *self.answered.lock_unpoisoned()
     }
 
     /// Notes `params` (see [`ProgressLog::record`]) and hands it to the
     /// forward registered for its token, if any.
     pub(super) fn arrived(&self, params: ProgressNotificationParam) {
         let forward = {
-            let forwards = self.forwards.lock().unwrap_or_else(|e| e.into_inner());
+            let forwards = self.forwards.lock_unpoisoned();
             if forwards.is_empty() {
                 None
             } else {
@@ -138,7 +139,7 @@ impl ProgressLog {
     /// Notes that progress for `token` arrived now.
     pub(super) fn record(&self, token: ProgressToken) {
         let now = Instant::now();
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.last.lock_unpoisoned();
         if last.len() >= PRUNE_AT {
             let horizon = self.horizon;
             last.retain(|_, at| now.duration_since(*at) < horizon);
@@ -147,12 +148,12 @@ impl ProgressLog {
     }
 
     fn last(&self, token: &ProgressToken) -> Option<Instant> {
-        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let last = self.last.lock_unpoisoned();
         last.get(token).copied()
     }
 
     fn forget(&self, token: &ProgressToken) {
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.last.lock_unpoisoned();
         if !last.is_empty() {
             last.remove(token);
         }
@@ -189,8 +190,7 @@ pub(super) async fn await_response(
 ) -> Result<ServerResult, ServiceError> {
     let _forwarding = FORWARD.try_with(Clone::clone).ok().map(|forward| {
         log.forwards
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(handle.progress_token.clone(), forward);
         Forwarding {
             log,
@@ -254,11 +254,7 @@ struct Forwarding<'a> {
 
 impl Drop for Forwarding<'_> {
     fn drop(&mut self) {
-        self.log
-            .forwards
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.token);
+        self.log.forwards.lock_unpoisoned().remove(&self.token);
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`Pool`]: the spec's McpService.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     sync::{
@@ -430,8 +431,7 @@ impl Pool {
         }
         self.inner
             .skipped
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(server.to_owned(), listed.skipped);
         let listed = listed.tools;
         let server_name = if conn.info.server_name.is_empty() {
@@ -564,7 +564,7 @@ impl Pool {
         .await;
         let mut listing = ToolListing::default();
         {
-            let skipped = self.inner.skipped.lock().unwrap_or_else(|e| e.into_inner());
+            let skipped = self.inner.skipped.lock_unpoisoned();
             for server in servers {
                 if let Some(list) = skipped.get(server) {
                     listing.skipped.extend(list.iter().cloned());
@@ -657,15 +657,12 @@ impl Pool {
             // Boxed: a listing when nothing is cached, rare on a call.
             Box::pin(self.refuse_withheld(server, pins, tool)).await?;
         }
-        // The tool's `execution` is in its cached list. Without one, the
-        // call is not delayed by a listing: the server answers for itself.
-        let as_task = match slot.cache.task_support(tool) {
-            Some(TaskSupport::Required) => true,
-            Some(TaskSupport::Optional) => options.as_task,
-            _ => false,
-        };
+        // The tool's `execution` is in its cached list; without one (none
+        // yet, or the server said its list changed, as server-everything
+        // does right after connecting), it is listed first.
+        let known = slot.cache.task_support(tool);
         let features = options.client_features.as_ref();
-        let (conn, limits) = match timeout {
+        let (conn, mut limits) = match timeout {
             None => {
                 let timeout = slot.spec.call_timeout();
                 let limits = Limits {
@@ -682,6 +679,19 @@ impl Pool {
             // Boxed: the rare way (2026-07-28 over HTTP), which may list.
             Box::pin(self.ready_for_headers(slot, &conn, tool)).await?;
         }
+        let support = match known {
+            Some(support) => support,
+            // Boxed: rare, once per list change.
+            None => {
+                let bounded = timeout.is_some();
+                Box::pin(self.listed_task_support(server, tool, &mut limits, bounded)).await
+            }
+        };
+        let as_task = match support {
+            Some(TaskSupport::Required) => true,
+            Some(TaskSupport::Optional) => options.as_task,
+            _ => false,
+        };
         if as_task {
             // One expression: a local here would sit in every call's future.
             return Box::pin(self.call_as_task(
@@ -741,6 +751,39 @@ impl Pool {
         match verdict.withheld.iter().find(|w| w.tool == tool) {
             Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
             None => Ok(()),
+        }
+    }
+
+    /// `tool`'s task support from a fresh listing of `server` (connected),
+    /// within `limits`: whether a call must be a task never depends on when
+    /// the cached list was dropped. When `bounded` (the caller's timeout
+    /// bounds the whole call) the limits lose the time the listing took;
+    /// the config's limits are the call's own. A listing that fails leaves
+    /// it unknown (`None`): the server answers the call.
+    async fn listed_task_support(
+        &self,
+        server: &str,
+        tool: &str,
+        limits: &mut Limits,
+        bounded: bool,
+    ) -> Option<TaskSupport> {
+        let started = tokio::time::Instant::now();
+        let listed = tokio::time::timeout(limits.idle, self.list_server_tools(server)).await;
+        if bounded {
+            let spent = started.elapsed();
+            limits.idle = limits.idle.saturating_sub(spent);
+            limits.total = limits.total.saturating_sub(spent);
+        }
+        match listed {
+            Ok(Ok(tools)) => tools
+                .iter()
+                .find(|t| t.name == tool)
+                .and_then(super::cache::task_support),
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "cannot list tools to see whether the call is a task");
+                None
+            }
+            Err(_) => None,
         }
     }
 
@@ -1052,16 +1095,22 @@ impl Pool {
     /// Closes every server concurrently, within `close_timeout` overall;
     /// whatever is still running then is killed.
     pub async fn close_all(&self) {
+        self.close_all_within(self.inner.options.close_timeout)
+            .await;
+    }
+
+    /// [`close_all`](Self::close_all) within `limit` (at most
+    /// `close_timeout`): for a caller whose own deadline is near, such as a
+    /// call with `--timeout` whose server is still busy with it.
+    pub async fn close_all_within(&self, limit: Duration) {
         let conns: Vec<Arc<Connection>> =
             self.inner.slots.values().filter_map(|s| s.take()).collect();
         if conns.is_empty() {
             return;
         }
         let closing = join_all(conns.iter().map(|c| c.close()));
-        if tokio::time::timeout(self.inner.options.close_timeout, closing)
-            .await
-            .is_err()
-        {
+        let limit = limit.min(self.inner.options.close_timeout);
+        if tokio::time::timeout(limit, closing).await.is_err() {
             tracing::warn!("servers did not close in time; killing them");
         }
         // Dropping the last handles kills any process group still alive.

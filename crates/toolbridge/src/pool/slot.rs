@@ -1,6 +1,7 @@
 //! One configured server's place in the pool: its spec, its current
 //! connection (if any), its tool cache, and its crash history.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     sync::{Arc, Mutex},
     time::{Duration, SystemTime},
@@ -93,7 +94,7 @@ impl Slot {
 
     /// The live connection, if there is one.
     pub(super) fn current(&self) -> Option<Arc<Connection>> {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self.current.lock_unpoisoned();
         current
             .as_ref()
             .filter(|c| !c.ended.is_cancelled())
@@ -162,11 +163,11 @@ impl Slot {
         .await
         .inspect_err(|error| self.failed(Failure::of(error)))?;
         {
-            let mut history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+            let mut history = self.history.lock_unpoisoned();
             history.started_at = Some(SystemTime::now());
             history.failure = None;
         }
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(conn.clone());
+        *self.current.lock_unpoisoned() = Some(conn.clone());
         // A 2026-07-28 connection's listen stream names them by itself.
         if conn.listen.is_none() {
             self.catalog.resubscribe(&self.spec.name, &conn.peer);
@@ -182,7 +183,7 @@ impl Slot {
 
     /// Forgets the current connection if it is the one at `conn`.
     fn forget_ptr(&self, conn: *const Connection) {
-        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let mut current = self.current.lock_unpoisoned();
         if current
             .as_ref()
             .is_some_and(|c| std::ptr::eq(Arc::as_ptr(c), conn))
@@ -193,10 +194,7 @@ impl Slot {
 
     /// Takes the current connection out, for closing.
     pub(super) fn take(&self) -> Option<Arc<Connection>> {
-        self.current
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        self.current.lock_unpoisoned().take()
     }
 
     /// Notes that a connection ended by itself: forgets it if it is still
@@ -214,7 +212,7 @@ impl Slot {
             at: SystemTime::now(),
         });
         self.forget_ptr(ended.connection.as_ptr());
-        let mut crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut crashes = self.crashes.lock_unpoisoned();
         crashes.in_a_row = if ended.lived < CRASH_LOOP_WINDOW {
             crashes.in_a_row + 1
         } else {
@@ -224,14 +222,14 @@ impl Slot {
 
     /// Notes why the server failed, for [`Slot::status`].
     fn failed(&self, failure: Failure) {
-        let mut history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        let mut history = self.history.lock_unpoisoned();
         history.started_at = None;
         history.failure = Some(failure);
     }
 
     /// Running (since when), stopped, or failed (why), as of now.
     pub(super) fn status(&self) -> ServerStatus {
-        let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        let history = self.history.lock_unpoisoned();
         match (self.current(), &history.failure) {
             (Some(conn), _) => ServerStatus::Running {
                 info: conn.info.clone(),
@@ -243,7 +241,7 @@ impl Slot {
     }
 
     fn restart_delay(&self) -> Duration {
-        let crashes = self.crashes.lock().unwrap_or_else(|e| e.into_inner());
+        let crashes = self.crashes.lock_unpoisoned();
         // The first restart after a crash is immediate; a loop backs off.
         match crashes.in_a_row {
             0 | 1 => Duration::ZERO,

@@ -2,6 +2,7 @@
 //! that left them, registered with the reaper; [`GroupGuard`]: one server's
 //! registration, which kills what it covers when dropped.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     io::Write,
@@ -61,7 +62,7 @@ impl ProcessTracker {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// The reaper's process id, once it runs (for tests).

@@ -1,5 +1,6 @@
 //! [`EndReason`]: why a transport ended a connection by itself.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::{Arc, Mutex};
 
 /// Why a transport ended its connection by itself (a stdio server that
@@ -12,7 +13,7 @@ pub struct EndReason(Arc<Mutex<Option<String>>>);
 impl EndReason {
     /// Records `reason` (a sentence fragment), keeping the first one given.
     pub(crate) fn set(&self, reason: Option<String>) {
-        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.0.lock_unpoisoned();
         if slot.is_none() {
             *slot = reason;
         }
@@ -20,6 +21,6 @@ impl EndReason {
 
     /// The reason, once the transport gave one.
     pub fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0.lock_unpoisoned().clone()
     }
 }

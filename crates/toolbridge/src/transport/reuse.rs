@@ -54,6 +54,7 @@
 //! that reuse stalls it stops timing. A wrong guess costs latency only: a
 //! handshake per request, or a delayed ACK per call.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     ops::RangeInclusive,
     pin::Pin,
@@ -154,7 +155,7 @@ impl ReuseGuard {
         if route == Route::Fresh || self.stalls() {
             return false;
         }
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.state.lock_unpoisoned();
         match (route, stall_like) {
             (Route::Reuse, true) => {
                 state.suspicious += 1;

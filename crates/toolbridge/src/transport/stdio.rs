@@ -15,6 +15,7 @@
 //! deep, not UTF-8, a raw NUL byte) fails the request it answered at once;
 //! see the `unreadable` module.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::VecDeque,
     ffi::OsString,
@@ -51,9 +52,30 @@ use crate::{
 };
 
 /// The variables a stdio server inherits from toolbridge's environment (when
-/// set); everything else it gets comes from the config's `env`.
+/// set); everything else it gets comes from the config's `env`. Besides the
+/// basics: where the TLS trust store is and which proxy to use (OpenSSL,
+/// Node, Python requests, curl), without which every `npx`/`uvx` server
+/// fails behind a TLS-intercepting proxy.
 pub const INHERITED_ENV: &[&str] = &[
-    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR",
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "TMPDIR",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
 ];
 
 /// How many stderr lines a [`StderrTail`] keeps.
@@ -88,7 +110,7 @@ impl StderrTail {
             line.truncate(cut);
             line.push('…');
         }
-        let mut lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = self.0.lines.lock_unpoisoned();
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
@@ -97,13 +119,13 @@ impl StderrTail {
 
     /// The kept lines, oldest first.
     pub fn lines(&self) -> Vec<String> {
-        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock_unpoisoned();
         lines.iter().cloned().collect()
     }
 
     /// The last `n` lines joined with newlines, or `None` when there are none.
     pub fn last(&self, n: usize) -> Option<String> {
-        let lines = self.0.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = self.0.lines.lock_unpoisoned();
         if lines.is_empty() {
             return None;
         }
@@ -133,7 +155,7 @@ impl StderrTail {
     /// by itself or on its stdin closing; `None` while it runs, or when
     /// toolbridge had to signal it.
     pub fn exit(&self) -> Option<std::process::ExitStatus> {
-        let exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+        let exit = self.0.exit.lock_unpoisoned();
         *exit
     }
 
@@ -150,7 +172,7 @@ impl StderrTail {
 
     fn set_exit(&self, status: std::process::ExitStatus) {
         {
-            let mut exit = self.0.exit.lock().unwrap_or_else(|e| e.into_inner());
+            let mut exit = self.0.exit.lock_unpoisoned();
             exit.get_or_insert(status);
         }
         self.0.exit_notify.notify_waiters();

@@ -31,6 +31,7 @@
 //! senders queueing and flushing in arbitrary interleavings against a slow
 //! reader.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     pin::Pin,
     sync::{
@@ -103,7 +104,7 @@ impl<W: AsyncWrite + Unpin> Outbox<W> {
         // The state is consistent between statements (no code that can
         // panic runs while it is half-updated), so a poisoned lock is safe
         // to use.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// Whether a write has failed: nothing sent from now on can arrive.

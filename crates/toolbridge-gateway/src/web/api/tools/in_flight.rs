@@ -5,6 +5,7 @@ use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
 };
+use toolbridge::lock::LockUnpoisoned as _;
 
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +19,7 @@ impl Calls {
     /// Notes the call `id` until the returned guard drops; `None` when a
     /// call with that id is already in flight.
     pub fn enter(&self, id: &str) -> Option<Entered> {
-        let mut by_id = self.by_id.lock().unwrap_or_else(|e| e.into_inner());
+        let mut by_id = self.by_id.lock_unpoisoned();
         if by_id.contains_key(id) {
             return None;
         }
@@ -33,12 +34,7 @@ impl Calls {
 
     /// Cancels the call `id`; false when no such call is in flight.
     pub fn cancel(&self, id: &str) -> bool {
-        let token = self
-            .by_id
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned();
+        let token = self.by_id.lock_unpoisoned().get(id).cloned();
         match token {
             Some(token) => {
                 token.cancel();
@@ -65,11 +61,7 @@ impl Entered {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        self.calls
-            .by_id
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
+        self.calls.by_id.lock_unpoisoned().remove(&self.id);
     }
 }
 

@@ -9,6 +9,7 @@
 #![allow(deprecated)]
 
 use std::sync::{Arc, Mutex};
+use toolbridge::lock::LockUnpoisoned as _;
 
 use futures::future::BoxFuture;
 use rmcp::{
@@ -48,7 +49,7 @@ impl PageClient {
 
     /// The log messages received so far.
     pub fn logs(&self) -> Vec<LoggingMessageNotificationParam> {
-        self.logs.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.logs.lock_unpoisoned().clone()
     }
 }
 
@@ -94,7 +95,7 @@ impl RootsProvider for PageClient {
 
 impl LogHandler for PageClient {
     fn log(&self, _origin: RequestOrigin, message: LoggingMessageNotificationParam) {
-        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut logs = self.logs.lock_unpoisoned();
         if logs.len() < MAX_LOGS {
             logs.push(message);
         }
