@@ -15,25 +15,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 deps="$here/.deps"
 
-MCP_PROXY="mcp-proxy==0.13.0"
-SUPERGATEWAY="supergateway@4.0.0"
-
 log() { printf 'gateway bench: %s\n' "$*" >&2; }
 
-if [ ! -f "$deps/mcp-proxy/.stamp" ] || [ "$(cat "$deps/mcp-proxy/.stamp")" != "$MCP_PROXY" ]; then
-  log "creating a venv with $MCP_PROXY"
-  rm -rf "$deps/mcp-proxy"
-  python3 -m venv "$deps/mcp-proxy"
-  "$deps/mcp-proxy/bin/pip" install --quiet --disable-pip-version-check "$MCP_PROXY" >&2
-  echo "$MCP_PROXY" > "$deps/mcp-proxy/.stamp"
-fi
-if [ ! -f "$deps/supergateway/.stamp" ] || [ "$(cat "$deps/supergateway/.stamp")" != "$SUPERGATEWAY" ]; then
-  log "installing $SUPERGATEWAY"
-  mkdir -p "$deps/supergateway"
-  echo '{"private":true}' > "$deps/supergateway/package.json"
-  npm install --prefix "$deps/supergateway" --no-audit --no-fund --loglevel=error "$SUPERGATEWAY" >&2
-  echo "$SUPERGATEWAY" > "$deps/supergateway/.stamp"
-fi
+# shellcheck source=deps.sh
+. "$here/deps.sh"
 
 if [ -z "${TOOLBRIDGE:-}" ]; then
   log "building toolbridge (release)"

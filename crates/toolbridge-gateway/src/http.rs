@@ -14,7 +14,11 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    Gateway, GatewayError, Security, security, session, stateless::Endpoint, web::WebState,
+    Gateway, GatewayError, Security,
+    connections::{self, ConnectionLimits},
+    security, session,
+    stateless::Endpoint,
+    web::WebState,
 };
 
 /// Binds the listener on `addr` (port 0: any free port; see
@@ -68,20 +72,18 @@ pub fn router(
     ))
 }
 
-/// Serves `router` on `listener` until `shutdown` is cancelled.
+/// Serves `router` on `listener` until `shutdown` is cancelled, each
+/// connection with `TCP_NODELAY` and within `limits` (see
+/// [`crate::connections`]; `axum::serve` sets neither).
 pub async fn serve(
     listener: TcpListener,
     router: Router,
+    limits: ConnectionLimits,
     shutdown: CancellationToken,
 ) -> Result<(), GatewayError> {
-    // `Peer`: each connection's address and local user, for `security`.
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<crate::peer::Peer>(),
-    )
-    .with_graceful_shutdown(shutdown.cancelled_owned())
-    .await
-    .map_err(GatewayError::Serve)
+    connections::serve(listener, router, limits, shutdown)
+        .await
+        .map_err(GatewayError::Serve)
 }
 
 /// The URL clients use for `addr`.

@@ -21,7 +21,9 @@
 //! - [`relay`]: what upstreams send on their own (list changes, resource
 //!   updates) passed on to clients, and [`subscriptions`]: which client
 //!   session wants the updates of which resource;
-//! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) and
+//! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) served by
+//!   [`connections`] (the accept loop: TCP_NODELAY, the connection cap,
+//!   header and idle timeouts), and
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, the bearer token;
@@ -36,6 +38,7 @@
 
 pub mod audit;
 pub mod client_peer;
+pub mod connections;
 pub mod error;
 pub mod gateway;
 pub mod held_calls;
@@ -53,6 +56,7 @@ pub mod upstreams;
 pub mod watch;
 pub mod web;
 
+pub use connections::ConnectionLimits;
 pub use error::GatewayError;
 pub use gateway::{Gateway, GatewayOptions};
 pub use security::{Security, TokenSource};

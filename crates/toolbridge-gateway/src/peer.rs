@@ -11,7 +11,8 @@
 //! same): the peer's socket is the line whose local address is the peer's
 //! address and whose remote address is ours. Loopback never leaves the
 //! namespace, so the peer's socket is always listed there. The lookup is done
-//! once per connection (axum's `ConnectInfo`), not per request.
+//! once per connection (by the accept loop, `connections`, as axum's
+//! `ConnectInfo`), not per request.
 //!
 //! Written by hand: no maintained crate looks up a TCP peer's owner (the
 //! `procfs` crate parses these files, among a thousand others, for one
@@ -19,8 +20,6 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-use axum::{extract::connect_info::Connected, serve::IncomingStream};
-use tokio::net::TcpListener;
 
 /// One connection's peer, as [`crate::security`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,19 +40,6 @@ impl Peer {
             None
         };
         Peer { addr: remote, uid }
-    }
-}
-
-impl Connected<IncomingStream<'_, TcpListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Self {
-        let remote = *stream.remote_addr();
-        match stream.io().local_addr() {
-            Ok(local) => Peer::of(local, remote),
-            Err(_) => Peer {
-                addr: remote,
-                uid: None,
-            },
-        }
     }
 }
 

@@ -5,13 +5,18 @@
 //! `-q` says, for scripts and tests to read the address from:
 //! `toolbridge: listening on http://127.0.0.1:PORT/mcp`.
 
-use std::{net::SocketAddr, process::ExitCode};
+use std::{
+    net::SocketAddr,
+    num::{NonZeroU64, NonZeroUsize},
+    process::ExitCode,
+    time::Duration,
+};
 
 use anyhow::anyhow;
 use tokio_util::sync::CancellationToken;
 use toolbridge::{config::ServerSpec, pins::PinOptions, pool::PoolOptions};
 use toolbridge_gateway::{
-    Gateway, GatewayOptions, Security, TokenSource, http,
+    ConnectionLimits, Gateway, GatewayOptions, Security, TokenSource, http,
     security::{TOKEN_ENV, TOKEN_FILE},
 };
 
@@ -37,7 +42,52 @@ pub struct Args {
     pub servers: Vec<String>,
     /// Worker threads (default: half the cores, at least one).
     #[arg(long, value_name = "N")]
-    pub threads: Option<std::num::NonZeroUsize>,
+    pub threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
+}
+
+/// The limits on the gateway's HTTP connections (docs/gateway.md).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConnectionArgs {
+    /// HTTP connections open at once; one more is answered 503.
+    #[arg(long, value_name = "N", default_value_t = default_max_connections())]
+    pub max_connections: NonZeroUsize,
+    /// Seconds a client may take to send a request's headers.
+    #[arg(long, value_name = "SECS", default_value_t = secs(ConnectionLimits::DEFAULT_HEADER_TIMEOUT))]
+    pub header_timeout: NonZeroU64,
+    /// Seconds a keep-alive connection may wait for its next request.
+    #[arg(long, value_name = "SECS", default_value_t = secs(ConnectionLimits::DEFAULT_IDLE_TIMEOUT))]
+    pub idle_timeout: NonZeroU64,
+}
+
+fn default_max_connections() -> NonZeroUsize {
+    NonZeroUsize::new(ConnectionLimits::DEFAULT_MAX_CONNECTIONS).unwrap_or(NonZeroUsize::MIN)
+}
+
+fn secs(limit: Duration) -> NonZeroU64 {
+    NonZeroU64::new(limit.as_secs()).unwrap_or(NonZeroU64::MIN)
+}
+
+impl Default for ConnectionArgs {
+    fn default() -> Self {
+        ConnectionArgs {
+            max_connections: default_max_connections(),
+            header_timeout: secs(ConnectionLimits::DEFAULT_HEADER_TIMEOUT),
+            idle_timeout: secs(ConnectionLimits::DEFAULT_IDLE_TIMEOUT),
+        }
+    }
+}
+
+impl ConnectionArgs {
+    /// The limits these flags set.
+    pub fn limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections.get(),
+            header_timeout: Duration::from_secs(self.header_timeout.get()),
+            idle_timeout: Duration::from_secs(self.idle_timeout.get()),
+        }
+    }
 }
 
 impl Args {
@@ -140,7 +190,7 @@ async fn serve_http(
     listening(&security.page_url(addr));
     let web = toolbridge_gateway::web::WebState::new(gateway.clone(), ctx.config_path().to_owned());
     let router = http::router(gateway, security, stop.clone(), Some(web));
-    http::serve(listener, router, stop).await
+    http::serve(listener, router, args.connections.limits(), stop).await
 }
 
 /// The servers to serve: the config's enabled servers, or those named with

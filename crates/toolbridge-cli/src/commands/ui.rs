@@ -55,6 +55,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         servers: Vec::new(),
         // `ui` runs on the one-thread runtime of every other command.
         threads: None,
+        connections: serve::ConnectionArgs::default(),
     };
     serve::run_with(serve_args, ctx, |url| {
         // The address is this command's output (a closed stdout is no

@@ -53,6 +53,16 @@
 //! often (at most [`MAX_THRESHOLD`] answers apart); and once it has decided
 //! that reuse stalls it stops timing. A wrong guess costs latency only: a
 //! handshake per request, or a delayed ACK per call.
+//!
+//! # Why it stays now that toolbridge's own gateway sets TCP_NODELAY
+//!
+//! `toolbridge serve` left Nagle on too until issue 31 (it served with
+//! `axum::serve`); its accept loop now sets `TCP_NODELAY`, so against it the
+//! guard sees no gap and keeps reuse, at the cost of one clock read per
+//! event of an event-stream answer. The servers it exists for are still
+//! out there: any MCP server on `axum::serve` (rmcp's own examples) or
+//! another stack that leaves Nagle on. Removing it would bring their 40 ms
+//! per call back.
 
 use crate::lock::LockUnpoisoned as _;
 use std::{
