@@ -121,6 +121,7 @@ fn bench_command(dir: &tempfile::TempDir) -> Command {
         .env_remove("TOOLBRIDGE_LOG")
         .env("HOME", dir.path())
         .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"));
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .env("XDG_DATA_HOME", dir.path().join("data"));
     command
 }

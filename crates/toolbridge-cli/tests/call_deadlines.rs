@@ -248,6 +248,7 @@ fn call_prints_no_progress_when_stderr_is_not_a_terminal() {
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -269,6 +270,7 @@ fn call_shows_progress_on_a_terminal() {
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
         .stdin(std::process::Stdio::null())
         .output()
         .expect("util-linux script");
@@ -298,7 +300,9 @@ fn a_configs_startup_timeout_ends_a_hung_start_with_exit_4() {
     } } }));
     let started = std::time::Instant::now();
     let run = sandbox.run_with(&["call", "hung", "echo"], |command| {
-        command.env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"));
+        command
+            .env("XDG_CACHE_HOME", sandbox.dir.path().join("cache"))
+            .env("XDG_DATA_HOME", sandbox.dir.path().join("data"));
     });
     assert_eq!(run.code, Some(4), "{run:?}");
     assert!(

@@ -45,6 +45,7 @@ impl Setup {
             .args(args)
             .env_remove("TOOLBRIDGE_LOG")
             .env("XDG_CACHE_HOME", self._dir.path().join("cache"))
+            .env("XDG_DATA_HOME", self._dir.path().join("data"))
             .stdin(std::process::Stdio::null());
         command
     }
@@ -210,6 +211,7 @@ fn call_save_writes_binary_items_to_files_and_prints_their_paths() {
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
         .output()
         .unwrap();
     let path = saved.join("1.png");
@@ -232,6 +234,7 @@ fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
             .env_remove("TOOLBRIDGE_LOG")
             .output()
             .unwrap();
@@ -283,6 +286,7 @@ fn arguments_come_inline_from_a_file_or_from_stdin() {
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", home.path().join("config"))
             .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
             .env_remove("TOOLBRIDGE_LOG");
         command
     };

@@ -51,6 +51,7 @@ impl Home {
             .env("HOME", self.path())
             .env("XDG_CONFIG_HOME", self.path().join("xdg"))
             .env("XDG_CACHE_HOME", self.path().join("cache"))
+            .env("XDG_DATA_HOME", self.path().join("data"))
             .env_remove("TOOLBRIDGE_LOG")
             .env_remove("NO_COLOR")
             .stdin(Stdio::null());

@@ -81,6 +81,7 @@ fn run_client(sdk: Sdk, via: &Via, plan: &Value, home: &Path) -> Value {
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
         .env_remove("TOOLBRIDGE_CONFIG")
         .current_dir(home)
         .stdin(Stdio::null());

@@ -116,6 +116,7 @@ fn bench_errors(home: &std::path::Path, url: &str, calls: u32) -> u64 {
         ])
         .env("HOME", home)
         .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CONFIG_HOME", home.join("config"))
         .stdin(std::process::Stdio::null())
         .output()

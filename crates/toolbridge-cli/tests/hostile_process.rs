@@ -50,6 +50,7 @@ impl Home {
             .env("HOME", self.path())
             .env("XDG_CONFIG_HOME", self.path().join("config"))
             .env("XDG_CACHE_HOME", self.path().join("cache"))
+            .env("XDG_DATA_HOME", self.path().join("data"))
             .stdin(Stdio::null());
         cmd
     }

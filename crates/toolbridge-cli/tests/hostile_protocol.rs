@@ -33,7 +33,8 @@ fn measured(sandbox: &Sandbox, args: &[&str]) -> Measured {
     let home = sandbox.dir.path();
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config-home"))
-        .env("XDG_CACHE_HOME", home.join("cache"));
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"));
     run_measured(&mut cmd)
 }
 

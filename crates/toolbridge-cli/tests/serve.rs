@@ -403,7 +403,8 @@ async fn stdio_serves_the_same_tools() {
         .args(["serve", "--stdio"])
         .env("HOME", sandbox.dir.path())
         .env("XDG_CONFIG_HOME", sandbox.dir.path())
-        .env("XDG_CACHE_HOME", sandbox.cache_home());
+        .env("XDG_CACHE_HOME", sandbox.cache_home())
+        .env("XDG_DATA_HOME", sandbox.data_home());
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     assert!(tool_names(&client).await.contains(&"echo".to_owned()));
     assert_eq!(
@@ -438,10 +439,13 @@ async fn allow_and_deny_lists_limit_what_clients_see_and_call() {
 async fn an_upstream_tool_list_change_reaches_the_clients() {
     let sandbox = Sandbox::new();
     let starts = sandbox.dir.path().join("starts");
+    // The tool it adds would be withheld as new on a pinned server (that
+    // is tests/gateway_pins.rs); this test is about the relay.
     sandbox.write_config(&json!({ "mcpServers": { "changing": {
         "command": common::python(),
         "args": [common::test_server("tool_cache.py")],
         "env": { "STARTS_FILE": starts, "TOOLS": "ping" },
+        "pin": "off",
     } } }));
     let served = Served::start(&sandbox, &[], &[]);
     let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();

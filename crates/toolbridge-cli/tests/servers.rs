@@ -37,7 +37,8 @@ impl Sandbox {
             .env_remove("TOOLBRIDGE_CONFIG")
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.dir.path())
-            .env("XDG_CACHE_HOME", self.dir.path().join("cache"));
+            .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"));
         command
     }
 
@@ -893,6 +894,7 @@ fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
         .env("HOME", sandbox.dir.path())
         .env("XDG_CONFIG_HOME", sandbox.dir.path())
         .env("XDG_CACHE_HOME", sandbox.path("cache"))
+        .env("XDG_DATA_HOME", sandbox.path("data"))
         .env("TB_MARKER", "m")
         .env("SHELL", "/bin/sh")
         .stdin(Stdio::piped())

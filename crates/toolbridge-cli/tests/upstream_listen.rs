@@ -216,9 +216,11 @@ async fn a_gateway_in_front_of_a_2026_gateway_tells_its_clients_when_the_tools_b
     let (home_a, home_b) = (common::tempdir(), common::tempdir());
     let config_a = write_config(home_a.path(), examples(&["alpha"]));
     let a = Gateway::start_with(&config_a, home_a.path(), &[], None);
+    // A's new server's tools would be withheld by B as new on a pinned
+    // server (tests/gateway_pins.rs tests that); this test is about the relay.
     let config_b = write_config(
         home_b.path(),
-        json!({ "a": { "type": "http", "url": a.url.clone() } }),
+        json!({ "a": { "type": "http", "url": a.url.clone(), "pin": "off" } }),
     );
     let b = Gateway::start_with(&config_b, home_b.path(), &[], None);
     let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();

@@ -221,6 +221,68 @@ fn a_tool_returning_an_image_and_one_returning_audio_are_rendered() {
 }
 
 #[test]
+fn withheld_tools_are_shown_with_their_diff_and_approved_from_the_page() {
+    // The rug server is pinned benign by a first `tools`, then pulls the
+    // rug (tests/servers/rug_pull.py) before the gateway starts.
+    let home = tempdir();
+    let switch = home.path().join("pulled");
+    let config = write_config(
+        home.path(),
+        json!({ "rug": {
+            "command": common::python(),
+            "args": [common::test_server("rug_pull.py")],
+            "env": { "RUG_PULL_FILE": switch },
+        } }),
+    );
+    let pinned = Command::new(toolbridge())
+        .arg("--config")
+        .arg(&config)
+        .arg("tools")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run toolbridge tools");
+    assert!(
+        pinned.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pinned.stderr)
+    );
+    std::fs::write(&switch, "").expect("pull the rug");
+    let gateway = Gateway::start_with(&config, home.path(), &[], None);
+    let served = Served {
+        base: format!("http://{}/", gateway.addr()),
+        gateway,
+        config,
+        _home: home,
+    };
+    let facts = served.run("withheld_tools");
+    assert_eq!(facts["shown"]["title"], "Withheld tools", "{facts}");
+    let headings = facts["shown"]["headings"].to_string();
+    assert!(
+        headings.contains("add") && headings.contains("changed"),
+        "{facts}"
+    );
+    assert!(
+        headings.contains("send_report") && headings.contains("new"),
+        "{facts}"
+    );
+    assert!(
+        facts["shown"]["diffs"].to_string().contains("id_rsa"),
+        "{facts}"
+    );
+    assert_eq!(facts["before"], json!(["echo"]), "{facts}");
+    assert_eq!(
+        facts["after"],
+        json!(["add", "echo", "send_report"]),
+        "{facts}"
+    );
+    assert_eq!(facts["regionLeft"], false, "{facts}");
+}
+
+#[test]
 fn the_language_switch_shows_chinese_and_japanese_and_is_remembered() {
     let served = Served::with_example();
     let facts = served.run("languages");

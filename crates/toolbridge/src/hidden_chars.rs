@@ -85,7 +85,7 @@ pub fn kind_of(c: char) -> Option<HiddenKind> {
 /// Whether `text` holds a hidden character.
 pub fn contains_hidden(text: &str) -> bool {
     // Every hidden character but the C0 controls is outside ASCII.
-    text.bytes().any(|b| b >= 0x80 || b < 0x20 || b == 0x7f) && text.chars().any(is_hidden)
+    text.bytes().any(|b| !(0x20..0x7f).contains(&b)) && text.chars().any(is_hidden)
 }
 
 fn is_hidden(c: char) -> bool {

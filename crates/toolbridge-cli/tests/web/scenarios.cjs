@@ -182,6 +182,33 @@ const scenarios = {
     return results;
   },
 
+  /**
+   * The rug server's withheld tools: listed with their diff, approved one
+   * by one from the page, then gone from the list and back among the tools.
+   */
+  async withheld_tools(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/rug');
+    const region = () => page.$('section[aria-labelledby][role="region"].tools-withheld');
+    await b.until('the region "Withheld tools"', region);
+    const shown = await page.$eval('.tools-withheld', el => ({
+      headings: [...el.querySelectorAll('h3')].map(h => h.textContent.trim()),
+      diffs: [...el.querySelectorAll('pre')].map(p => p.textContent),
+      title: el.querySelector('h2').textContent.trim(),
+    }));
+    const linked = async () => page.$$eval('nav[aria-label="Tools of rug"] a', links => links.map(a => a.textContent.trim()));
+    const before = await linked();
+    for (const tool of ['add', 'send_report']) {
+      await (await b.button(page, `Approve ${tool}`)).click();
+      await b.until(`${tool} among the tools after Approve`, async () => (await linked()).includes(tool));
+      await b.settled(page);
+    }
+    const after = await linked();
+    const regionLeft = !!(await region());
+    b.check(page, 'withheld tools');
+    return { shown, before, after, regionLeft };
+  },
+
   /** The language switch: strings change, CJK appears, remembered, ?lang=. */
   async languages(browser) {
     const page = await b.openPage(browser);

@@ -29,6 +29,10 @@
 //   named "Image from the tool (image/png)"; an audio result an <audio
 //   controls> named "Audio from the tool (audio/wav)"; disclosures
 //   "Structured content", "Server log (N)", "As text for a model"
+// - region "Withheld tools" (when the server has some): per tool a heading
+//   level 3 with its name and "changed" or "new", the diff, and button
+//   "Approve {tool}"; button "Approve all"
+// - alert "Hidden characters" in an open tool that has some
 import { h, replace, uid } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
@@ -72,6 +76,9 @@ export async function render(main, { params = [] } = {}) {
     return showError(status, error, () => rerender(main, params));
   }
   status.remove();
+  if (listing.withheld && listing.withheld.length) {
+    main.append(withheldSection(server, listing.withheld, () => rerender(main, params)));
+  }
 
   const tools = listing.tools || [];
   const open = tools.find((tool) => tool.name === wantedTool) || null;
@@ -91,6 +98,54 @@ export async function render(main, { params = [] } = {}) {
       ? t('tools.unknownTool', { tool: wantedTool, server })
       : t('tools.pick')));
   }
+}
+
+/**
+ * The server's withheld tools (their definition is not the pinned one):
+ * each with its diff and an Approve button; Approve all.
+ */
+function withheldSection(server, withheld, done) {
+  const headingId = uid('withheld');
+  const problem = h('p', { class: 'error', role: 'alert', hidden: true });
+  const approve = async (tools, button) => {
+    button.disabled = true;
+    problem.hidden = true;
+    try {
+      await post(`/tools/${encodeURIComponent(server)}/approve`, { tools });
+      done();
+    } catch (error) {
+      button.disabled = false;
+      problem.hidden = false;
+      replace(problem, error.message || String(error));
+    }
+  };
+  const items = withheld.map((w) => {
+    const button = h('button', { type: 'button', class: 'primary' }, t('tools.withheld.approve', { tool: w.tool }));
+    button.addEventListener('click', () => approve([w.tool], button));
+    return h('li', { class: 'tools-withheld-item' },
+      h('h3', {}, w.tool, ' ', h('span', { class: 'badge warn' }, t(`tools.withheld.change.${w.change}`))),
+      h('pre', { class: 'tools-diff' }, w.readable),
+      h('p', { class: 'hint' }, t('tools.withheld.orRun'), ' ', h('code', {}, w.approveCommand)),
+      button);
+  });
+  const all = h('button', { type: 'button' }, t('tools.withheld.approveAll'));
+  all.addEventListener('click', () => approve([], all));
+  return h('section', { class: 'tools-withheld', role: 'region', 'aria-labelledby': headingId },
+    h('h2', { id: headingId }, t('tools.withheld.title')),
+    h('p', {}, t('tools.withheld.hint', { n: withheld.length })),
+    problem,
+    h('ul', {}, items),
+    withheld.length > 1 ? all : null);
+}
+
+/** The hidden characters found in the tool's definition, as a warning. */
+function hiddenCharacters(tool) {
+  const found = tool.hiddenCharacters || [];
+  if (found.length === 0) return null;
+  return h('div', { class: 'tools-hidden warn', role: 'alert', 'aria-label': t('tools.hidden.title') },
+    h('p', {}, h('strong', {}, t('tools.hidden.title')), ' ', t('tools.hidden.hint')),
+    h('ul', {}, found.map((f) => h('li', {},
+      t('tools.hidden.finding', { field: f.field, codePoint: f.codePoint, count: f.count })))));
 }
 
 function rerender(main, params) {
@@ -137,6 +192,7 @@ function badges(tool) {
 function renderTool(container, server, tool) {
   replace(container,
     h('h2', { id: 'tool-heading', tabindex: '-1' }, tool.name),
+    hiddenCharacters(tool),
     titleOf(tool) ? h('p', { class: 'tools-title' }, titleOf(tool)) : null,
     tool.description ? h('p', { class: 'tools-description' }, tool.description) : null,
     badges(tool),

@@ -265,13 +265,16 @@ pub enum PinEvent {
     },
 }
 
+/// What hears of each [`PinEvent`].
+pub type PinHook = Arc<dyn Fn(&PinEvent) + Send + Sync>;
+
 /// Where pins are kept, and who hears of what pinning sees.
 #[derive(Clone)]
 pub struct PinOptions {
     /// The pins folder (`$XDG_DATA_HOME/toolbridge/pins`).
     pub dir: PathBuf,
     /// Told of each [`PinEvent`] (default: nobody; each is logged anyway).
-    pub on_event: Option<Arc<dyn Fn(&PinEvent) + Send + Sync>>,
+    pub on_event: Option<PinHook>,
 }
 
 impl fmt::Debug for PinOptions {

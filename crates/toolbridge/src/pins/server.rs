@@ -124,6 +124,19 @@ impl ServerPins {
         verdict
     }
 
+    /// [`ServerPins::judge`] without looking at the pins file when `listed`
+    /// was judged already: for calls, which must not pay a `stat` each. A
+    /// verdict this old can only be stricter than the file (an approval
+    /// elsewhere); the next listing reads it.
+    pub(crate) fn judged(&self, listed: &Arc<Vec<McpTool>>) -> Verdict {
+        if let Some((list, _, verdict)) = &self.lock().judged
+            && Arc::ptr_eq(list, listed)
+        {
+            return verdict.clone();
+        }
+        self.judge(listed)
+    }
+
     /// Pins every tool of `listed` (the server's first listing); the pins
     /// file's stamp after. A failure to write is logged: the pins then hold
     /// for this process only.

@@ -26,6 +26,12 @@
 //! listed, is left out and reported in [`ToolListing::skipped`]; the rest of
 //! the server's tools are kept.
 //!
+//! With [`PoolOptions::pins`], [`Pool::list_server_tools`] (which every
+//! listing the pool hands out goes through) leaves out the tools whose
+//! definition is not the pinned one, and a call of one is
+//! [`PoolError::Withheld`] ([`crate::pins`]); [`Pool::withheld_tools`],
+//! [`Pool::pin_diff`] and [`Pool::approve_tools`] are the rest of it.
+//!
 //! Resources, resource templates and prompts are listed the same way (all
 //! pages, the same bounds) and cached in memory per server until the
 //! server's `notifications/resources/list_changed` or

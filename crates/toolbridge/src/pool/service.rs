@@ -747,7 +747,7 @@ impl Pool {
         tool: &str,
     ) -> Result<(), PoolError> {
         let listed = self.list_as_served(server).await?;
-        let verdict = pins.judge(&listed);
+        let verdict = pins.judged(&listed);
         match verdict.withheld.iter().find(|w| w.tool == tool) {
             Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
             None => Ok(()),

@@ -52,6 +52,7 @@ struct ToolView<'a> {
 /// A withheld tool as the page shows it: the change, both definitions and
 /// a readable diff.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct WithheldView {
     #[serde(flatten)]
     diff: PinDiff,

@@ -1,0 +1,201 @@
+//! What pinning tool definitions costs a listing of 1,000 tools:
+//!
+//! - `list`: a real stdio server (tests/servers/tool_cache.py) listing
+//!   1,000 tools, asked again each round (`forget_tools` then
+//!   `list_server_tools`), in a pool with pinning off and in one with it on
+//!   (the server already pinned, so each listing is hashed and compared);
+//!   then the same listing answered from the in-memory cache (pinning: one
+//!   `stat` of the pins file). Rounds interleaved; medians, the difference
+//!   in ms and the ratio.
+//! - `hash`: the canonical hash alone of 1,000 tools with a realistic
+//!   schema (five typed properties with descriptions), median per 1,000.
+//!
+//! `cargo bench -p toolbridge-cli --bench pins [-- list hash] [--rounds N]`
+
+mod common;
+
+use std::{sync::Arc, time::Instant};
+
+use common::{Options, median};
+use toolbridge::{
+    McpTool,
+    config::{ServerSpec, StdioSpec, TransportSpec},
+    pins::{PinOptions, PinPolicy},
+    pool::{Pool, PoolOptions},
+};
+
+const TOOLS: usize = 1_000;
+
+fn main() {
+    let opts = Options::from_args(Options {
+        rounds: 31,
+        seq_calls: 0,
+        conc_calls: 0,
+        in_flight: 0,
+        multi_thread: false,
+        only: Vec::new(),
+    });
+    if opts.wants("list") {
+        list(&opts);
+    }
+    if opts.wants("hash") {
+        hash(&opts);
+    }
+}
+
+fn server(dir: &std::path::Path, pin: PinPolicy) -> ServerSpec {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../toolbridge/tests/servers/tool_cache.py"
+    );
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.deps/py2/bin/python");
+    let python = if std::path::Path::new(python).exists() {
+        python
+    } else {
+        "python3"
+    };
+    let mut spec = ServerSpec::stdio("many", python, [script]);
+    let names: Vec<String> = (0..TOOLS).map(|i| format!("tool_{i}")).collect();
+    if let TransportSpec::Stdio(StdioSpec { env, .. }) = &mut spec.transport {
+        env.insert(
+            "STARTS_FILE".to_owned(),
+            dir.join("starts").to_string_lossy().into_owned(),
+        );
+        env.insert("TOOLS".to_owned(), names.join(","));
+    }
+    spec.pin = pin;
+    spec
+}
+
+fn list(opts: &Options) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let off = Pool::new(
+        [server(dir.path(), PinPolicy::Off)],
+        PoolOptions {
+            listen_for_changes: false,
+            ..PoolOptions::default()
+        },
+    );
+    let on = Pool::new(
+        [server(dir.path(), PinPolicy::Block)],
+        PoolOptions {
+            listen_for_changes: false,
+            pins: Some(PinOptions::in_dir(dir.path().join("pins"))),
+            ..PoolOptions::default()
+        },
+    );
+    runtime.block_on(async {
+        // Start both, and pin on first sight.
+        for pool in [&off, &on] {
+            let tools = pool.list_server_tools("many").await.expect("list");
+            assert!(tools.len() >= TOOLS, "{} tools", tools.len());
+        }
+        let listed_ms = |pool: &Pool| {
+            let pool = pool.clone();
+            async move {
+                pool.forget_tools("many");
+                let started = Instant::now();
+                let tools = pool.list_server_tools("many").await.expect("list");
+                let ms = started.elapsed().as_secs_f64() * 1000.0;
+                assert!(tools.len() >= TOOLS, "withheld: {}", tools.len());
+                ms
+            }
+        };
+        let cached_us = |pool: &Pool| {
+            let pool = pool.clone();
+            async move {
+                let started = Instant::now();
+                for _ in 0..100 {
+                    let tools = pool.list_server_tools("many").await.expect("list");
+                    assert!(tools.len() >= TOOLS);
+                }
+                started.elapsed().as_secs_f64() * 1e6 / 100.0
+            }
+        };
+        let (mut off_ms, mut on_ms, mut off_hit, mut on_hit) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for round in 0..opts.rounds {
+            // Alternate which goes first, so neither always runs warm.
+            if round % 2 == 0 {
+                off_ms.push(listed_ms(&off).await);
+                on_ms.push(listed_ms(&on).await);
+            } else {
+                on_ms.push(listed_ms(&on).await);
+                off_ms.push(listed_ms(&off).await);
+            }
+            off_hit.push(cached_us(&off).await);
+            on_hit.push(cached_us(&on).await);
+        }
+        let (off_ms, on_ms) = (median(&off_ms), median(&on_ms));
+        let (off_hit, on_hit) = (median(&off_hit), median(&on_hit));
+        println!();
+        println!(
+            "pins: listing {TOOLS} tools of a stdio server (tool_cache.py), {} rounds interleaved",
+            opts.rounds
+        );
+        println!("| listing | pinning off | pinning on | added | ratio on / off |");
+        println!("|---|--:|--:|--:|--:|");
+        println!(
+            "| from the server, median ms | {off_ms:.2} | {on_ms:.2} | {:.2} ms | {:.3} |",
+            on_ms - off_ms,
+            on_ms / off_ms
+        );
+        println!(
+            "| from the cache, median µs | {off_hit:.1} | {on_hit:.1} | {:.1} µs | {:.2} |",
+            on_hit - off_hit,
+            on_hit / off_hit
+        );
+        off.close_all().await;
+        on.close_all().await;
+    });
+}
+
+fn realistic(i: usize) -> McpTool {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file to read, relative to the root."},
+            "offset": {"type": "integer", "minimum": 0, "description": "Where to start, in bytes."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "description": "How many bytes at most."},
+            "encoding": {"type": "string", "enum": ["utf-8", "latin-1", "base64"], "description": "How to decode."},
+            "follow": {"type": "boolean", "description": "Follow symbolic links."}
+        },
+        "required": ["path"],
+        "additionalProperties": false
+    });
+    McpTool {
+        id: McpTool::id_for("s", &format!("read_{i}")),
+        name: format!("read_{i}"),
+        description: "Read part of a file under the server's root and return it as text, \
+                      decoded as asked; fails when the path leaves the root."
+            .into(),
+        input_schema: Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        server_id: "s".into(),
+        server_name: "s".into(),
+        ..McpTool::default()
+    }
+}
+
+fn hash(opts: &Options) {
+    let tools: Vec<McpTool> = (0..TOOLS).map(realistic).collect();
+    let mut ms = Vec::new();
+    for _ in 0..opts.rounds {
+        let started = Instant::now();
+        let pins: Vec<String> = tools
+            .iter()
+            .map(toolbridge::pins::canonical::hash)
+            .collect();
+        ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(pins.len(), TOOLS);
+    }
+    println!();
+    println!(
+        "pins: canonical hash of {TOOLS} tools with a five-property schema, median of {} rounds: {:.2} ms",
+        opts.rounds,
+        median(&ms)
+    );
+}
