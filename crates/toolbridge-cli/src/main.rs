@@ -26,6 +26,7 @@ mod listing;
 mod outcome;
 mod output;
 mod progress;
+mod saved_file;
 mod server_logs;
 mod signals;
 mod terminal;

@@ -222,6 +222,45 @@ fn call_save_writes_binary_items_to_files_and_prints_their_paths() {
     assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
 }
 
+/// Issue 32's tenth finding: `--save DIR` followed a symlink planted in
+/// DIR and overwrote its target, and overwrote existing files silently.
+/// Now a name that is taken, by a link or a file, gets a new one, and
+/// neither the link's target nor the file changes.
+#[test]
+fn call_save_never_follows_a_planted_link_nor_overwrites_a_file() {
+    let setup = setup();
+    let dir = tempdir();
+    let saved = dir.path().join("out");
+    std::fs::create_dir_all(&saved).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, saved.join("2.png")).unwrap();
+    std::fs::write(saved.join("3.wav"), "KEEP").unwrap();
+    let saved_str = saved.to_string_lossy().into_owned();
+    let out = setup.run(&["call", "results", "media", "--save", &saved_str]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(
+        std::fs::read_to_string(saved.join("3.wav")).unwrap(),
+        "KEEP"
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    for (name, bytes) in [
+        ("2-2.png", &b"PNG-BYTES"[..]),
+        ("3-2.wav", b"WAV-BYTES"),
+        ("4.pdf", b"%PDF-1.7"),
+    ] {
+        let path = saved.join(name);
+        assert!(printed.contains(&path.display().to_string()), "{printed}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}");
+    }
+}
+
 #[test]
 fn a_timeout_that_is_not_a_positive_number_of_seconds_is_a_usage_error() {
     let home = tempdir();

@@ -325,7 +325,7 @@ async fn a_page_on_another_port_gets_nothing_that_opens_the_api() {
             "POST",
             "/api/servers",
             &[("Cookie", &cookie), ("X-Toolbridge-Request", "1")],
-            Some(json!({ "name": "pwn", "command": "true" })),
+            Some(json!({ "name": "pwn", "transport": "stdio", "command": "true" })),
         )
         .await;
         assert_eq!(replayed.status(), StatusCode::UNAUTHORIZED, "{cookie}");
@@ -567,6 +567,7 @@ async fn another_local_user_cannot_add_run_or_call_anything_without_the_token() 
     let marker = dir.path().join("ran-as-the-gateway");
     let add = json!({
         "name": "pwn",
+        "transport": "stdio",
         "command": "touch",
         "args": [marker.display().to_string()],
     })
@@ -681,4 +682,61 @@ fn doctor_starts_nothing_on_a_get_and_runs_one_at_a_time() {
         "four doctors at once all ran: {statuses:?}"
     );
     assert_eq!(started(), before + ran, "{statuses:?}");
+}
+
+/// Issue 32's sixth finding: a server's env secret was masked in
+/// `/api/servers` and `/api/doctor` but shown in clear in the errors of
+/// every other endpoint. A server that echoes its key (and the secret
+/// argument after `--api-key`) on stderr and exits: every error that
+/// carries its stderr shows it scrubbed.
+#[test]
+fn a_servers_secrets_never_show_in_the_errors_of_any_endpoint() {
+    const KEY: &str = "sk-live-0123456789abcdef";
+    const ARG: &str = "argsecret-a1b2c3d4e5";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = write_config(
+        dir.path(),
+        json!({ "leaky": {
+            "command": "sh",
+            "args": ["-c", "echo \"starting with key $API_KEY and $*\" >&2; exit 3",
+                     "sh", "--api-key", ARG],
+            "env": { "API_KEY": KEY },
+        } }),
+    );
+    let gateway = Gateway::start(&config, dir.path(), &[]);
+    let api = AsyncApi::new(&gateway.addr());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let replies = runtime.block_on(async {
+        vec![
+            api.get("/tools/leaky").await,
+            api.get("/resources").await,
+            api.get("/prompts").await,
+            api.get("/resources/read?server=leaky&uri=test%3A%2F%2Fx")
+                .await,
+            api.post("/tools/leaky/echo/call", json!({ "arguments": {} }))
+                .await,
+            api.post("/prompts/get", json!({ "server": "leaky", "name": "p" }))
+                .await,
+            api.post("/servers/leaky/test", json!({})).await,
+            api.get("/servers").await,
+        ]
+    });
+    let mut all = String::new();
+    for reply in &replies {
+        all.push_str(&reply.text);
+        all.push('\n');
+    }
+    assert!(
+        !all.contains(KEY) && !all.contains(ARG),
+        "a secret in an error:\n{all}"
+    );
+    // The errors do carry the server's stderr (scrubbed): the test sees
+    // the text the secret would have been in.
+    assert!(
+        replies[0].text.contains("starting with key ***"),
+        "{:?}",
+        replies[0]
+    );
+    let log = gateway.log();
+    assert!(!log.contains(KEY) && !log.contains(ARG), "{log}");
 }

@@ -70,6 +70,7 @@ impl ClientPeer {
                 .then(|| me.clone() as Arc<dyn ElicitationHandler>),
             logs: Some(me as Arc<dyn LogHandler>),
             log_level: None,
+            client: None,
         }
     }
 
@@ -174,7 +175,14 @@ impl LogHandler for ClientPeer {
 pub struct InFlight {
     calls: Mutex<HashMap<String, Vec<(u64, ClientFeatures)>>>,
     next: AtomicU64,
+    /// The clients of the calls that ended last, with their server, newest
+    /// last; at most [`RECENTLY_ENDED`].
+    ended: Mutex<std::collections::VecDeque<(String, Option<u64>)>>,
 }
+
+/// How many ended calls are remembered: a request a server sends outside
+/// any call may be a late one of theirs.
+const RECENTLY_ENDED: usize = 64;
 
 /// A call in flight; dropping it ends it.
 pub struct InFlightCall {
@@ -199,13 +207,21 @@ impl InFlight {
         }
     }
 
-    /// The features of the one call in flight on `server`, if exactly one.
+    /// The features of the one call in flight on `server`, if exactly one
+    /// and every call that recently ended on `server` was of the same
+    /// client: a request the server sends outside any call may be a late
+    /// one of an ended call, and is never given to another client.
     fn only(&self, server: &str) -> Option<ClientFeatures> {
         let calls = self.calls.lock_unpoisoned();
-        match calls.get(server).map(Vec::as_slice) {
-            Some([(_, features)]) => Some(features.clone()),
-            _ => None,
-        }
+        let Some([(_, features)]) = calls.get(server).map(Vec::as_slice) else {
+            return None;
+        };
+        let ended = self.ended.lock_unpoisoned();
+        ended
+            .iter()
+            .filter(|(on, _)| on == server)
+            .all(|(_, client)| *client == features.client)
+            .then(|| features.clone())
     }
 }
 
@@ -213,7 +229,17 @@ impl Drop for InFlightCall {
     fn drop(&mut self) {
         let mut calls = self.registry.calls.lock_unpoisoned();
         if let Some(list) = calls.get_mut(&self.server) {
-            list.retain(|(key, _)| *key != self.key);
+            if let Some(at) = list.iter().position(|(key, _)| *key == self.key) {
+                let (_, features) = list.remove(at);
+                let mut ended = self
+                    .registry
+                    .ended
+                    .lock_unpoisoned();
+                if ended.len() == RECENTLY_ENDED {
+                    ended.pop_front();
+                }
+                ended.push_back((self.server.clone(), features.client));
+            }
             if list.is_empty() {
                 calls.remove(&self.server);
             }
@@ -249,6 +275,7 @@ impl Unrouted {
             elicitation: Some(me.clone()),
             logs: Some(me),
             log_level: None,
+            client: None,
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct Session {
     /// The session as a resource subscriber, from its first subscription;
     /// its subscriptions end when the session does.
     subscriber: Arc<OnceLock<ClientKey>>,
+    /// Who this client is to the pool: a server's request is never routed
+    /// to another client's call (`ClientFeatures::client`).
+    client: u64,
 }
 
 impl Session {
@@ -60,6 +63,7 @@ impl Session {
             gateway,
             log_level: Arc::default(),
             subscriber: Arc::default(),
+            client: toolbridge::pool::ClientFeatures::new_client(),
         }
     }
 
@@ -67,6 +71,7 @@ impl Session {
     /// client's handlers, at its log level.
     fn call_options(&self, context: &RequestContext<RoleServer>) -> CallOptions {
         let mut features = ClientPeer::features(context.peer.clone(), Some(context.id.clone()));
+        features.client = Some(self.client);
         // A 2026-07-28 client names the level in each request's `_meta`.
         features.log_level = context
             .meta

@@ -161,6 +161,8 @@ impl Endpoint {
             client_features: Some(ClientFeatures {
                 logs: Some(Arc::new(Outbox(outbox))),
                 log_level,
+                // A stateless request is a client of its own.
+                client: Some(ClientFeatures::new_client()),
                 ..ClientFeatures::default()
             }),
             ..CallOptions::default()

@@ -182,9 +182,8 @@ fn save_binaries(result: &CallToolResult, dir: &Path) -> anyhow::Result<String> 
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(data.trim())
             .with_context(|| format!("item {} ({mime}) is not valid base64", index + 1))?;
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let path = dir.join(format!("{}.{}", index + 1, extension(mime)));
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        let name = format!("{}.{}", index + 1, extension(mime));
+        let path = crate::saved_file::write_new(dir, &name, &bytes)?;
         lines.push(path.display().to_string());
     }
     Ok(lines.join("\n"))

@@ -168,11 +168,8 @@ fn contents_text(result: &ReadResourceResult, save: Option<&Path>) -> anyhow::Re
                     .with_context(|| format!("the contents of {uri} are not valid base64"))?;
                 match save {
                     Some(dir) => {
-                        let path = dir.join(file_name(uri, mime_type.as_deref()));
-                        std::fs::create_dir_all(dir)
-                            .with_context(|| format!("cannot create {}", dir.display()))?;
-                        std::fs::write(&path, &bytes)
-                            .with_context(|| format!("cannot write {}", path.display()))?;
+                        let name = file_name(uri, mime_type.as_deref());
+                        let path = crate::saved_file::write_new(dir, &name, &bytes)?;
                         out.push_str(&path.display().to_string());
                     }
                     None => {

@@ -106,6 +106,14 @@ pub struct ClientFeatures {
     /// The least severe level asked of servers (`logging/setLevel`, or per
     /// request on 2026-07-28); `None` leaves each server at its default.
     pub log_level: Option<LoggingLevel>,
+    /// Which of a program's clients these handlers answer for, when it
+    /// serves several (the gateway's client sessions; see
+    /// [`ClientFeatures::new_client`]). A request a server sends on a
+    /// one-stream transport names no call: it goes to the only call in
+    /// flight only when every call that recently ended on that connection
+    /// was this client's too, since it may be a late request of one of
+    /// those; otherwise it is refused, never given to another client.
+    pub client: Option<u64>,
 }
 
 impl std::fmt::Debug for ClientFeatures {
@@ -116,6 +124,7 @@ impl std::fmt::Debug for ClientFeatures {
             .field("elicitation", &self.elicitation.is_some())
             .field("logs", &self.logs.is_some())
             .field("log_level", &self.log_level)
+            .field("client", &self.client)
             .finish()
     }
 }
@@ -133,7 +142,15 @@ impl ClientFeatures {
                 .or_else(|| fallback.elicitation.clone()),
             logs: self.logs.clone().or_else(|| fallback.logs.clone()),
             log_level: self.log_level.or(fallback.log_level),
+            client: self.client.or(fallback.client),
         }
+    }
+
+    /// A new client identity for [`ClientFeatures::client`], unique in the
+    /// process.
+    pub fn new_client() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The capabilities these handlers let a client declare: only those

@@ -30,7 +30,7 @@ use super::{
     ClientFeatures, PoolError,
     cache::ToolCache,
     catalog::Catalog,
-    in_flight::InFlight,
+    in_flight::{InFlight, Route},
     list_events::ListEvents,
     listen::{self, Listen},
     logs::{self, LogRouter},
@@ -150,12 +150,21 @@ async fn settle_roots(peer: &Peer<RoleClient>, roots: &RootsAsked, deadline: tok
 }
 
 impl Handler {
-    /// The handlers for a server-to-client request (see `in_flight`).
+    /// The handlers for a server-to-client request (see `in_flight`); a
+    /// refused request gets none, so it is answered -32601.
     fn route(&self, context: &RequestContext<RoleClient>) -> ClientFeatures {
         let origin = context.extensions.get::<InboundStreamOrigin>();
-        self.in_flight
-            .route(origin)
-            .unwrap_or_else(|| self.features.clone())
+        match self.in_flight.route(origin) {
+            Route::Call(features) => features,
+            Route::Pool => self.features.clone(),
+            Route::Refused => {
+                tracing::info!(
+                    server = %self.server,
+                    "refused a request the server sent outside the call that caused it                      (that call ended, or was another client's)"
+                );
+                ClientFeatures::default()
+            }
+        }
     }
 }
 

@@ -255,6 +255,123 @@ pub enum PoolError {
 }
 
 impl PoolError {
+    /// `self` with every text that came from the server or its transport
+    /// (its stderr, its error messages, a reason) scrubbed of `redactor`'s
+    /// secrets: the server's env and header values and the secret parts of
+    /// its URL and arguments. The pool applies it where errors are made from
+    /// a server's failures ([`super::Pool`]'s start and its rmcp errors), so
+    /// no path lets one out unscrubbed.
+    pub(crate) fn redacted(self, redactor: &crate::redact::Redactor) -> PoolError {
+        let scrub = |text: String| match redactor.redact(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(clean) => clean,
+        };
+        let scrub_opt = |text: Option<String>| text.map(scrub);
+        match self {
+            PoolError::Start {
+                server,
+                reason,
+                stderr,
+            } => PoolError::Start {
+                server,
+                reason: scrub(reason),
+                stderr: scrub_opt(stderr),
+            },
+            PoolError::StartTimeout {
+                server,
+                after,
+                stderr,
+            } => PoolError::StartTimeout {
+                server,
+                after,
+                stderr: scrub_opt(stderr),
+            },
+            PoolError::Closed {
+                server,
+                tool,
+                stderr,
+            } => PoolError::Closed {
+                server,
+                tool,
+                stderr: scrub_opt(stderr),
+            },
+            PoolError::Exited {
+                server,
+                tool,
+                status,
+                stderr,
+            } => PoolError::Exited {
+                server,
+                tool,
+                status,
+                stderr: scrub_opt(stderr),
+            },
+            PoolError::Server {
+                server,
+                tool,
+                code,
+                message,
+            } => PoolError::Server {
+                server,
+                tool,
+                code,
+                message: scrub(message),
+            },
+            PoolError::Unreadable {
+                server,
+                tool,
+                reason,
+            } => PoolError::Unreadable {
+                server,
+                tool,
+                reason: scrub(reason),
+            },
+            PoolError::EndlessListing {
+                server,
+                list,
+                reason,
+            } => PoolError::EndlessListing {
+                server,
+                list,
+                reason: scrub(reason),
+            },
+            PoolError::Task {
+                server,
+                tool,
+                task_id,
+                message,
+            } => PoolError::Task {
+                server,
+                tool,
+                task_id,
+                message: scrub(message),
+            },
+            PoolError::UnknownResource {
+                server,
+                uri,
+                message,
+            } => PoolError::UnknownResource {
+                server,
+                uri,
+                message: scrub(message),
+            },
+            PoolError::InvalidParams {
+                server,
+                subject,
+                message,
+            } => PoolError::InvalidParams {
+                server,
+                subject,
+                message: scrub(message),
+            },
+            PoolError::Protocol { server, message } => PoolError::Protocol {
+                server,
+                message: scrub(message),
+            },
+            other => other,
+        }
+    }
+
     /// True for timeouts (exit code 4 in the CLI).
     pub fn is_timeout(&self) -> bool {
         matches!(

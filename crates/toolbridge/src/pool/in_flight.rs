@@ -11,12 +11,17 @@
 //!    that request's handlers, or to the pool's when that request brought
 //!    none. A request that arrived on the standalone stream
 //!    ([`InboundStreamOrigin::Unassociated`]) belongs to none: the pool's.
+//!    When that request has ended (a late request of a call that is over),
+//!    it is refused: never passed to another call.
 //! 2. Otherwise (stdio, WebSocket, legacy SSE: one stream for everything),
 //!    when exactly one request in flight on the connection brought
-//!    handlers, it goes to those.
+//!    handlers, it goes to those, unless one of the requests that recently
+//!    ended on the connection ([`RECENTLY_ENDED`]) was another client's
+//!    ([`ClientFeatures::client`]): the request may be a late one of that
+//!    client's call, and is refused rather than shown to the wrong client.
 //! 3. Otherwise to the pool's handlers ([`PoolOptions::client_features`]).
-//! 4. A feature neither has a handler for is answered with a JSON-RPC error
-//!    saying the client does not offer it.
+//! 4. A feature neither has a handler for, and a refused request, are
+//!    answered with a JSON-RPC error (-32601).
 //!
 //! A request's handlers stand in for the pool's one by one: a call that
 //! brings only an elicitation handler still gets the pool's roots.
@@ -144,24 +149,47 @@ impl InFlight {
         only(entries.values().filter(|e| e.id.is_none()))
     }
 
-    /// The handlers of the request in flight that a server-to-client
-    /// request with `origin` (from its extensions) belongs to, by the
-    /// module's rule; `None` for the pool's.
-    pub(super) fn route(&self, origin: Option<&InboundStreamOrigin>) -> Option<ClientFeatures> {
+    /// Where a server-to-client request with `origin` (from its
+    /// extensions) goes, by the module's rule.
+    pub(super) fn route(&self, origin: Option<&InboundStreamOrigin>) -> Route {
         let entries = self.lock();
+        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
         match origin {
             Some(InboundStreamOrigin::OutboundRequest(id)) => {
-                match entries.values().find(|e| e.id.as_ref() == Some(id)) {
-                    Some(entry) => Some(entry.features.clone()),
-                    // The server may answer before the sender noted the id
-                    // it went out with: then one not yet noted is it.
-                    None => only(entries.values().filter(|e| e.id.is_none())),
+                if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {
+                    return Route::Call(entry.features.clone());
                 }
+                if ended.iter().any(|(ended, _)| ended == id) {
+                    return Route::Refused;
+                }
+                // The server may answer before the sender noted the id it
+                // went out with: then one not yet noted is it.
+                only(entries.values().filter(|e| e.id.is_none())).map_or(Route::Pool, Route::Call)
             }
-            Some(InboundStreamOrigin::Unassociated) => None,
-            None => only(entries.values()),
+            Some(InboundStreamOrigin::Unassociated) => Route::Pool,
+            None => match only(entries.values()) {
+                Some(features)
+                    if ended
+                        .iter()
+                        .all(|(_, earlier)| earlier.client == features.client) =>
+                {
+                    Route::Call(features)
+                }
+                Some(_) => Route::Refused,
+                None => Route::Pool,
+            },
         }
     }
+}
+
+/// Where a server-to-client request goes.
+pub(super) enum Route {
+    /// To the handlers of the call it belongs to.
+    Call(ClientFeatures),
+    /// To the pool's handlers.
+    Pool,
+    /// Nowhere: it may belong to a call that ended, of another client.
+    Refused,
 }
 
 /// The features of the one entry of `entries`, if there is exactly one.
@@ -195,6 +223,15 @@ mod tests {
         }
     }
 
+    impl Route {
+        fn call(self) -> Option<ClientFeatures> {
+            match self {
+                Route::Call(features) => Some(features),
+                _ => None,
+            }
+        }
+    }
+
     fn features(name: &'static str) -> ClientFeatures {
         ClientFeatures {
             roots: Some(Arc::new(Named(name))),
@@ -220,24 +257,57 @@ mod tests {
         b.sent_as(RequestId::Number(2));
         let to_b = InboundStreamOrigin::OutboundRequest(RequestId::Number(2));
         assert_eq!(
-            root_of(registry.route(Some(&to_b))).await.as_deref(),
+            root_of(registry.route(Some(&to_b)).call()).await.as_deref(),
             Some("file:///b")
         );
         // Untied, with two candidates: nobody's guess, the pool's handlers.
-        assert!(registry.route(None).is_none());
-        assert!(
-            registry
-                .route(Some(&InboundStreamOrigin::Unassociated))
-                .is_none()
-        );
+        assert!(matches!(registry.route(None), Route::Pool));
+        assert!(matches!(
+            registry.route(Some(&InboundStreamOrigin::Unassociated)),
+            Route::Pool
+        ));
         drop(b);
-        // One left: an untied request can only be its.
+        // B's call ended: a request tied to it is refused, not given to A...
+        assert!(matches!(registry.route(Some(&to_b)), Route::Refused));
+        // An untied one goes to A: both calls are of one client here (no
+        // client named), so a late request of B's is A's client's too.
         assert_eq!(
-            root_of(registry.route(None)).await.as_deref(),
+            root_of(registry.route(None).call()).await.as_deref(),
             Some("file:///a")
         );
         drop(a);
-        assert!(registry.route(None).is_none());
+        assert!(matches!(registry.route(None), Route::Pool));
+    }
+
+    /// Issue 32's eighth finding: client B's call ended, its server then
+    /// asked (over stdio: no call named), and the request went to client
+    /// A's call, the only one in flight. Refused now; a connection used by
+    /// one client only still routes to its call.
+    #[tokio::test]
+    async fn a_late_request_never_goes_to_another_clients_call() {
+        let registry = Arc::new(InFlight::default());
+        let client = |name, id| ClientFeatures {
+            client: Some(id),
+            ..features(name)
+        };
+        let b = registry.register(client("b", 2));
+        b.sent_as(RequestId::Number(1));
+        drop(b);
+        let a = registry.register(client("a", 1));
+        a.sent_as(RequestId::Number(2));
+        assert!(matches!(registry.route(None), Route::Refused));
+        drop(a);
+
+        let alone = Arc::new(InFlight::default());
+        let first = alone.register(client("a", 1));
+        first.sent_as(RequestId::Number(1));
+        drop(first);
+        let second = alone.register(client("a", 1));
+        second.sent_as(RequestId::Number(2));
+        assert_eq!(
+            root_of(alone.route(None).call()).await.as_deref(),
+            Some("file:///a")
+        );
     }
 
     #[tokio::test]
@@ -246,11 +316,13 @@ mod tests {
         let a = registry.register(features("a"));
         a.sent_as(RequestId::Number(1));
         let to_other = InboundStreamOrigin::OutboundRequest(RequestId::Number(9));
-        assert!(registry.route(Some(&to_other)).is_none());
+        assert!(matches!(registry.route(Some(&to_other)), Route::Pool));
         // Not yet noted as sent: the one unsent registration is the one.
         let b = registry.register(features("b"));
         assert_eq!(
-            root_of(registry.route(Some(&to_other))).await.as_deref(),
+            root_of(registry.route(Some(&to_other)).call())
+                .await
+                .as_deref(),
             Some("file:///b")
         );
         drop(b);

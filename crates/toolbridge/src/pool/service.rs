@@ -930,8 +930,19 @@ impl Pool {
     }
 
     /// Turns an rmcp error into a [`PoolError`], forgetting the connection
-    /// when it is gone.
+    /// when it is gone; scrubbed of the server's secrets.
     pub(super) fn service_error(
+        &self,
+        slot: &Slot,
+        conn: &Arc<Connection>,
+        tool: Option<&str>,
+        error: ServiceError,
+    ) -> PoolError {
+        self.unscrubbed_service_error(slot, conn, tool, error)
+            .redacted(&slot.redactor)
+    }
+
+    fn unscrubbed_service_error(
         &self,
         slot: &Slot,
         conn: &Arc<Connection>,
@@ -1081,7 +1092,9 @@ impl Pool {
     /// The last lines `server` wrote to stderr (stdio servers that ran).
     pub fn stderr_tail(&self, server: &str) -> Option<String> {
         let slot = self.inner.slots.get(server)?;
-        slot.current().and_then(|c| c.stderr_tail())
+        slot.current()
+            .and_then(|c| c.stderr_tail())
+            .map(|tail| slot.redactor.redact(&tail).into_owned())
     }
 
     /// Closes `server` gracefully (stdin closed, then SIGTERM, then SIGKILL

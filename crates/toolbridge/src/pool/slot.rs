@@ -32,6 +32,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 pub(super) struct Slot {
     /// What to start.
     pub(super) spec: ServerSpec,
+    /// The spec's secrets, scrubbed from every error made of the server's
+    /// failures ([`PoolError::redacted`]).
+    pub(super) redactor: crate::redact::Redactor,
     /// The live connection. A std mutex: held only to clone or swap the Arc.
     current: Mutex<Option<Arc<Connection>>>,
     /// Serializes starts, so concurrent first calls start the server once.
@@ -79,6 +82,7 @@ struct CrashHistory {
 impl Slot {
     pub(super) fn new(spec: ServerSpec, cache: ToolCache, logs: LogRouter) -> Self {
         Slot {
+            redactor: crate::redact::Redactor::for_server(&spec),
             spec,
             current: Mutex::new(None),
             starting: tokio::sync::Mutex::new(()),
@@ -161,6 +165,7 @@ impl Slot {
         )
         .instrument(span)
         .await
+        .map_err(|error| error.redacted(&self.redactor))
         .inspect_err(|error| self.failed(Failure::of(error)))?;
         {
             let mut history = self.history.lock_unpoisoned();

@@ -44,6 +44,8 @@ impl PageClient {
             elicitation: Some(client.clone()),
             logs: Some(client.clone()),
             log_level: Some(LoggingLevel::Debug),
+            // Each page call is a client of its own.
+            client: Some(ClientFeatures::new_client()),
         }
     }
 
