@@ -71,10 +71,16 @@ impl Pool {
                 loop_slot: loop_slot.clone(),
             }) as Arc<dyn LogHandler>
         });
+        // With a log callback, every message is asked for (`debug`, the
+        // least severe): what the MCP SDKs' clients receive by default, and
+        // a 2026-07-28 server sends none unless a request names a level.
+        #[allow(deprecated)] // logging (SEP-2577): see callbacks.rs
+        let log_level = logs.as_ref().map(|_| rmcp::model::LoggingLevel::Debug);
         let options = PoolOptions {
             client_features: ClientFeatures {
                 elicitation,
                 logs,
+                log_level,
                 ..ClientFeatures::default()
             },
             ..PoolOptions::default()
