@@ -9,6 +9,10 @@ cargo build --workspace --all-targets
 # profile keeps this from being a second, release-sized build on CI's disk.
 cargo bench --workspace --no-run --profile dev
 cargo test --workspace
+# The Python package (python/, its own Cargo workspace): built in the dev
+# profile into the pinned venv and tested with pytest against real servers;
+# the script fails on pytest's failures and on its "no tests collected".
+scripts/test-python.sh
 # The official MCP conformance suite's client scenarios, against the binary
 # built above (installs the suite into .deps/conformance once).
 scripts/conformance.sh

@@ -7,13 +7,20 @@
 //! call that caused it; progress callbacks are always scheduled on that
 //! loop (`call_soon_threadsafe`), so they run where the caller's code runs.
 
+// Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but the protocols
+// servers speak still carry it, and the LangChain drop-in relays it.
+#![allow(deprecated)]
+
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3_async_runtimes::TaskLocals;
-use rmcp::model::{ElicitRequestParams, ElicitResult, ErrorData, ProgressNotificationParam};
-use toolbridge::pool::{ElicitationHandler, ProgressForward, RequestOrigin};
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ErrorData, LoggingMessageNotificationParam,
+    ProgressNotificationParam,
+};
+use toolbridge::pool::{ElicitationHandler, LogHandler, ProgressForward, RequestOrigin};
 
 use crate::{bridge, convert};
 
@@ -23,6 +30,13 @@ use crate::{bridge, convert};
 pub struct LoopSlot(Mutex<Option<TaskLocals>>);
 
 impl LoopSlot {
+    /// A slot holding the running loop of the calling coroutine.
+    pub fn current(py: Python<'_>) -> PyResult<LoopSlot> {
+        let slot = LoopSlot::default();
+        slot.remember(py)?;
+        Ok(slot)
+    }
+
     /// Remembers the running loop of the calling coroutine.
     pub fn remember(&self, py: Python<'_>) -> PyResult<()> {
         let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
@@ -100,6 +114,32 @@ where
     match pending {
         Ok(done) => Ok(done),
         Err(future) => future.await,
+    }
+}
+
+/// `callback(server, message)` receives the servers' log messages
+/// (`notifications/message` params as a dict: `level`, `logger`, `data`),
+/// on the loop of the latest call into the pool.
+pub struct PyLogs {
+    pub callback: Py<PyAny>,
+    pub loop_slot: Arc<LoopSlot>,
+}
+
+impl LogHandler for PyLogs {
+    fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
+        let Some(locals) = self.loop_slot.get() else {
+            return;
+        };
+        bridge::attach(|py| {
+            let Ok(message) = convert::to_py(py, &message) else {
+                return;
+            };
+            // An error means the loop is closed: nobody listens.
+            let _ = locals.event_loop(py).call_method1(
+                "call_soon_threadsafe",
+                (self.callback.clone_ref(py), origin.server, message),
+            );
+        });
     }
 }
 

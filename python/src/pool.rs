@@ -13,12 +13,12 @@ use toolbridge::{
     adapter::{ExecOptions, execute_response},
     config::StdioSpec,
     convert_tools,
-    pool::{ClientFeatures, ElicitationHandler, forward_progress},
+    pool::{ClientFeatures, ElicitationHandler, LogHandler, forward_progress},
 };
 
 use crate::{
     bridge,
-    callbacks::{LoopSlot, PyElicitation, progress_forward},
+    callbacks::{LoopSlot, PyElicitation, PyLogs, progress_forward},
     convert,
     errors::{self, Failure},
     source,
@@ -56,18 +56,31 @@ fn call_options(timeout: Option<f64>) -> PyResult<CallOptions> {
 }
 
 impl Pool {
-    fn build(specs: Vec<ServerSpec>, on_elicitation: Option<Py<PyAny>>) -> Pool {
+    fn build(specs: Vec<ServerSpec>, callbacks: Callbacks) -> Pool {
         let loop_slot = Arc::new(LoopSlot::default());
-        let has_callbacks = on_elicitation.is_some();
-        let elicitation = on_elicitation.map(|callback| {
+        let has_callbacks = callbacks.on_elicitation.is_some() || callbacks.on_log.is_some();
+        let elicitation = callbacks.on_elicitation.map(|callback| {
             Arc::new(PyElicitation {
                 callback,
                 loop_slot: loop_slot.clone(),
             }) as Arc<dyn ElicitationHandler>
         });
+        let logs = callbacks.on_log.map(|callback| {
+            Arc::new(PyLogs {
+                callback,
+                loop_slot: loop_slot.clone(),
+            }) as Arc<dyn LogHandler>
+        });
+        // With a log callback, every message is asked for (`debug`, the
+        // least severe): what the MCP SDKs' clients receive by default, and
+        // a 2026-07-28 server sends none unless a request names a level.
+        #[allow(deprecated)] // logging (SEP-2577): see callbacks.rs
+        let log_level = logs.as_ref().map(|_| rmcp::model::LoggingLevel::Debug);
         let options = PoolOptions {
             client_features: ClientFeatures {
                 elicitation,
+                logs,
+                log_level,
                 ..ClientFeatures::default()
             },
             ..PoolOptions::default()
@@ -95,6 +108,13 @@ impl Pool {
     }
 }
 
+/// The pool-wide Python callbacks.
+#[derive(FromPyObject)]
+struct Callbacks {
+    on_elicitation: Option<Py<PyAny>>,
+    on_log: Option<Py<PyAny>>,
+}
+
 /// The servers to use: those given, else every enabled one.
 fn servers_or_active(pool: &toolbridge::Pool, servers: Option<Vec<String>>) -> Vec<String> {
     servers.unwrap_or_else(|| pool.active_server_names())
@@ -104,33 +124,54 @@ fn servers_or_active(pool: &toolbridge::Pool, servers: Option<Vec<String>>) -> V
 impl Pool {
     /// A pool over the servers of the config file at `path`.
     #[staticmethod]
-    #[pyo3(signature = (path, on_elicitation=None))]
-    fn from_file(path: std::path::PathBuf, on_elicitation: Option<Py<PyAny>>) -> PyResult<Pool> {
-        Ok(Pool::build(source::from_file(&path)?, on_elicitation))
+    #[pyo3(signature = (path, on_elicitation=None, on_log=None))]
+    fn from_file(
+        path: std::path::PathBuf,
+        on_elicitation: Option<Py<PyAny>>,
+        on_log: Option<Py<PyAny>>,
+    ) -> PyResult<Pool> {
+        let callbacks = Callbacks {
+            on_elicitation,
+            on_log,
+        };
+        Ok(Pool::build(source::from_file(&path)?, callbacks))
     }
 
     /// A pool over the servers of `json`, a config in the file's shape.
     #[staticmethod]
-    #[pyo3(signature = (json, on_elicitation=None))]
-    fn from_json(json: String, on_elicitation: Option<Py<PyAny>>) -> PyResult<Pool> {
-        Ok(Pool::build(source::from_json(json)?, on_elicitation))
+    #[pyo3(signature = (json, on_elicitation=None, on_log=None))]
+    fn from_json(
+        json: String,
+        on_elicitation: Option<Py<PyAny>>,
+        on_log: Option<Py<PyAny>>,
+    ) -> PyResult<Pool> {
+        let callbacks = Callbacks {
+            on_elicitation,
+            on_log,
+        };
+        Ok(Pool::build(source::from_json(json)?, callbacks))
     }
 
     /// A pool over the user's default config; without a file, the built-in
     /// example server run as `example_command example_args...`.
     #[staticmethod]
-    #[pyo3(signature = (example_command, example_args, on_elicitation=None))]
+    #[pyo3(signature = (example_command, example_args, on_elicitation=None, on_log=None))]
     fn user_default(
         example_command: String,
         example_args: Vec<String>,
         on_elicitation: Option<Py<PyAny>>,
+        on_log: Option<Py<PyAny>>,
     ) -> PyResult<Pool> {
+        let callbacks = Callbacks {
+            on_elicitation,
+            on_log,
+        };
         let example = StdioSpec {
             command: example_command,
             args: example_args,
             ..StdioSpec::default()
         };
-        Ok(Pool::build(source::user_default(example)?, on_elicitation))
+        Ok(Pool::build(source::user_default(example)?, callbacks))
     }
 
     /// The configured servers' names, in config order.
@@ -189,7 +230,8 @@ impl Pool {
     }
 
     /// Calls `tool` of `server` with `arguments`; the MCP result as a dict.
-    #[pyo3(signature = (server, tool, arguments=None, timeout=None, on_progress=None))]
+    #[pyo3(signature = (server, tool, arguments=None, timeout=None, on_progress=None, on_elicitation=None))]
+    #[allow(clippy::too_many_arguments)]
     fn call<'py>(
         &self,
         py: Python<'py>,
@@ -198,12 +240,25 @@ impl Pool {
         arguments: Option<&Bound<'py, PyAny>>,
         timeout: Option<f64>,
         on_progress: Option<Py<PyAny>>,
+        on_elicitation: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments: Option<JsonObject> = match arguments {
             Some(a) if !a.is_none() => Some(convert::from_py(a, "the arguments")?),
             _ => None,
         };
-        let options = call_options(timeout)?;
+        let mut options = call_options(timeout)?;
+        // This call's elicitations go to its own callback (the pool's
+        // declares the capability; see ClientFeatures).
+        if let Some(callback) = on_elicitation {
+            let handler = PyElicitation {
+                callback,
+                loop_slot: Arc::new(LoopSlot::current(py)?),
+            };
+            options.client_features = Some(ClientFeatures {
+                elicitation: Some(Arc::new(handler)),
+                ..ClientFeatures::default()
+            });
+        }
         let pool = self.pool.clone();
         let forward = on_progress.map(|cb| progress_forward(py, cb)).transpose()?;
         self.run(py, async move {
@@ -372,6 +427,18 @@ impl Pool {
                 None => pool.close_all().await,
             }
             Ok::<_, Failure>(())
+        })
+    }
+
+    /// What `server` answered to `initialize`, starting it if needed.
+    fn server_info<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
+        let pool = self.pool.clone();
+        self.run(py, async move {
+            let info = pool
+                .server_info(&server)
+                .await
+                .map_err(|e| errors::pool(&e))?;
+            Ok(Arc::unwrap_or_clone(info))
         })
     }
 

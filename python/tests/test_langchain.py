@@ -3,6 +3,8 @@ load_mcp_tools against real servers."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -91,3 +93,48 @@ async def test_load_mcp_tools_from_a_connection() -> None:
     tools = await load_mcp_tools(None, connection={**example_server(), "transport": "stdio"}, server_name="example")
     hello = next(t for t in tools if t.name == "hello")
     assert (await hello.ainvoke({"name": "Bo"}))[0]["text"] == "Hello, Bo!"
+
+
+async def test_interceptors_wrap_the_call_in_order() -> None:
+    order: list[str] = []
+
+    async def double_a(request: Any, handler: Any) -> Any:
+        order.append("outer")
+        return await handler(request.override(args={**request.args, "a": request.args["a"] * 2}))
+
+    async def tag(request: Any, handler: Any) -> Any:
+        order.append(f"inner {request.args['a']}")
+        result = await handler(request)
+        result.content[0].text += "!"
+        return result
+
+    client = MultiServerMCPClient(connections(), tool_interceptors=[double_a, tag])
+    try:
+        tools = {t.name: t for t in await client.get_tools(server_name="py")}
+        assert (await tools["add"].ainvoke({"a": 5, "b": 1}))[0]["text"] == "11!"
+        assert order == ["outer", "inner 10"]
+    finally:
+        await client.aclose()
+
+
+async def test_server_info_and_logging_messages() -> None:
+    logged: list[tuple[str, str]] = []
+
+    async def on_logging_message(params: Any, context: CallbackContext) -> None:
+        logged.append((context.server_name, params.data))
+
+    client = MultiServerMCPClient(connections(), callbacks=Callbacks(on_logging_message=on_logging_message))
+    try:
+        info = await client.get_server_info(server_name="py")
+        assert info["py"].serverInfo.name == "py-sdk-test"
+        tools = {t.name: t for t in await client.get_tools(server_name="py")}
+        await tools["note"].ainvoke({"text": "written down"})
+        deadline = time.monotonic() + 10
+        while ("py", "written down") not in logged:
+            assert time.monotonic() < deadline, logged
+            await asyncio.sleep(0.01)
+        with pytest.raises(RuntimeError, match="'broken'"):
+            client.connections["broken"] = {"command": "/nonexistent/server", "args": [], "transport": "stdio"}
+            await client.get_server_info()
+    finally:
+        await client.aclose()

@@ -45,6 +45,10 @@ params (`message`, `requestedSchema`), the answer `{"action": "accept",
 "content": {...}}`, `{"action": "decline"}` or `{"action": "cancel"}`; may be
 `async`."""
 
+LogCallback = Callable[[str, dict[str, Any]], object]
+"""`(server, message)`: a server's log message (`level`, `logger`, `data`),
+called on the loop of the latest call into the pool."""
+
 ProgressCallback = Callable[[float, Union[float, None], Union[str, None]], object]
 """`(progress, total, message)`, called on the caller's event loop."""
 
@@ -74,14 +78,15 @@ class Pool:
         config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
         *,
         on_elicitation: ElicitationCallback | None = None,
+        on_log: LogCallback | None = None,
     ) -> None:
         if config is None:
             command, args = example_server_command()
-            self._native = _native.Pool.user_default(command, args, on_elicitation)
+            self._native = _native.Pool.user_default(command, args, on_elicitation, on_log)
         elif isinstance(config, Mapping):
-            self._native = _native.Pool.from_json(json.dumps(config, indent=2), on_elicitation)
+            self._native = _native.Pool.from_json(json.dumps(config, indent=2), on_elicitation, on_log)
         elif isinstance(config, (str, os.PathLike)):
-            self._native = _native.Pool.from_file(os.fspath(config), on_elicitation)
+            self._native = _native.Pool.from_file(os.fspath(config), on_elicitation, on_log)
         else:
             raise TypeError(
                 f"config must be a path, a dict or None, not {type(config).__name__}"
@@ -124,14 +129,22 @@ class Pool:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        on_elicitation: ElicitationCallback | None = None,
     ) -> dict[str, Any]:
         """Calls `tool` of `server`; the MCP `CallToolResult` as a dict
         (`content`, `structuredContent`, `isError`). `timeout` (seconds)
         bounds the whole call, start included; without it the server's
         `timeout` (default 120 s) bounds silence, and progress restarts it.
         Raises `CallTimeout`, `UsageError` (unknown server or tool) or
-        `ServerError`; a tool's own failure is a result with `isError`."""
-        return await self._native.call(server, tool, arguments, timeout, on_progress)
+        `ServerError`; a tool's own failure is a result with `isError`.
+        `on_elicitation` answers this call's elicitations instead of the
+        pool's callback (which must be set: it declares the capability)."""
+        return await self._native.call(server, tool, arguments, timeout, on_progress, on_elicitation)
+
+    async def server_info(self, server: str) -> dict[str, Any]:
+        """What `server` answered to `initialize` (`protocolVersion`,
+        `capabilities`, `serverInfo`, `instructions`), starting it if needed."""
+        return await self._native.server_info(server)
 
     async def exec(
         self,

@@ -40,9 +40,17 @@ class PoolSession:
     def __init__(self, pool: Pool, server: str) -> None:
         self.pool = pool
         self.server = server
+        self._initialized: Any = None
 
-    async def initialize(self) -> None:
-        """Nothing to do: the pool starts the server on first use."""
+    async def initialize(self) -> Any:
+        """The server's `initialize` answer (an `mcp.types.InitializeResult`):
+        the pool starts the server if it is not running, and keeps it."""
+        self._initialized = _types().InitializeResult.model_validate(await self.pool.server_info(self.server))
+        return self._initialized
+
+    def get_server_capabilities(self) -> Any:
+        """The server's capabilities once `initialize()` ran, else None."""
+        return None if self._initialized is None else self._initialized.capabilities
 
     async def list_tools(self, cursor: str | None = None, **_: Any) -> Any:
         """Every tool of the server, on one page (the pool reads them all)."""

@@ -23,7 +23,7 @@ import base64
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from langchain_core.documents.base import Blob
@@ -34,7 +34,7 @@ from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, Tool
 from toolbridge import Pool
 from toolbridge._mcp_session import PoolSession
 
-__all__ = ["MultiServerMCPClient", "load_mcp_tools", "CallbackContext", "Callbacks"]
+__all__ = ["MultiServerMCPClient", "load_mcp_tools", "CallbackContext", "Callbacks", "MCPToolCallRequest"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,25 @@ class Callbacks:
     on_progress: Any = None
     on_elicitation: Any = None
     on_logging_message: Any = None
+
+
+@dataclass
+class MCPToolCallRequest:
+    """What a tool-call interceptor gets (langchain-mcp-adapters' shape):
+    `interceptor(request, handler)` may change it with `override()`, call
+    `await handler(request)` (an `mcp.types.CallToolResult`), and return
+    that, another result, or a LangChain `ToolMessage` (or LangGraph
+    `Command`). `headers` is accepted and not sent: the pool's connection
+    carries the config's headers."""
+
+    name: str
+    args: dict[str, Any]
+    server_name: str
+    headers: dict[str, Any] | None = None
+    runtime: object | None = None
+
+    def override(self, **overrides: Any) -> MCPToolCallRequest:
+        return replace(self, **overrides)
 
 
 def _server_record(name: str, connection: dict[str, Any]) -> dict[str, Any]:
@@ -148,7 +167,11 @@ def _handle_tool_error(error: ToolException) -> Any:
     raise error
 
 
-def _progress(callbacks: Any, context: CallbackContext) -> Any:
+def _progress(callbacks: Any, context: CallbackContext, pending: list[Any]) -> Any:
+    """The pool's progress callback for one call: LangChain's
+    `on_progress(progress, total, message, context)`; a coroutine it returns
+    joins `pending`, which the call awaits before it returns, so every
+    progress callback has run when the tool's result is seen."""
     on_progress = getattr(callbacks, "on_progress", None)
     if on_progress is None:
         return None
@@ -156,7 +179,7 @@ def _progress(callbacks: Any, context: CallbackContext) -> Any:
     def forward(progress: float, total: float | None, message: str | None) -> None:
         result = on_progress(progress, total, message, context)
         if asyncio.iscoroutine(result):
-            asyncio.ensure_future(result)
+            pending.append(asyncio.ensure_future(result))
 
     return forward
 
@@ -167,18 +190,48 @@ def _langchain_tool(
     tool: dict[str, Any],
     *,
     callbacks: Any,
+    tool_interceptors: list[Any] | None = None,
     tool_name_prefix: bool,
     handle_tool_errors: bool,
 ) -> BaseTool:
     name = tool["name"]
     context = CallbackContext(server_name=server, tool_name=name)
-    on_progress = _progress(callbacks, context)
+    on_elicitation = _elicitation(callbacks, tool_name=name)
+
+    async def execute(request: MCPToolCallRequest) -> Any:
+        pending: list[Any] = []
+        on_progress = _progress(callbacks, context, pending)
+        try:
+            result = await pool.call(
+                server, request.name, request.args, on_progress=on_progress, on_elicitation=on_elicitation
+            )
+        finally:
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+        if not tool_interceptors:
+            return result
+        import mcp.types as types
+
+        return types.CallToolResult.model_validate(result)
+
+    handler = execute
+    for interceptor in reversed(tool_interceptors or []):
+
+        async def wrapped(request: MCPToolCallRequest, _interceptor: Any = interceptor, _handler: Any = handler) -> Any:
+            return await _interceptor(request, _handler)
+
+        handler = wrapped
 
     async def call_tool(
         runtime: Annotated[object | None, InjectedToolArg()] = None,
         **arguments: Any,
     ) -> tuple[Any, Any]:
-        result = await pool.call(server, name, arguments, on_progress=on_progress)
+        result = await handler(MCPToolCallRequest(name=name, args=arguments, server_name=server, runtime=runtime))
+        if not isinstance(result, dict):
+            if not hasattr(result, "isError"):
+                # A ToolMessage or a LangGraph Command from an interceptor.
+                return result, None
+            result = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         content = [_lc_block(c) for c in result.get("content") or []]
         if result.get("isError"):
             raise _MCPToolExecutionError(content)
@@ -186,20 +239,28 @@ def _langchain_tool(
         artifact = {"structured_content": structured} if structured is not None else None
         return content, artifact
 
-    annotations = tool.get("annotations") or {}
-    metadata = {**annotations} or None
     return StructuredTool(
         name=f"{server}_{name}" if tool_name_prefix else name,
         description=tool.get("description") or "",
         args_schema=tool["inputSchema"],
         coroutine=call_tool,
         response_format="content_and_artifact",
-        metadata=metadata,
+        metadata=_metadata(tool),
         handle_tool_error=_handle_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
     )
 
 
-def _elicitation(callbacks: Any) -> Any:
+def _metadata(tool: dict[str, Any]) -> dict[str, Any] | None:
+    """The tool's annotations, every hint present (None when not given), as
+    langchain-mcp-adapters puts them in a tool's metadata."""
+    annotations = tool.get("annotations")
+    if annotations is None:
+        return None
+    hints = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+    return {**{hint: None for hint in hints}, **annotations} or None
+
+
+def _elicitation(callbacks: Any, tool_name: str | None = None) -> Any:
     on_elicitation = getattr(callbacks, "on_elicitation", None)
     if on_elicitation is None:
         return None
@@ -210,14 +271,30 @@ def _elicitation(callbacks: Any) -> Any:
 
         # A union of the form and URL modes' params in mcp 1.x.
         params = TypeAdapter(types.ElicitRequestParams).validate_python(request)
-        result = on_elicitation(None, params, CallbackContext(server_name=server))
+        result = on_elicitation(None, params, CallbackContext(server_name=server, tool_name=tool_name))
         if asyncio.iscoroutine(result):
             result = await result
         if hasattr(result, "model_dump"):
-            return result.model_dump(by_alias=True, exclude_none=True)
+            return result.model_dump(by_alias=True, exclude_none=True, mode="json")
         return dict(result)
 
     return answer
+
+
+def _logs(callbacks: Any) -> Any:
+    on_logging_message = getattr(callbacks, "on_logging_message", None)
+    if on_logging_message is None:
+        return None
+
+    def relay(server: str, message: dict[str, Any]) -> None:
+        import mcp.types as types
+
+        params = types.LoggingMessageNotificationParams.model_validate(message)
+        result = on_logging_message(params, CallbackContext(server_name=server))
+        if asyncio.iscoroutine(result):
+            asyncio.ensure_future(result)
+
+    return relay
 
 
 class MultiServerMCPClient:
@@ -233,14 +310,9 @@ class MultiServerMCPClient:
         tool_name_prefix: bool = False,
         handle_tool_errors: bool = True,
     ) -> None:
-        if tool_interceptors:
-            raise NotImplementedError(
-                "toolbridge's MultiServerMCPClient does not run tool_interceptors yet; "
-                "wrap the returned tools instead"
-            )
         self.connections: dict[str, Any] = connections if connections is not None else {}
         self.callbacks = callbacks or Callbacks()
-        self.tool_interceptors: list[Any] = []
+        self.tool_interceptors = tool_interceptors or []
         self.tool_name_prefix = tool_name_prefix
         self.handle_tool_errors = handle_tool_errors
         #: The servers the latest `get_tools()` could not list, and why.
@@ -260,7 +332,7 @@ class MultiServerMCPClient:
         config = {"mcpServers": {n: _server_record(n, c) for n, c in self.connections.items()}}
         if self._pool is None or config != self._pool_config:
             old = self._pool
-            self._pool = Pool(config, on_elicitation=_elicitation(self.callbacks))
+            self._pool = Pool(config, on_elicitation=_elicitation(self.callbacks), on_log=_logs(self.callbacks))
             self._pool_config = config
             if old is not None:
                 asyncio.ensure_future(old.close())
@@ -298,11 +370,40 @@ class MultiServerMCPClient:
                 tool["serverId"],
                 tool,
                 callbacks=self.callbacks,
+                tool_interceptors=self.tool_interceptors,
                 tool_name_prefix=self.tool_name_prefix,
                 handle_tool_errors=self.handle_tool_errors,
             )
             for tool in listing["tools"]
         ]
+
+    async def get_server_info(self, *, server_name: str | None = None) -> dict[str, Any]:
+        """What each server (or `server_name`) answered to `initialize`, as
+        `mcp.types.InitializeResult`s; from the pool's connection, so no new
+        handshake. Every server is asked; a failure of any raises a
+        `RuntimeError` naming each that failed."""
+        import mcp.types as types
+
+        if server_name is not None:
+            self._check(server_name)
+            names = [server_name]
+        else:
+            names = list(self.connections)
+        pool = self.pool()
+        results = await asyncio.gather(*(pool.server_info(n) for n in names), return_exceptions=True)
+        info: dict[str, Any] = {}
+        errors: dict[str, BaseException] = {}
+        for name, result in zip(names, results):
+            if isinstance(result, BaseException):
+                errors[name] = result
+            else:
+                info[name] = types.InitializeResult.model_validate(result)
+        if errors:
+            detail = ", ".join(f"'{n}': {type(e).__name__}: {e}" for n, e in errors.items())
+            raise RuntimeError(
+                f"Failed to retrieve server info from {len(errors)} of {len(names)} MCP server(s) - {detail}"
+            ) from next(iter(errors.values()))
+        return info
 
     async def get_prompt(
         self, server_name: str, prompt_name: str, *, arguments: dict[str, Any] | None = None
@@ -383,8 +484,6 @@ async def load_mcp_tools(
     """langchain-mcp-adapters' `load_mcp_tools`: the tools of `session`
     (from `MultiServerMCPClient.session`), or of a server started from
     `connection` in a pool of its own, kept alive by the tools."""
-    if tool_interceptors:
-        raise NotImplementedError("toolbridge's load_mcp_tools does not run tool_interceptors yet")
     if session is None:
         if connection is None:
             raise ValueError("Either a session or a connection config must be provided")
@@ -408,6 +507,7 @@ async def load_mcp_tools(
             session.server,
             tool,
             callbacks=callbacks,
+            tool_interceptors=tool_interceptors,
             tool_name_prefix=tool_name_prefix and server_name is not None,
             handle_tool_errors=handle_tool_errors,
         )

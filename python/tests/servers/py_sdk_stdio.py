@@ -48,6 +48,13 @@ async def ask_color(ctx: Context) -> str:
     return f"no color ({result.action})"
 
 
+@mcp.tool()
+async def note(text: str, ctx: Context) -> str:
+    """Sends `text` as a log message, then returns it."""
+    await ctx.info(text)
+    return text
+
+
 @mcp.prompt()
 def greet(name: str) -> str:
     """Greets someone."""

@@ -341,6 +341,22 @@ impl Pool {
         Ok(self.connection(slot).await?.info.clone())
     }
 
+    /// What `server` answered to `initialize` (its name and version,
+    /// capabilities, instructions, protocol version), starting it if it is
+    /// not running: for embeddings that hand the handshake's result on
+    /// (the Python package's `server_info`).
+    pub async fn server_info(
+        &self,
+        server: &str,
+    ) -> Result<Arc<rmcp::model::ServerPeerInfo>, PoolError> {
+        let slot = self.slot(server)?;
+        let conn = self.connection(slot).await?;
+        conn.peer.peer_info().ok_or_else(|| PoolError::Protocol {
+            server: server.to_owned(),
+            message: "the connection has no initialize result".to_owned(),
+        })
+    }
+
     /// Starts every active server in parallel (at most
     /// `max_parallel_starts` at once). One server failing never stops the
     /// others. `on_done` is told about each server as it finishes.
