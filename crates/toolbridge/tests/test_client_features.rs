@@ -354,6 +354,44 @@ async fn an_input_required_result_is_answered_through_the_calls_handlers_and_ret
     pool.close_all().await;
 }
 
+/// SEP-2322: input-required state is kept per request. Two calls in flight
+/// at once on one 2026-07-28 connection each get input-required results
+/// (the Python SDK's `requestState` binds each to its own call); each is
+/// answered through its own handlers and retried with its own state, and
+/// each result names its own caller.
+#[tokio::test]
+async fn concurrent_input_required_calls_each_keep_their_own_state() {
+    // The pool's handlers declare the capabilities; each call brings its own.
+    let pool = pool_with(
+        vec![input_required_server()],
+        with_features(ClientFeatures {
+            elicitation: Some(User::named("pool")),
+            roots: Some(Arc::new(Folders(vec![("file:///pool", "pool")]))),
+            ..ClientFeatures::default()
+        }),
+    );
+    pool.connect("asks").await.unwrap();
+    let caller = |name: &'static str, root: &'static str| {
+        per_call(ClientFeatures {
+            elicitation: Some(User::named(name)),
+            roots: Some(Arc::new(Folders(vec![(root, name)]))),
+            ..ClientFeatures::default()
+        })
+    };
+    let (ada, grace) = tokio::time::timeout(
+        Duration::from_secs(60),
+        futures::future::join(
+            pool.call_tool("asks", "greet", None, caller("Ada", "file:///ada")),
+            pool.call_tool("asks", "greet", None, caller("Grace", "file:///grace")),
+        ),
+    )
+    .await
+    .expect("both calls answered");
+    assert_eq!(text(&ada.unwrap()), "Hello, Ada! Roots: file:///ada");
+    assert_eq!(text(&grace.unwrap()), "Hello, Grace! Roots: file:///grace");
+    pool.close_all().await;
+}
+
 /// Roots that change while the servers run.
 struct Moving(Mutex<&'static str>);
 
