@@ -90,3 +90,85 @@ async fn the_index_follows_a_tools_list_changed() {
     assert_eq!(found(&again)[0], "cache/added");
     pool.close_all().await;
 }
+
+/// The adapters' pair: the model searches, then calls the tool by the name
+/// the search gave, and gets the real server's result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_then_call_pair_runs_the_tool_it_found() {
+    use toolbridge::{
+        adapter::{
+            SearchThenCall, Tool,
+            search::{CALL_TOOL, SEARCH_TOOL},
+        },
+        format::NameStyle,
+    };
+    let mut everything = everything_stdio("everything");
+    everything.disabled_tools = vec!["get-sum".into()];
+    let pool = pool(vec![example("example"), everything]);
+    let pair = SearchThenCall::new(pool.clone(), pool.server_names().to_vec(), NameStyle::Mcp);
+    let [search, call] = pair.tools();
+    assert_eq!((search.name(), call.name()), (SEARCH_TOOL, CALL_TOOL));
+    assert_eq!(
+        search.parameters()["required"],
+        serde_json::json!(["query"])
+    );
+
+    let found = search
+        .call(
+            object_args(serde_json::json!({"query": "greet someone by name", "limit": 2})).unwrap(),
+        )
+        .await
+        .expect("search");
+    let tools = found.structured_content.expect("structured")["tools"].clone();
+    assert_eq!(tools[0]["name"], "mcp__example__hello", "{tools}");
+    assert!(tools[0]["inputSchema"]["properties"]["name"].is_object());
+    assert!(tools.as_array().is_some_and(|t| t.len() <= 2));
+
+    let result = call
+        .call(
+            object_args(serde_json::json!({
+            "name": tools[0]["name"], "arguments": {"name": "Ada"}}))
+            .unwrap(),
+        )
+        .await
+        .expect("call");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let text = result.content[0]
+        .as_text()
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert!(text.contains("Ada"), "{text}");
+
+    // A disabled tool is neither found nor callable by its name.
+    let sums = search
+        .call(object_args(serde_json::json!({"query": "add two numbers", "limit": 20})).unwrap())
+        .await
+        .expect("search");
+    let names = sums.structured_content.expect("structured")["tools"].to_string();
+    assert!(!names.contains("get-sum"), "{names}");
+    let refused = call
+        .call(
+            object_args(serde_json::json!({
+            "name": "mcp__everything__get-sum", "arguments": {"a": 1, "b": 2}}))
+            .unwrap(),
+        )
+        .await
+        .expect("an error result, not a failure");
+    assert_eq!(refused.is_error, Some(true));
+    let text = refused.content[0]
+        .as_text()
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert!(text.contains("no tool is named"), "{text}");
+
+    let none = search
+        .call(object_args(serde_json::json!({"query": "zebra xylophone quasar"})).unwrap())
+        .await
+        .expect("search");
+    assert_ne!(none.is_error, Some(true), "no match is not an error");
+    assert_eq!(
+        none.structured_content.expect("structured")["tools"],
+        serde_json::json!([])
+    );
+    pool.close_all().await;
+}

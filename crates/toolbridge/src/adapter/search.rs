@@ -79,13 +79,14 @@ fn object(value: Value) -> JsonObject {
     }
 }
 
-/// What [`SEARCH_TOOL`] answers for `arguments` over `index`, the tools
-/// named by `names`: `{"tools": [{"name", "description", "inputSchema"}]}`,
-/// as text and as structured content. No match is an empty list, not an
-/// error; a missing query is an error result the model can read.
+/// What [`SEARCH_TOOL`] answers for `arguments` over `index`, each tool
+/// under the name `name_of` gives it (the name [`CALL_TOOL`] takes):
+/// `{"tools": [{"name", "description", "inputSchema"}]}`, as text and as
+/// structured content. No match is an empty list, not an error; a missing
+/// query is an error result the model can read.
 pub fn search_result(
     index: &ToolIndex,
-    names: &NameTable,
+    name_of: impl Fn(&McpTool) -> String,
     arguments: &JsonObject,
 ) -> CallToolResult {
     let Some(query) = arguments.get("query").and_then(Value::as_str) else {
@@ -100,7 +101,7 @@ pub fn search_result(
         .into_iter()
         .map(|hit| {
             json!({
-                "name": names.name_for(hit.tool),
+                "name": name_of(hit.tool),
                 "description": hit.tool.description,
                 "inputSchema": hit.tool.input_schema,
             })
@@ -183,7 +184,7 @@ impl SearchThenCall {
 
     async fn search(&self, arguments: JsonObject) -> CallToolResult {
         let (index, names) = self.named().await;
-        search_result(&index, &names, &arguments)
+        search_result(&index, |t| names.name_for(t).into_owned(), &arguments)
     }
 
     async fn call(&self, mut arguments: JsonObject) -> Result<CallToolResult, ToolError> {

@@ -44,7 +44,7 @@ pub const CLIENT_SEARCH_TOOL: &str = "search_tools";
 
 /// Who runs the searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolSearch {
+pub enum SearchMode {
     /// The provider (Anthropic's BM25 variant; OpenAI's hosted search).
     #[default]
     Server,
@@ -54,14 +54,14 @@ pub enum ToolSearch {
     Client,
 }
 
-impl FromStr for ToolSearch {
+impl FromStr for SearchMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "server" | "bm25" => Ok(ToolSearch::Server),
-            "regex" => Ok(ToolSearch::Regex),
-            "client" => Ok(ToolSearch::Client),
+            "server" | "bm25" => Ok(SearchMode::Server),
+            "regex" => Ok(SearchMode::Regex),
+            "client" => Ok(SearchMode::Client),
             _ => Err(format!(
                 "unknown tool search `{s}`; use server, regex or client"
             )),
@@ -69,12 +69,12 @@ impl FromStr for ToolSearch {
     }
 }
 
-impl fmt::Display for ToolSearch {
+impl fmt::Display for SearchMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            ToolSearch::Server => "server",
-            ToolSearch::Regex => "regex",
-            ToolSearch::Client => "client",
+            SearchMode::Server => "server",
+            SearchMode::Regex => "regex",
+            SearchMode::Client => "client",
         })
     }
 }
@@ -90,11 +90,11 @@ pub struct Unsupported {
 }
 
 /// Whether `format` offers deferred loading with `search`.
-pub fn supports(format: Format, search: ToolSearch) -> Result<(), Unsupported> {
+pub fn supports(format: Format, search: SearchMode) -> Result<(), Unsupported> {
     let detail = match (format, search) {
         (Format::Anthropic, _) => return Ok(()),
-        (Format::OpenAiResponses, ToolSearch::Server | ToolSearch::Client) => return Ok(()),
-        (Format::OpenAiResponses, ToolSearch::Regex) => {
+        (Format::OpenAiResponses, SearchMode::Server | SearchMode::Client) => return Ok(()),
+        (Format::OpenAiResponses, SearchMode::Regex) => {
             " with regular expressions (Anthropic's only); use server or client"
         }
         (Format::OpenAi, _) => {
@@ -112,14 +112,14 @@ pub fn supports(format: Format, search: ToolSearch) -> Result<(), Unsupported> {
 }
 
 /// `tools` in `format` with deferred loading: the provider's search tool
-/// (or toolbridge's, with [`ToolSearch::Client`]) first, then every tool
+/// (or toolbridge's, with [`SearchMode::Client`]) first, then every tool
 /// marked `defer_loading: true`.
 pub fn convert_deferred(
     format: Format,
     tools: &[McpTool],
     names: &NameTable,
     options: &FormatOptions,
-    search: ToolSearch,
+    search: SearchMode,
 ) -> Result<Value, Unsupported> {
     supports(format, search)?;
     let Value::Array(mut definitions) = convert_tools(format, tools, names, options) else {
@@ -145,20 +145,20 @@ fn query_schema() -> Value {
 const CLIENT_DESCRIPTION: &str = "Find the tools for a task: describe it in a few words \
     (\"create a GitHub issue\"); the best matching tools are loaded, and can then be called.";
 
-fn search_tool(format: Format, search: ToolSearch) -> Value {
+fn search_tool(format: Format, search: SearchMode) -> Value {
     match (format, search) {
-        (Format::Anthropic, ToolSearch::Server) => {
+        (Format::Anthropic, SearchMode::Server) => {
             json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
         }
-        (Format::Anthropic, ToolSearch::Regex) => {
+        (Format::Anthropic, SearchMode::Regex) => {
             json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
         }
-        (Format::Anthropic, ToolSearch::Client) => json!({
+        (Format::Anthropic, SearchMode::Client) => json!({
             "name": CLIENT_SEARCH_TOOL,
             "description": CLIENT_DESCRIPTION,
             "input_schema": query_schema(),
         }),
-        (_, ToolSearch::Client) => json!({
+        (_, SearchMode::Client) => json!({
             "type": "tool_search",
             "execution": "client",
             "description": CLIENT_DESCRIPTION,
@@ -260,7 +260,7 @@ mod tests {
         }]
     }
 
-    fn convert(format: Format, search: ToolSearch) -> Result<Value, Unsupported> {
+    fn convert(format: Format, search: SearchMode) -> Result<Value, Unsupported> {
         let tools = tools();
         let names = NameTable::for_tools(&tools);
         convert_deferred(format, &tools, &names, &FormatOptions::default(), search)
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn anthropic_gets_its_search_tool_and_deferred_tools() {
-        let out = convert(Format::Anthropic, ToolSearch::Server).expect("anthropic");
+        let out = convert(Format::Anthropic, SearchMode::Server).expect("anthropic");
         assert_eq!(
             out[0],
             json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
@@ -276,9 +276,9 @@ mod tests {
         assert_eq!(out[1]["name"], "mcp__web__find");
         assert_eq!(out[1]["defer_loading"], true);
         assert!(out[1]["input_schema"].is_object());
-        let regex = convert(Format::Anthropic, ToolSearch::Regex).expect("regex");
+        let regex = convert(Format::Anthropic, SearchMode::Regex).expect("regex");
         assert_eq!(regex[0]["type"], "tool_search_tool_regex_20251119");
-        let client = convert(Format::Anthropic, ToolSearch::Client).expect("client");
+        let client = convert(Format::Anthropic, SearchMode::Client).expect("client");
         assert_eq!(client[0]["name"], CLIENT_SEARCH_TOOL);
         assert!(client[0].get("defer_loading").is_none());
         assert_eq!(client[0]["input_schema"]["required"], json!(["query"]));
@@ -286,11 +286,11 @@ mod tests {
 
     #[test]
     fn responses_gets_tool_search_and_deferred_functions() {
-        let out = convert(Format::OpenAiResponses, ToolSearch::Server).expect("responses");
+        let out = convert(Format::OpenAiResponses, SearchMode::Server).expect("responses");
         assert_eq!(out[0], json!({"type": "tool_search"}));
         assert_eq!(out[1]["type"], "function");
         assert_eq!(out[1]["defer_loading"], true);
-        let client = convert(Format::OpenAiResponses, ToolSearch::Client).expect("client");
+        let client = convert(Format::OpenAiResponses, SearchMode::Client).expect("client");
         assert_eq!(client[0]["execution"], "client");
         assert!(client[0]["parameters"]["properties"]["query"].is_object());
     }
@@ -302,10 +302,10 @@ mod tests {
             (Format::Gemini, "Interactions API"),
             (Format::Mcp, "anthropic or openai-responses"),
         ] {
-            let err = convert(format, ToolSearch::Server).expect_err("unsupported");
+            let err = convert(format, SearchMode::Server).expect_err("unsupported");
             assert!(err.to_string().contains(says), "{err}");
         }
-        let err = convert(Format::OpenAiResponses, ToolSearch::Regex).expect_err("regex");
+        let err = convert(Format::OpenAiResponses, SearchMode::Regex).expect_err("regex");
         assert!(err.to_string().contains("regular expressions"), "{err}");
     }
 

@@ -6,7 +6,8 @@
 //! hint), title (twice), server's config name and reported name,
 //! description, and the names and descriptions of its parameters (two
 //! levels of `properties` deep). Words come from [`Words`]: identifiers
-//! split, stop words dropped, stemmed.
+//! split, stop words dropped, stemmed; a query's words also look for their
+//! synonyms (`synonyms`).
 //!
 //! The index is immutable: a changed tool list builds a new one (10,000
 //! tools take a few tens of milliseconds: `cargo bench --bench search`),
@@ -122,10 +123,9 @@ impl ToolIndex {
         if limit == 0 {
             return Vec::new();
         }
-        let mut terms = self.words.of(query);
-        // A word said twice is not a stronger query.
-        terms.sort_unstable();
-        terms.dedup();
+        // Each word once (a word said twice is not a stronger query), and
+        // its synonyms.
+        let terms = self.words.query(query);
         if terms.is_empty() {
             return Vec::new();
         }

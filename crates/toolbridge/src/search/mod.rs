@@ -4,11 +4,13 @@
 //! "search, then call" pair.
 //!
 //! Ranking is the `bm25` crate's (embedder, scorer and English tokenizer);
-//! what is toolbridge's own is what a tool's document is made of and how
-//! tool names are split into words ([`tokenize`]).
+//! what is toolbridge's own is what a tool's document is made of, how tool
+//! names are split into words (`tokenize`), and a small thesaurus of tool
+//! vocabulary for queries (`synonyms`).
 
 mod cache;
 mod index;
+mod synonyms;
 mod tokenize;
 
 pub use cache::IndexCache;

@@ -8,18 +8,35 @@
 //! them to `bm25`'s embedder with [`Spaces`], so each document is tokenized
 //! once.
 
+use std::collections::{BTreeSet, HashMap};
+
 use bm25::{DefaultTokenizer, Language, Tokenizer};
+
+use super::synonyms::GROUPS;
 
 /// The tokenizer the index uses for documents and queries alike.
 #[derive(Debug)]
 pub(crate) struct Words {
     english: DefaultTokenizer,
+    /// A word (stemmed) → the group of [`GROUPS`] it is in (stemmed).
+    synonyms: HashMap<String, usize>,
+    groups: Vec<Vec<String>>,
 }
 
 impl Default for Words {
     fn default() -> Self {
+        let english = DefaultTokenizer::new(Language::English);
+        let groups: Vec<Vec<String>> = GROUPS.iter().map(|g| english.tokenize(g)).collect();
+        let mut synonyms = HashMap::new();
+        for (i, group) in groups.iter().enumerate() {
+            for word in group {
+                synonyms.entry(word.clone()).or_insert(i);
+            }
+        }
         Words {
-            english: DefaultTokenizer::new(Language::English),
+            english,
+            synonyms,
+            groups,
         }
     }
 }
@@ -28,6 +45,20 @@ impl Words {
     /// The words of `text`, identifiers split.
     pub(crate) fn of(&self, text: &str) -> Vec<String> {
         self.english.tokenize(&split_identifiers(text))
+    }
+
+    /// The words a query looks for: its own, each once, and the other
+    /// words of their synonym groups.
+    pub(crate) fn query(&self, text: &str) -> Vec<String> {
+        let mut terms: BTreeSet<String> = self.of(text).into_iter().collect();
+        let groups: Vec<usize> = terms
+            .iter()
+            .filter_map(|t| self.synonyms.get(t).copied())
+            .collect();
+        for group in groups {
+            terms.extend(self.groups[group].iter().cloned());
+        }
+        terms.into_iter().collect()
     }
 }
 
@@ -100,5 +131,16 @@ mod tests {
         // Stemmed, stop words dropped: a user's phrasing meets the name.
         assert_eq!(words.of("reading the files"), words.of("readFile"));
         assert_eq!(words.of("getCurrentTime"), ["get", "current", "time"]);
+    }
+
+    #[test]
+    fn a_query_also_looks_for_its_words_synonyms_once() {
+        let words = Words::default();
+        let terms = words.query("make a folder, a new folder");
+        for expected in words.of("make create new directory folder dir") {
+            assert!(terms.contains(&expected), "{expected} in {terms:?}");
+        }
+        assert_eq!(terms.len(), 6, "{terms:?}");
+        assert_eq!(words.query("zebra"), ["zebra"]);
     }
 }
