@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::{
     error::ConfigError,
     record::{Fields, Source, kind_of},
+    sandbox::SandboxRecord,
 };
 
 /// The key of the global settings in a config file.
@@ -16,7 +17,8 @@ pub const SETTINGS_KEY: &str = "toolbridge";
 ///
 /// ```json
 /// { "toolbridge": { "inheritEnv": ["HTTPS_PROXY", "LC_*"], "toolCacheTtl": 3600,
-///                   "resultBudget": 20000, "startupTimeout": 30 },
+///                   "resultBudget": 20000, "startupTimeout": 30,
+///                   "sandbox": "default" },
 ///   "mcpServers": { ... } }
 /// ```
 ///
@@ -39,14 +41,18 @@ pub struct Settings {
     /// The default time a server may take to start (`startupTimeout`,
     /// seconds); `None` means the pool's default.
     pub startup_timeout: Option<Duration>,
+    /// The sandbox of every stdio server whose entry has none
+    /// (`sandbox`); `None` means `"default"`.
+    pub(crate) sandbox: Option<SandboxRecord>,
 }
 
 /// The keys [`Settings`] reads.
-pub(crate) const SETTINGS_FIELDS: [&str; 4] = [
+pub(crate) const SETTINGS_FIELDS: [&str; 5] = [
     "inheritEnv",
     "toolCacheTtl",
     "resultBudget",
     "startupTimeout",
+    "sandbox",
 ];
 
 impl Settings {
@@ -75,6 +81,7 @@ impl Settings {
             tool_cache_ttl: fields.timeout("toolCacheTtl")?,
             result_budget: fields.positive_integer("resultBudget")?,
             startup_timeout: fields.timeout("startupTimeout")?,
+            sandbox: SandboxRecord::parse(&fields)?,
         })
     }
 }

@@ -14,7 +14,7 @@ use super::{
 };
 
 /// The keys of a server entry that toolbridge reads.
-pub(crate) const SERVER_FIELDS: [&str; 19] = [
+pub(crate) const SERVER_FIELDS: [&str; 20] = [
     "type",
     "transport",
     "transportType",
@@ -34,6 +34,7 @@ pub(crate) const SERVER_FIELDS: [&str; 19] = [
     "resultBudget",
     "inheritEnv",
     "oauth",
+    "sandbox",
 ];
 
 /// Keys that other applications write into a server entry and toolbridge
