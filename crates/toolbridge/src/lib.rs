@@ -127,6 +127,8 @@
 //! - [`doctor`]: what stops each configured server from starting, and the fix.
 //! - [`redact`]: the one place that decides how secrets are hidden
 //!   in listings, findings, errors and logs.
+//! - [`sandbox`]: what a stdio server may read, write and reach (Landlock,
+//!   limits, namespaces), set up between fork and exec.
 //! - [`example_server`]: the built-in example MCP server.
 //!
 //! # Data flow
@@ -172,6 +174,8 @@ pub mod process;
 // Without `http` only the config's masking uses it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub mod redact;
+#[cfg(feature = "client")]
+pub mod sandbox;
 pub mod search;
 pub mod tools;
 #[cfg(feature = "client")]

@@ -111,6 +111,10 @@ fn report_text(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Str
     for probe in probes {
         out.push_str(&probe_line(probe));
     }
+    out.push_str(&format!(
+        "\nsandbox: {}\n",
+        toolbridge::sandbox::Support::get().summary()
+    ));
     if config.is_builtin() {
         out.push_str(&format!(
             "\nno config file at {}; only the built-in example server is configured:\n",
@@ -132,10 +136,11 @@ fn report_text(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Str
         {
             let count = started.tool_count;
             out.push_str(&format!(
-                "  ok       {}: {count} tool{}, started in {} ms\n",
+                "  ok       {}: {count} tool{}, started in {} ms{}\n",
                 check.server,
                 if count == 1 { "" } else { "s" },
-                started.info.start_time.as_millis()
+                started.info.start_time.as_millis(),
+                sandbox_note(check),
             ));
         }
         for finding in &check.findings {
@@ -158,6 +163,15 @@ fn report_text(config: &Config, probes: &[Probe], checks: &[ServerCheck]) -> Str
         ));
     }
     out
+}
+
+/// ", sandbox: default" for a stdio server; nothing for a network one.
+fn sandbox_note(check: &ServerCheck) -> String {
+    check
+        .sandbox
+        .as_ref()
+        .map(|sandbox| format!(", sandbox: {sandbox}"))
+        .unwrap_or_default()
 }
 
 fn probe_line(probe: &Probe) -> String {

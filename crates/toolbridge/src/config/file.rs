@@ -311,7 +311,9 @@ impl Config {
     pub fn listing(&self) -> Vec<ServerListing> {
         self.records
             .iter()
-            .map(|record| ServerListing::from_record(record, self.builtin))
+            .map(|record| {
+                ServerListing::from_record(record, self.builtin, self.settings.sandbox.as_ref())
+            })
             .collect()
     }
 
@@ -1096,7 +1098,8 @@ mod tests {
             serde_json::json!([
                 {"name": "s", "transport": "stdio", "enabled": true, "command": "npx",
                  "args": ["-y", "srv", "--api-key", "***", "--port", "80"],
-                 "env": {"API_KEY": "***", "TZ": "***"}, "timeout": 120.0},
+                 "env": {"API_KEY": "***", "TZ": "***"}, "timeout": 120.0,
+                 "sandbox": "default"},
                 {"name": "r", "transport": "http", "autoDetect": true, "enabled": true,
                  "url": "https://h/mcp?token=***&page=2",
                  "headers": {"Accept": "***", "Authorization": "***"}, "timeout": 30.0},

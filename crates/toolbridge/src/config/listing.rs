@@ -7,6 +7,7 @@ use serde::{Serialize, Serializer};
 
 use super::{
     record::ServerRecord,
+    sandbox::SandboxRecord,
     spec::{DEFAULT_CALL_TIMEOUT, TransportKind},
 };
 use crate::redact::{MASK, mask_args, mask_url};
@@ -67,11 +68,20 @@ pub struct ServerListing {
     /// Most characters of one result given to a model, when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result_budget: Option<usize>,
+    /// Stdio: its sandbox, its own or the settings' (`"default"` when
+    /// neither has one): `false`, `"default"` or the object as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<serde_json::Value>,
 }
 
 impl ServerListing {
-    /// `record` for display; `builtin` marks the built-in example server.
-    pub(crate) fn from_record(record: &ServerRecord, builtin: bool) -> Self {
+    /// `record` for display; `builtin` marks the built-in example server;
+    /// `sandbox` is the settings' sandbox for stdio servers without one.
+    pub(crate) fn from_record(
+        record: &ServerRecord,
+        builtin: bool,
+        sandbox: Option<&SandboxRecord>,
+    ) -> Self {
         let masked = |pairs: &[(String, String)]| {
             pairs
                 .iter()
@@ -96,6 +106,13 @@ impl ServerListing {
             startup_timeout: record.startup_timeout.map(|t| t.as_secs_f64()),
             disabled_tools: record.disabled_tools.clone(),
             result_budget: record.result_budget,
+            sandbox: (record.kind() == TransportKind::Stdio).then(|| {
+                record
+                    .sandbox
+                    .as_ref()
+                    .or(sandbox)
+                    .map_or_else(|| "default".into(), SandboxRecord::to_json)
+            }),
         }
     }
 }

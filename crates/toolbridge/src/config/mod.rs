@@ -41,6 +41,7 @@ mod patch;
 #[cfg(test)]
 mod properties;
 mod record;
+mod sandbox;
 mod secret;
 mod settings;
 mod span;

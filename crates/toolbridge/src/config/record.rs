@@ -18,6 +18,7 @@ use super::{
     dotenv,
     error::{ConfigError, Location},
     expand::{ExpandError, Scope, expand_in},
+    sandbox::SandboxRecord,
     secret::SecretMap,
     settings::Settings,
     span::{self, Step},
@@ -26,6 +27,7 @@ use super::{
 use crate::{
     pins::PinPolicy,
     redact::{MASK, mask_args, mask_url},
+    sandbox::Sandbox,
 };
 
 /// Where records come from, so errors can say where a value is.
@@ -126,6 +128,8 @@ pub(crate) struct ServerRecord {
     pub(crate) disabled: bool,
     /// Network: the `oauth` object, not yet expanded.
     pub(crate) oauth: OAuthRecord,
+    /// Stdio: the `sandbox`, when the record has one.
+    pub(crate) sandbox: Option<SandboxRecord>,
 }
 
 /// A remote server's `oauth` object as written: checked, not yet expanded.
@@ -176,6 +180,7 @@ impl fmt::Debug for ServerRecord {
             .field("pin", &self.pin)
             .field("disabled", &self.disabled)
             .field("oauth", &self.oauth)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }
@@ -209,6 +214,7 @@ impl ServerRecord {
             pin: None,
             disabled: false,
             oauth: OAuthRecord::default(),
+            sandbox: SandboxRecord::from_sandbox(&spec.sandbox),
         }
     }
 
@@ -255,6 +261,7 @@ impl ServerRecord {
             pin: fields.pin_policy("pin")?,
             disabled: fields.boolean("disabled")?,
             oauth: fields.oauth()?,
+            sandbox: SandboxRecord::parse(&fields)?,
         };
 
         let required =
@@ -409,12 +416,20 @@ impl ServerRecord {
                         inherit_env.push(pattern.clone());
                     }
                 }
+                let sandbox = match self.sandbox.as_ref().or(settings.sandbox.as_ref()) {
+                    Some(record) => record.resolve(
+                        &|label, steps, text| expand_at("sandbox", label, steps, text),
+                        &|path| relative(path),
+                    )?,
+                    None => Sandbox::Default,
+                };
                 TransportSpec::Stdio(StdioSpec {
                     command,
                     args,
                     env,
                     cwd,
                     inherit_env,
+                    sandbox,
                 })
             }
             (_, _, Some(url)) => {
@@ -563,11 +578,16 @@ pub(crate) struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    fn get(&self, field: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, field: &str) -> Option<&Value> {
         self.obj.get(field).filter(|value| !value.is_null())
     }
 
-    fn err(&self, field: &str, steps: &[Step<'_>], message: impl Into<String>) -> ConfigError {
+    pub(crate) fn err(
+        &self,
+        field: &str,
+        steps: &[Step<'_>],
+        message: impl Into<String>,
+    ) -> ConfigError {
         self.src.invalid(self.server, Some(field), steps, message)
     }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::{
     error::ConfigError,
     record::{Fields, Source, kind_of},
+    sandbox::SandboxRecord,
 };
 
 /// The key of the global settings in a config file.
@@ -16,7 +17,8 @@ pub const SETTINGS_KEY: &str = "toolbridge";
 ///
 /// ```json
 /// { "toolbridge": { "inheritEnv": ["HTTPS_PROXY", "LC_*"], "toolCacheTtl": 3600,
-///                   "resultBudget": 20000, "startupTimeout": 30 },
+///                   "resultBudget": 20000, "startupTimeout": 30,
+///                   "sandbox": "default" },
 ///   "mcpServers": { ... } }
 /// ```
 ///
@@ -42,15 +44,19 @@ pub struct Settings {
     /// Pinning of every server's tool definitions (`pin`), unless a server
     /// sets its own; `None` means `block`.
     pub pin: Option<crate::pins::PinPolicy>,
+    /// The sandbox of every stdio server whose entry has none
+    /// (`sandbox`); `None` means `"default"`.
+    pub(crate) sandbox: Option<SandboxRecord>,
 }
 
 /// The keys [`Settings`] reads.
-pub(crate) const SETTINGS_FIELDS: [&str; 5] = [
+pub(crate) const SETTINGS_FIELDS: [&str; 6] = [
     "inheritEnv",
     "toolCacheTtl",
     "resultBudget",
     "startupTimeout",
     "pin",
+    "sandbox",
 ];
 
 impl Settings {
@@ -80,6 +86,7 @@ impl Settings {
             result_budget: fields.positive_integer("resultBudget")?,
             startup_timeout: fields.timeout("startupTimeout")?,
             pin: fields.pin_policy("pin")?,
+            sandbox: SandboxRecord::parse(&fields)?,
         })
     }
 }

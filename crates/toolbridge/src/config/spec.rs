@@ -9,6 +9,7 @@ use std::{fmt, path::PathBuf, time::Duration};
 
 use super::secret::SecretMap;
 use crate::redact::{MASK, mask_args, mask_url};
+use crate::sandbox::Sandbox;
 
 /// The default time one tool call may take: 120 s, as the spec says.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
@@ -128,6 +129,9 @@ pub struct StdioSpec {
     /// Names of toolbridge's own environment variables passed on as they
     /// are (`inheritEnv`: a proxy, a CA bundle, `DISPLAY`).
     pub inherit_env: Vec<String>,
+    /// What the server may do (`sandbox`); [`Sandbox::Default`] unless the
+    /// config says otherwise.
+    pub sandbox: Sandbox,
 }
 
 /// A server reached over the network.
@@ -183,6 +187,7 @@ impl fmt::Debug for StdioSpec {
             .field("env", &self.env)
             .field("cwd", &self.cwd)
             .field("inherit_env", &self.inherit_env)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }

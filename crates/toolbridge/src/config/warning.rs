@@ -14,7 +14,7 @@ use super::{
 };
 
 /// The keys of a server entry that toolbridge reads.
-pub(crate) const SERVER_FIELDS: [&str; 20] = [
+pub(crate) const SERVER_FIELDS: [&str; 21] = [
     "type",
     "transport",
     "transportType",
@@ -35,6 +35,7 @@ pub(crate) const SERVER_FIELDS: [&str; 20] = [
     "inheritEnv",
     "oauth",
     "pin",
+    "sandbox",
 ];
 
 /// Keys that other applications write into a server entry and toolbridge

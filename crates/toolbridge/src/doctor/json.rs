@@ -7,6 +7,7 @@ use super::{Finding, ServerCheck};
 use crate::{
     config::Config,
     deps::{Probe, ProbeStatus},
+    sandbox::Support,
 };
 
 /// The report of `checks` (and the launcher `probes`) of `config`:
@@ -42,6 +43,9 @@ pub fn report_json(config: &Config, probes: &[Probe], checks: &[ServerCheck]) ->
             let mut server = serde_json::Map::new();
             server.insert("name".into(), json!(check.server));
             server.insert("status".into(), json!(status));
+            if let Some(sandbox) = &check.sandbox {
+                server.insert("sandbox".into(), json!(sandbox.to_string()));
+            }
             if status == "ok"
                 && let Some(Value::Object(started)) = check
                     .started
@@ -54,7 +58,13 @@ pub fn report_json(config: &Config, probes: &[Probe], checks: &[ServerCheck]) ->
         })
         .collect();
     let findings: Vec<&Finding> = checks.iter().flat_map(|c| &c.findings).collect();
+    let support = Support::get();
     json!({
+        "sandbox": {
+            "landlockAbi": support.landlock_abi,
+            "networkNamespaces": support.netns_refused.is_none(),
+            "unavailable": support.refused(),
+        },
         "config": config.path().display().to_string(),
         "builtin": config.is_builtin(),
         "launchers": launchers,

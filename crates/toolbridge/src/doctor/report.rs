@@ -10,10 +10,11 @@ use super::{
     start::{START_TIMEOUT, Started, start_server},
 };
 use crate::{
-    config::{Config, ServerRecord, ServerSpec},
+    config::{Config, ServerRecord, ServerSpec, TransportSpec},
     deps::Platform,
     pool::{Pool, PoolOptions},
     presets,
+    sandbox::Sandbox,
 };
 
 /// How doctor checks.
@@ -47,6 +48,9 @@ pub struct ServerCheck {
     pub started: Option<Started>,
     /// Its problems, each with its fix; empty when it works.
     pub findings: Vec<Finding>,
+    /// A stdio server's sandbox, as its config resolves (`None` for a
+    /// network server or an entry that does not resolve).
+    pub sandbox: Option<Sandbox>,
 }
 
 impl ServerCheck {
@@ -129,11 +133,20 @@ async fn check_records(
     let pool = &pool;
     let specs = &specs;
     let checks = records.iter().map(|record| async move {
+        let sandbox =
+            specs
+                .iter()
+                .find(|spec| spec.name == record.name)
+                .and_then(|spec| match &spec.transport {
+                    TransportSpec::Stdio(stdio) => Some(stdio.sandbox.clone()),
+                    _ => None,
+                });
         let mut check = ServerCheck {
             server: record.name.clone(),
             enabled: !record.disabled,
             started: None,
             findings: Vec::new(),
+            sandbox,
         };
         if !checked(record) {
             return check;

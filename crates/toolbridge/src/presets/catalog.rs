@@ -11,7 +11,7 @@
 //! packages to a prefix (`==2026.*`), so `npx`/`uvx` take fixes but never a
 //! breaking release.
 
-use super::model::{Category, Package, Preset, Registry, Transport};
+use super::model::{Category, Package, Preset, PresetSandbox, Registry, Transport};
 
 /// All presets, in display order: by category, then by name.
 pub fn all() -> &'static [Preset] {
@@ -38,6 +38,7 @@ const STDIO: Preset = Preset {
     documentation_url: None,
     icon: None,
     package: None,
+    sandbox: PresetSandbox::Default,
 };
 
 const fn npm(name: &'static str, version: &'static str) -> Option<Package> {
@@ -421,6 +422,7 @@ static PRESETS: &[Preset] = &[
         ),
         icon: Some("folder"),
         package: npm("@modelcontextprotocol/server-filesystem", "2026"),
+        sandbox: PresetSandbox::WritesItsFolders,
         ..STDIO
     },
     Preset {

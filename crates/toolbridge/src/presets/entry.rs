@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     catalog::all,
-    model::{Preset, PresetError, Registry, Transport},
+    model::{Preset, PresetError, PresetSandbox, Registry, Transport},
 };
 
 /// The `mcpServers` entry for `preset` (the value under the server's name).
@@ -60,6 +60,9 @@ pub fn to_config_entry(
             }
             if !env.is_empty() {
                 entry.insert("env".into(), Value::Object(env));
+            }
+            if preset.sandbox == PresetSandbox::WritesItsFolders {
+                entry.insert("sandbox".into(), json!({ "write": extra_args }));
             }
             Ok(Value::Object(entry))
         }
@@ -192,6 +195,18 @@ mod tests {
                 "env": {"Z_AI_MODE": "ZHIPU", "Z_AI_API_KEY": "${Z_AI_API_KEY}"}
             })
         );
+    }
+
+    #[test]
+    fn the_filesystem_preset_writes_only_its_folders() {
+        let folders = strings(&["/srv/docs", "/srv/notes"]);
+        let entry = to_config_entry(get("filesystem").unwrap(), None, &folders).unwrap();
+        assert_eq!(
+            entry["sandbox"],
+            json!({"write": ["/srv/docs", "/srv/notes"]})
+        );
+        let other = to_config_entry(get("memory").unwrap(), None, &[]).unwrap();
+        assert!(other.get("sandbox").is_none(), "{other}");
     }
 
     #[test]

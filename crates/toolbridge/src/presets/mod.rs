@@ -28,7 +28,7 @@ pub use catalog::all;
 #[cfg(feature = "client")]
 pub use configured::configured;
 pub use entry::{find_by_launch, to_config_entry};
-pub use model::{Category, Package, Preset, PresetError, Registry, Transport};
+pub use model::{Category, Package, Preset, PresetError, PresetSandbox, Registry, Transport};
 pub use search::search;
 
 /// The preset with this id.

@@ -136,6 +136,19 @@ pub struct Preset {
     pub icon: Option<&'static str>,
     /// The package a stdio preset runs.
     pub package: Option<Package>,
+    /// The sandbox its config entry gets (stdio presets).
+    pub sandbox: PresetSandbox,
+}
+
+/// The sandbox a stdio preset's config entry gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PresetSandbox {
+    /// No `sandbox` key: `"default"` (or the file's `toolbridge.sandbox`).
+    Default,
+    /// `{"write": [the folders given after --]}`: it writes those folders
+    /// and its launcher's cache, nothing else (not even `/tmp`).
+    WritesItsFolders,
 }
 
 fn pairs_as_map<S: Serializer>(

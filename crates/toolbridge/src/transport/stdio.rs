@@ -51,6 +51,12 @@ use crate::{
     process::{GroupGuard, ProcessTracker},
 };
 
+#[cfg(target_os = "linux")]
+use crate::sandbox::SandboxGuard;
+/// Nothing of a sandbox outlives its spawn where there is none.
+#[cfg(not(target_os = "linux"))]
+type SandboxGuard = ();
+
 /// The variables a stdio server inherits from toolbridge's environment (when
 /// set); everything else it gets comes from the config's `env`. Besides the
 /// basics: where the TLS trust store is and which proxy to use (OpenSSL,
@@ -233,6 +239,8 @@ pub struct StdioTransport {
     reading: Box<Reading>,
     /// Why the transport ended the connection itself, for the error.
     end_reason: EndReason,
+    /// What of the server's sandbox must outlive it (its cgroup).
+    sandbox: Option<SandboxGuard>,
 }
 
 /// The read side's state beyond the lines.
@@ -322,18 +330,40 @@ impl StdioTransport {
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
+        let (confinement, sandbox) = match confine(server, spec, &program, &env)? {
+            Some((confinement, guard)) => (Some(confinement), Some(guard)),
+            None => (None, None),
+        };
+        let sandboxed = confinement.is_some();
         // The server adopts its orphaned descendants, so those that leave its
-        // process group stay findable (see `crate::process`).
-        // SAFETY: the closure only makes one prctl call, which is
-        // async-signal-safe, between fork and exec.
+        // process group stay findable (see `crate::process`); then it enters
+        // its sandbox.
+        // SAFETY: `become_subreaper` makes one prctl call and
+        // `Confinement::apply` only system calls on values made before the
+        // fork: async-signal-safe, between fork and exec.
         unsafe {
-            command.pre_exec(crate::process::descendants::become_subreaper);
+            command.pre_exec(move || {
+                crate::process::descendants::become_subreaper()?;
+                #[cfg(target_os = "linux")]
+                if let Some(confinement) = &confinement {
+                    confinement.apply()?;
+                }
+                Ok(())
+            });
         }
         let mut wrapped = CommandWrap::from(command);
         wrapped.wrap(ProcessGroup::leader());
         let mut child = wrapped.spawn().map_err(|e| TransportError::Connect {
             server: server.to_owned(),
-            message: format!("cannot start \"{}\": {e}", spec.command),
+            message: if sandboxed {
+                format!(
+                    "cannot start \"{}\" in its sandbox: {e}; set \"sandbox\": false for \
+                     this server to run it without one",
+                    spec.command
+                )
+            } else {
+                format!("cannot start \"{}\": {e}", spec.command)
+            },
             source: Some(Box::new(e)),
         })?;
         let group = child.id().map(|pid| tracker.register(pid));
@@ -359,6 +389,7 @@ impl StdioTransport {
             lines: Lines::new(stdout, stdin),
             reading: Box::default(),
             end_reason: EndReason::default(),
+            sandbox,
         })
     }
 
@@ -461,6 +492,7 @@ impl Transport<RoleClient> for StdioTransport {
         }
         // The leader is gone; sweep whatever else is left in its group.
         drop(self.group.take());
+        drop(self.sandbox.take());
         result
     }
 }
@@ -487,6 +519,7 @@ impl Drop for StdioTransport {
             return;
         };
         let group = self.group.take();
+        let sandbox = self.sandbox.take();
         let tail = self.stderr.clone();
         runtime.spawn(async move {
             if let Ok(Ok(status)) = tokio::time::timeout(EXIT_WATCH, child.wait()).await {
@@ -494,6 +527,7 @@ impl Drop for StdioTransport {
             }
             drop(child);
             drop(group);
+            drop(sandbox);
         });
     }
 }
@@ -590,6 +624,53 @@ pub fn child_env(spec: &StdioSpec) -> Vec<(OsString, OsString)> {
             .map(|(k, v)| (OsString::from(k), OsString::from(v))),
     );
     env
+}
+
+/// The sandbox of server `server` made ready before fork (`None` for
+/// `"sandbox": false`); an error naming the server and the way out where
+/// this system cannot sandbox it.
+#[cfg(target_os = "linux")]
+fn confine(
+    server: &str,
+    spec: &StdioSpec,
+    program: &Path,
+    env: &[(OsString, OsString)],
+) -> Result<Option<(crate::sandbox::Confinement, SandboxGuard)>, TransportError> {
+    if !spec.sandbox.is_on() {
+        return Ok(None);
+    }
+    crate::sandbox::Confinement::prepare(
+        &spec.sandbox,
+        program,
+        &spec.args,
+        spec.cwd.as_deref(),
+        env,
+    )
+    .map(Some)
+    .map_err(|e| unsandboxable(server, &e.0))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(
+    server: &str,
+    spec: &StdioSpec,
+    _program: &Path,
+    _env: &[(OsString, OsString)],
+) -> Result<Option<((), SandboxGuard)>, TransportError> {
+    match crate::sandbox::Support::get().refused() {
+        Some(why) if spec.sandbox.is_on() => Err(unsandboxable(server, &why)),
+        _ => Ok(None),
+    }
+}
+
+fn unsandboxable(server: &str, why: &str) -> TransportError {
+    TransportError::Config {
+        server: server.to_owned(),
+        message: format!(
+            "cannot be sandboxed on this system: {why}; it was not started. Set \"sandbox\": \
+             false in its config entry to run it with your full rights"
+        ),
+    }
 }
 
 /// Finds the program to run, on the child's `PATH` when the command has no `/`.

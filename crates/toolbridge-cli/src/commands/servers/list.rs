@@ -110,6 +110,14 @@ fn target(server: &ServerListing) -> String {
     if server.timeout != config::DEFAULT_CALL_TIMEOUT.as_secs_f64() {
         parts.push(format!("[timeout {}s]", server.timeout));
     }
+    if let Some(sandbox) = &server.sandbox {
+        let shown = match sandbox {
+            serde_json::Value::Bool(false) => "off".to_owned(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        parts.push(format!("[sandbox {shown}]"));
+    }
     if server.builtin {
         parts.push("[built-in]".to_string());
     }

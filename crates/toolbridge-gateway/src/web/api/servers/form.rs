@@ -73,7 +73,7 @@ const FORM_KEYS: &[&str] = &[
     "headers",
 ];
 /// Keys only a stdio server reads, dropped when it becomes a network one.
-const STDIO_ONLY: &[&str] = &["cwd", "envFile", "inheritEnv"];
+const STDIO_ONLY: &[&str] = &["cwd", "envFile", "inheritEnv", "sandbox"];
 /// Keys only a network server reads, dropped when it becomes a stdio one.
 const REMOTE_ONLY: &[&str] = &["oauth"];
 
