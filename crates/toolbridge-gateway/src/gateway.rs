@@ -698,7 +698,10 @@ fn template_fits(template: &str, uri: &str) -> bool {
     !literal.is_empty() && uri.starts_with(literal)
 }
 
-/// A pool tool as rmcp's model, for a client's `tools/list`.
+/// A pool tool as rmcp's model, for a client's `tools/list`: every field
+/// the server sent, its `_meta` included. Not its `execution`: the gateway
+/// runs a task-only tool as a task itself (the pool does) and offers its
+/// clients no tasks, so to them every tool is a plain call.
 fn to_rmcp_tool(tool: &McpTool) -> Tool {
     let mut out = Tool::default();
     out.name = tool.name.clone().into();
@@ -708,6 +711,7 @@ fn to_rmcp_tool(tool: &McpTool) -> Tool {
     out.output_schema = tool.output_schema.clone();
     out.annotations = tool.annotations.clone();
     out.icons = tool.icons.clone();
+    out.meta = tool.meta.clone().map(rmcp::model::MetaObject);
     out
 }
 
@@ -748,6 +752,26 @@ pub fn page<T: Clone>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: the conversion back to rmcp dropped the server's `_meta`.
+    #[test]
+    fn a_tool_keeps_its_servers_meta_but_not_the_execution_carrier() {
+        let mut listed = serde_json::json!({"tools": [{
+            "name": "research", "inputSchema": {"type": "object"},
+            "execution": {"taskSupport": "required"},
+            "_meta": {"com.example/ui": {"icon": "search"}},
+        }]});
+        toolbridge::tools::keep_execution(&mut listed);
+        let tool: Tool = serde_json::from_value(listed["tools"][0].clone()).unwrap();
+        let pooled = McpTool::from_rmcp("s", "s", &tool);
+        assert!(pooled.requires_task());
+        let served = serde_json::to_value(to_rmcp_tool(&pooled)).unwrap();
+        assert_eq!(
+            served["_meta"],
+            serde_json::json!({"com.example/ui": {"icon": "search"}})
+        );
+        assert!(served.get("execution").is_none(), "{served}");
+    }
 
     #[test]
     fn pages_follow_offsets_and_reject_foreign_cursors() {

@@ -19,7 +19,8 @@ pub const EXECUTION_META_KEY: &str = "io.github.toolbridge/execution";
 ///
 /// Serialized in the `toolbridge tools --format mcp` shape: the server's
 /// own fields (`name`, `title`, `description`, `inputSchema`,
-/// `outputSchema`, `annotations`, `icons`, `execution`) as MCP spells them,
+/// `outputSchema`, `annotations`, `icons`, `execution`, `_meta`) as MCP
+/// spells them,
 /// plus `id`, `serverId` and `serverName`. Fields the server did not send
 /// are left out.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,10 @@ pub struct McpTool {
     /// How the tool may be run (task augmentation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<ToolExecution>,
+    /// The server's own `_meta` for the tool, as it sent it (without the
+    /// key toolbridge carries `execution` under, [`EXECUTION_META_KEY`]).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
     /// The config name of the server that offers the tool.
     pub server_id: String,
     /// The name the server reported for itself, or the config name.
@@ -93,6 +98,16 @@ impl McpTool {
             .as_ref()
             .and_then(|meta| meta.get(EXECUTION_META_KEY))
             .and_then(|value| serde_json::from_value::<ToolExecution>(value.clone()).ok());
+        let meta = tool
+            .meta
+            .as_ref()
+            .map(|meta| {
+                meta.iter()
+                    .filter(|(key, _)| key.as_str() != EXECUTION_META_KEY)
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect::<serde_json::Map<_, _>>()
+            })
+            .filter(|meta| !meta.is_empty());
         McpTool {
             id: Self::id_for(server_id, &tool.name),
             name: tool.name.to_string(),
@@ -103,6 +118,7 @@ impl McpTool {
             annotations: tool.annotations.clone(),
             icons: tool.icons.clone(),
             execution,
+            meta,
             server_id: server_id.to_owned(),
             server_name: server_name.to_owned(),
         }
@@ -167,8 +183,13 @@ mod tests {
             serde_json::to_value(&research).expect("serializable")["execution"],
             json!({"taskSupport": "required"})
         );
+        assert!(
+            research.meta.is_none(),
+            "the carrier key is not the server's"
+        );
         let echo = McpTool::from_rmcp("s", "s", &tools[1]);
         assert!(!echo.requires_task());
         assert!(echo.execution.is_none());
+        assert_eq!(echo.meta, json!({"x": 1}).as_object().cloned());
     }
 }
