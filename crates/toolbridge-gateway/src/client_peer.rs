@@ -231,10 +231,7 @@ impl Drop for InFlightCall {
         if let Some(list) = calls.get_mut(&self.server) {
             if let Some(at) = list.iter().position(|(key, _)| *key == self.key) {
                 let (_, features) = list.remove(at);
-                let mut ended = self
-                    .registry
-                    .ended
-                    .lock_unpoisoned();
+                let mut ended = self.registry.ended.lock_unpoisoned();
                 if ended.len() == RECENTLY_ENDED {
                     ended.pop_front();
                 }

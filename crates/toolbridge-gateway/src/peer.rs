@@ -20,7 +20,6 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-
 /// One connection's peer, as [`crate::security`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer {

@@ -40,7 +40,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use toolbridge::lock::LockUnpoisoned as _;
 use axum::{
     body::Body,
     extract::Request,
@@ -48,6 +47,7 @@ use axum::{
 };
 use http::{HeaderMap, Method, StatusCode, header};
 use serde_json::json;
+use toolbridge::lock::LockUnpoisoned as _;
 
 use crate::security::{constant_time_eq, random_token};
 

@@ -16,7 +16,8 @@ use serde_json::Value;
 use super::{McpToolAdapter, RegistryError, ToolRegistry};
 use crate::{
     format::{
-        CallsError, Format, NameStyle, NameTable, ToolCall, ToolOutcome, names::{may_be_of_server, replace_unsafe},
+        CallsError, Format, NameStyle, NameTable, ToolCall, ToolOutcome,
+        names::{may_be_of_server, replace_unsafe},
         parse_calls, render_results,
     },
     pool::{Pool, PoolError},

@@ -669,14 +669,6 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
-        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
-            // Boxed: a listing when nothing is cached, rare on a call.
-            Box::pin(self.refuse_withheld(server, pins, tool)).await?;
-        }
-        // The tool's `execution` is in its cached list; without one (none
-        // yet, or the server said its list changed, as server-everything
-        // does right after connecting), it is listed first.
-        let known = slot.cache.task_support(tool);
         let features = options.client_features.as_ref();
         let (conn, mut limits) = match timeout {
             None => {
@@ -695,6 +687,32 @@ impl Pool {
             // Boxed: the rare way (2026-07-28 over HTTP), which may list.
             Box::pin(self.ready_for_headers(slot, &conn, tool)).await?;
         }
+        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
+            // After the start, which the caller's timeout bounds, and
+            // within what is left of it: the check lists the tools when
+            // nothing is cached. Boxed: a listing, rare on a call.
+            let started = tokio::time::Instant::now();
+            let checked = tokio::time::timeout(
+                limits.idle,
+                Box::pin(self.refuse_withheld(server, pins, tool)),
+            )
+            .await
+            .map_err(|_| PoolError::Timeout {
+                server: server.to_owned(),
+                tool: None,
+                after: limits.idle,
+            })?;
+            checked?;
+            if timeout.is_some() {
+                let spent = started.elapsed();
+                limits.idle = limits.idle.saturating_sub(spent);
+                limits.total = limits.total.saturating_sub(spent);
+            }
+        }
+        // The tool's `execution` is in its cached list; without one (none
+        // yet, or the server said its list changed, as server-everything
+        // does right after connecting), it is listed first.
+        let known = slot.cache.task_support(tool);
         let support = match known {
             Some(support) => support,
             // Boxed: rare, once per list change.
