@@ -61,6 +61,18 @@ const HOME_TOOLCHAINS: &[&str] = &[
     ".config/uv",
 ];
 
+/// Variables that name folders a server's programs load code from, read
+/// like `PATH`.
+const SEARCH_PATH_VARS: &[&str] = &[
+    "PATH",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PERL5LIB",
+    "GEM_PATH",
+    "CLASSPATH",
+];
+
 /// The caches launchers write (created when missing, so a first `npx` run
 /// does not need to write the home directory itself).
 const LAUNCHER_CACHES: &[(&[&str], &[&str])] = &[
@@ -107,8 +119,15 @@ pub(crate) fn access(
             .read
             .extend(HOME_TOOLCHAINS.iter().map(|dir| home.join(dir)));
     }
-    if let Some(path) = env.iter().find(|(k, _)| k == "PATH") {
-        access.read.extend(std::env::split_paths(&path.1));
+    // The folders its programs and interpreters search: `PATH`, and the
+    // module paths an entry's `env` may set (`NODE_PATH` for a script that
+    // requires packages installed elsewhere, `PYTHONPATH`, ...).
+    for (name, value) in env {
+        if SEARCH_PATH_VARS.iter().any(|var| name == var) {
+            access.read.extend(
+                std::env::split_paths(value).filter(|dir| dir.is_absolute()),
+            );
+        }
     }
 
     // The server's own files: its program's installation (and the
@@ -329,6 +348,22 @@ mod tests {
             ("PATH".into(), "/usr/bin".into()),
             ("TMPDIR".into(), "/tmp".into()),
         ]
+    }
+
+    #[test]
+    fn module_search_paths_in_its_environment_are_read_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let modules = dir.path().join("node_modules");
+        let python = dir.path().join("site");
+        let mut env = env(dir.path());
+        env.push(("NODE_PATH".into(), modules.clone().into()));
+        let joined = std::env::join_paths([python.clone(), PathBuf::from("relative")]).unwrap();
+        env.push(("PYTHONPATH".into(), joined));
+        let access = access(&Sandbox::Default, Path::new("/bin/sh"), &[], None, &env);
+        assert!(access.read.contains(&modules), "{access:?}");
+        assert!(access.read.contains(&python), "{access:?}");
+        assert!(!access.read.contains(&PathBuf::from("relative")), "{access:?}");
+        assert!(!access.write.contains(&modules), "{access:?}");
     }
 
     #[test]
