@@ -282,12 +282,12 @@ async fn a_page_on_another_port_gets_nothing_that_opens_the_api() {
         .expect("GET /login");
     jar.extend(set_cookies(&login));
     let (status, session, cookies) = sign_in(&base, json!({ "token": TOKEN })).await;
-    assert_eq!(status, StatusCode::CREATED);
     jar.extend(cookies);
-    let session = session.expect("a session");
-    let page = as_page(&base, &session, "GET", "/api/servers", &[], None).await;
-    assert_eq!(page.status(), StatusCode::OK);
-    jar.extend(set_cookies(&page));
+    if let Some(session) = &session {
+        jar.extend(set_cookies(
+            &as_page(&base, session, "GET", "/api/servers", &[], None).await,
+        ));
+    }
 
     // The browser visits the other port: it sends the host's cookies.
     let sent: Vec<String> = jar
@@ -305,6 +305,11 @@ async fn a_page_on_another_port_gets_nothing_that_opens_the_api() {
         received.is_empty(),
         "another port of the host received the gateway's cookies: {received:?}"
     );
+    // The page did sign in (its session is in its own origin's storage).
+    assert_eq!(status, StatusCode::CREATED);
+    let session = session.expect("a session");
+    let page = as_page(&base, &session, "GET", "/api/servers", &[], None).await;
+    assert_eq!(page.status(), StatusCode::OK);
 
     // Whatever that page holds, replayed: nothing opens the API, and the
     // page's origin-scoped session id, sent as a cookie, is no session.
@@ -739,4 +744,33 @@ fn a_servers_secrets_never_show_in_the_errors_of_any_endpoint() {
     );
     let log = gateway.log();
     assert!(!log.contains(KEY) && !log.contains(ARG), "{log}");
+}
+
+/// Issue 32's eleventh finding: a secret added through the page's server
+/// form left an existing 0644 config readable by every local user. The
+/// file that gains a secret becomes 0600.
+#[test]
+fn a_config_that_gains_a_secret_through_the_page_becomes_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = example_config(dir.path());
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let gateway = Gateway::start(&config, dir.path(), &[]);
+    let api = AsyncApi::new(&gateway.addr());
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let added = runtime.block_on(api.post(
+        "/servers",
+        json!({
+            "name": "keyed",
+            "transport": "stdio",
+            "command": common::toolbridge(),
+            "args": ["example-server"],
+            "env": [{ "key": "API_KEY", "value": "sk-live-0123456789abcdef" }],
+        }),
+    ));
+    assert_eq!(added.status, 201, "{added:?}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("sk-live-0123456789abcdef"), "{text}");
+    let mode = std::fs::metadata(&config).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the config holding a key is {mode:o}");
 }

@@ -313,15 +313,16 @@ async fn attempt(
     let opened = browser.open(&auth_url);
     prompt(server, &auth_url, opened);
 
-    let callback_url = tokio::time::timeout(SIGN_IN_TIMEOUT, listener.accept())
-        .await
-        .map_err(|_| {
-            Attempt::Failed(AuthError::Timeout {
-                server: server.to_owned(),
-                after: SIGN_IN_TIMEOUT,
-            })
-        })?
-        .map_err(|e| fail("waiting for the browser", e.to_string()))?;
+    let callback_url =
+        tokio::time::timeout(SIGN_IN_TIMEOUT, listener.accept(sent_state.as_deref()))
+            .await
+            .map_err(|_| {
+                Attempt::Failed(AuthError::Timeout {
+                    server: server.to_owned(),
+                    after: SIGN_IN_TIMEOUT,
+                })
+            })?
+            .map_err(|e| fail("waiting for the browser", e.to_string()))?;
     let refused = |reason: String| {
         Attempt::Failed(AuthError::Refused {
             server: server.to_owned(),

@@ -1,7 +1,12 @@
 //! [`RedirectListener`]: the loopback HTTP listener the authorization
 //! server sends the browser back to (`http://127.0.0.1:PORT/callback`, RFC
-//! 8252 §7.3). It answers the one request with the code and state, and
-//! shows the user a page saying they can close it.
+//! 8252 §7.3). It answers the one request with the code and the state
+//! toolbridge sent, and shows the user a page saying they can close it.
+//!
+//! Any local program can reach the port: a request to the callback with
+//! another `state` (a forged redirect, or a stale tab of another sign-in)
+//! is answered 400 and ignored, and the wait for the real one goes on; it
+//! can neither end the sign-in nor make the page say "Signed in".
 
 use std::{net::Ipv4Addr, time::Duration};
 
@@ -49,10 +54,13 @@ impl RedirectListener {
         &self.redirect_uri
     }
 
-    /// Waits for the browser's request to the callback path and returns its
-    /// full URL (query included). Requests for other paths (a favicon) get
-    /// 404 and the wait goes on.
-    pub async fn accept(&self) -> std::io::Result<String> {
+    /// Waits for the browser's request to the callback path carrying
+    /// `state` (the one sent to the authorization server; `None`: any) and
+    /// returns its full URL (query included). Requests for other paths (a
+    /// favicon) get 404, callbacks with another state 400, and the wait
+    /// goes on.
+    pub async fn accept(&self, state: Option<&str>) -> std::io::Result<String> {
+        let base = self.redirect_uri.trim_end_matches(CALLBACK_PATH);
         loop {
             let (mut stream, _) = self.listener.accept().await?;
             let Ok(Ok(target)) = tokio::time::timeout(READ_TIMEOUT, read_target(&mut stream)).await
@@ -63,6 +71,24 @@ impl RedirectListener {
                 let _ = respond(&mut stream, "404 Not Found", "Not found.").await;
                 continue;
             }
+            let url = format!("{base}{target}");
+            let given = url::Url::parse(&url).ok().and_then(|u| {
+                u.query_pairs()
+                    .find(|(k, _)| k == "state")
+                    .map(|(_, v)| v.into_owned())
+            });
+            if let Some(state) = state
+                && given.as_deref() != Some(state)
+            {
+                tracing::info!("ignored a sign-in callback whose state is not this sign-in's");
+                let _ = respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    "This is not the sign-in toolbridge is waiting for; it was ignored.",
+                )
+                .await;
+                continue;
+            }
             let failed = target.contains("error=");
             let page = if failed {
                 "Signing in failed; toolbridge says why. You can close this tab."
@@ -70,8 +96,7 @@ impl RedirectListener {
                 "Signed in. You can close this tab and go back to toolbridge."
             };
             let _ = respond(&mut stream, "200 OK", page).await;
-            let base = self.redirect_uri.trim_end_matches(CALLBACK_PATH);
-            return Ok(format!("{base}{target}"));
+            return Ok(url);
         }
     }
 }
@@ -140,7 +165,7 @@ mod tests {
                 (favicon, callback)
             }
         });
-        let landed = listener.accept().await.unwrap();
+        let landed = listener.accept(Some("s1")).await.unwrap();
         assert_eq!(landed, format!("{uri}?code=c1&state=s1"));
         let (favicon, callback) = browser.await.unwrap();
         assert!(favicon.starts_with("HTTP/1.1 404"), "{favicon}");
@@ -161,5 +186,31 @@ mod tests {
             third.redirect_uri(),
             format!("http://127.0.0.1:{port}/callback")
         );
+    }
+
+    /// Issue 32's fourteenth finding: a forged callback (wrong `state`) was
+    /// answered "Signed in" and ended the real sign-in. It is refused and
+    /// the real callback, after it, is the one taken.
+    #[tokio::test]
+    async fn a_forged_callback_is_ignored_and_the_real_one_still_lands() {
+        let listener = RedirectListener::bind(None).await.unwrap();
+        let uri = listener.redirect_uri().to_owned();
+        let attacker = tokio::spawn({
+            let uri = uri.clone();
+            async move {
+                let forged = get(&uri, "/callback?code=evil&state=guessed").await;
+                let stateless = get(&uri, "/callback?code=evil").await;
+                let real = get(&uri, "/callback?code=good&state=s%201").await;
+                (forged, stateless, real)
+            }
+        });
+        let landed = listener.accept(Some("s 1")).await.unwrap();
+        assert_eq!(landed, format!("{uri}?code=good&state=s%201"));
+        let (forged, stateless, real) = attacker.await.unwrap();
+        for refused in [&forged, &stateless] {
+            assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+            assert!(!refused.contains("Signed in"), "{refused}");
+        }
+        assert!(real.contains("Signed in"), "{real}");
     }
 }

@@ -92,8 +92,12 @@ fn edit_with<T>(
     if doc.root == before {
         return Ok(out);
     }
+    // A file that holds a secret after the change (an env or header value,
+    // a URL or argument secret) is made readable by its owner only, however
+    // the change came (the page's server form too): a 0644 file gaining an
+    // API key would otherwise show it to every local user.
     let mode = match mode {
-        Some(mode) if private => mode & !0o077,
+        Some(mode) if private || doc.has_secrets() => mode & !0o077,
         Some(mode) => mode,
         None if private || doc.has_secrets() => NEW_FILE_MODE_SECRET,
         None => NEW_FILE_MODE,
