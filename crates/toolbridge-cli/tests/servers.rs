@@ -943,3 +943,46 @@ fn a_vs_code_input_is_asked_on_a_terminal_without_echo() {
     let env = fs::read_to_string(sandbox.path("project/tools/tb-example.env")).unwrap();
     assert!(env.lines().any(|l| l == "API_KEY=typed-s3cret"), "{env}");
 }
+
+#[test]
+fn the_list_shows_each_stdio_servers_sandbox() {
+    let sandbox = Sandbox::new();
+    fs::write(
+        &sandbox.config,
+        json!({
+            "toolbridge": {"sandbox": {"network": "none"}},
+            "mcpServers": {
+                "inherits": {"command": "srv"},
+                "own": {"command": "srv", "sandbox": {"write": ["~/data"], "memoryMb": 512}},
+                "plain": {"command": "srv", "sandbox": "default"},
+                "open": {"command": "srv", "sandbox": false},
+                "remote": {"url": "https://example.com/mcp"}
+            }
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let list = sandbox.list();
+    assert_eq!(
+        server(&list, "inherits")["sandbox"],
+        json!({"read": [], "write": [], "network": "none"})
+    );
+    assert_eq!(
+        server(&list, "own")["sandbox"],
+        json!({"read": [], "write": ["~/data"], "network": "any", "memoryMb": 512})
+    );
+    assert_eq!(server(&list, "plain")["sandbox"], "default");
+    assert_eq!(server(&list, "open")["sandbox"], false);
+    assert!(server(&list, "remote").get("sandbox").is_none(), "{list}");
+    let text = sandbox.ok(&["servers", "list"]).stdout();
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} not in {text}"))
+            .to_owned()
+    };
+    assert!(line("plain").contains("[sandbox default]"), "{text}");
+    assert!(line("open").contains("[sandbox off]"), "{text}");
+    assert!(line("own").contains(r#""memoryMb":512"#), "{text}");
+    assert!(!line("remote").contains("sandbox"), "{text}");
+}

@@ -598,3 +598,53 @@ fn a_servers_stderr_is_shown_without_the_configs_secrets() {
         );
     }
 }
+
+#[test]
+fn doctor_shows_what_the_system_can_sandbox_and_each_servers_sandbox() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({"mcpServers": {
+        "boxed": {"command": "${TOOLBRIDGE_TEST_BIN}", "args": ["example-server"],
+                  "sandbox": {"network": "none"}},
+        "open": {"command": "${TOOLBRIDGE_TEST_BIN}", "args": ["example-server"],
+                 "sandbox": false}
+    }}));
+    let bin = |c: &mut Command| {
+        c.env("TOOLBRIDGE_TEST_BIN", common::toolbridge());
+    };
+    let run = doctor(&sandbox, &[], bin);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("sandbox: Landlock ABI "),
+        "{}",
+        run.stdout
+    );
+    let line = |name: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.contains(&format!("ok       {name}:")))
+            .unwrap_or_else(|| panic!("{name} not ok in {}", run.stdout))
+            .to_owned()
+    };
+    assert!(
+        line("boxed").ends_with("sandbox: write 0 paths, network none"),
+        "{}",
+        run.stdout
+    );
+    assert!(line("open").ends_with("sandbox: off"), "{}", run.stdout);
+
+    let run = doctor(&sandbox, &["--json"], bin);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(report["sandbox"]["landlockAbi"].as_u64().unwrap() >= 1);
+    assert_eq!(report["sandbox"]["unavailable"], serde_json::Value::Null);
+    let of = |name: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["sandbox"]
+            .clone()
+    };
+    assert_eq!(of("boxed"), "write 0 paths, network none");
+    assert_eq!(of("open"), "off");
+}
