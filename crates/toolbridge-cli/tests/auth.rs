@@ -296,6 +296,17 @@ impl Signing {
         Signing { sandbox, double }
     }
 
+    /// The user takes `seconds` in the browser before the sign-in goes on.
+    fn slow_browser(&self, seconds: u32) {
+        script(
+            &self.sandbox.dir.path().join("browser"),
+            &format!(
+                "echo \"$1\" >> '{}'\nsleep {seconds}\nexec curl -sfL -o /dev/null \"$1\"",
+                self.sandbox.dir.path().join("browser.log").display()
+            ),
+        );
+    }
+
     fn data(&self) -> PathBuf {
         self.sandbox.dir.path().join("data")
     }
@@ -445,6 +456,42 @@ fn without_a_browser_a_server_that_needs_a_sign_in_says_how() {
     );
     assert!(!call.stderr.contains("check the credentials"), "{call:?}");
     assert_eq!(t.double.with(|s| s.authorizations), 0);
+}
+
+/// rmcp waits 10 s for the answer to `server/discover`, then falls back to
+/// `initialize`; a user who takes longer in the browser than that (the sign-in
+/// answers the first request's 401) got a connection at the older protocol,
+/// and a 2026-07-28-only server refused the start. Signed in, the start runs
+/// again and speaks 2026-07-28.
+#[test]
+fn a_sign_in_slower_than_the_discover_wait_still_starts_at_2026_07_28() {
+    let t = Signing::new();
+    // The scenario itself: the person reads the page and types.
+    t.slow_browser(11);
+    let call = t.run(
+        &[
+            "-v",
+            "call",
+            "remote",
+            "echo",
+            "--args",
+            r#"{"text": "hi"}"#,
+        ],
+        true,
+    );
+    assert_eq!(call.code, Some(0), "{call:?}");
+    assert_eq!(t.browser_starts(), 1);
+    let connected: Vec<_> = call
+        .stderr
+        .lines()
+        .filter(|l| l.contains("connected server=remote"))
+        .collect();
+    assert!(
+        connected
+            .last()
+            .is_some_and(|l| l.contains("protocol=2026-07-28")),
+        "{connected:?}"
+    );
 }
 
 #[test]

@@ -88,6 +88,15 @@ impl SignIn {
         *count <= MAX_SIGN_INS_PER_SERVER
     }
 
+    /// How many sign-ins to `server` this has started so far.
+    pub(crate) fn attempts(&self, server: &str) -> u32 {
+        let attempts = self
+            .attempts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        attempts.get(server).copied().unwrap_or(0)
+    }
+
     /// Runs [`sign_in`] for `server` at `url`.
     pub async fn run(
         &self,

@@ -7,6 +7,7 @@ use std::{
     time::{Duration, SystemTime},
 };
 
+use rmcp::model::ProtocolVersion;
 use tracing::Instrument as _;
 
 use super::{
@@ -19,6 +20,17 @@ use super::{
     tasks::{TASK_EVENT_BACKLOG, TaskEvents},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
+
+/// How many sign-ins to `server` the pool has started (none without `auth`).
+fn sign_ins(ctx: &TransportContext, server: &str) -> u32 {
+    #[cfg(feature = "auth")]
+    return ctx.sign_in.as_ref().map_or(0, |s| s.attempts(server));
+    #[cfg(not(feature = "auth"))]
+    {
+        let _ = (ctx, server);
+        0
+    }
+}
 
 /// A connection that lived less than this before ending counts towards a
 /// crash loop, and delays the next restart.
@@ -133,12 +145,6 @@ impl Slot {
             })?;
         self.cache.invalidate();
         self.catalog.invalidate();
-        let weak = Arc::downgrade(self);
-        let on_end = move |ended: Ended| {
-            if let Some(slot) = weak.upgrade() {
-                slot.ended_by_itself(ended);
-            }
-        };
         // The connection's tasks (rmcp's service loop, the supervisor) stay
         // in this span for their whole life: a root, not a child of the
         // call that happened to start the server.
@@ -147,7 +153,58 @@ impl Slot {
         span.follows_from(tracing::Span::current());
         // The server's own `startupTimeout` wins over the pool's default.
         let start_timeout = self.spec.startup_timeout.unwrap_or(options.start_timeout);
-        let conn = connection::connect(
+        let signed_in_before = sign_ins(ctx, &self.spec.name);
+        let mut started = self
+            .connect_once(ctx, options, start_timeout)
+            .instrument(span.clone())
+            .await;
+        // rmcp waits 10 s for the answer to `server/discover`, then falls
+        // back to `initialize`; a sign-in that answered the first request's
+        // 401 in the browser takes longer than that, and then a 2026-07-28
+        // server refuses the `initialize` (or a server of both revisions is
+        // used at the older one). Signed in now, the next start is quick.
+        if sign_ins(ctx, &self.spec.name) != signed_in_before
+            && started.as_ref().map_or(true, |conn| {
+                conn.info.protocol_version != ProtocolVersion::LATEST.as_str()
+            })
+        {
+            tracing::debug!(server = %self.spec.name, "signed in during the start; starting again");
+            if let Ok(conn) = &started {
+                conn.close().await;
+            }
+            started = self
+                .connect_once(ctx, options, start_timeout)
+                .instrument(span)
+                .await;
+        }
+        let conn = started.inspect_err(|error| self.failed(Failure::of(error)))?;
+        {
+            let mut history = self.history.lock_unpoisoned();
+            history.started_at = Some(SystemTime::now());
+            history.failure = None;
+        }
+        *self.current.lock_unpoisoned() = Some(conn.clone());
+        // A 2026-07-28 connection's listen stream names them by itself.
+        if conn.listen.is_none() {
+            self.catalog.resubscribe(&self.spec.name, &conn.peer);
+        }
+        Ok(conn)
+    }
+
+    /// One start of the server, within `start_timeout`.
+    async fn connect_once(
+        self: &Arc<Self>,
+        ctx: &TransportContext,
+        options: &PoolOptions,
+        start_timeout: Duration,
+    ) -> Result<Arc<Connection>, PoolError> {
+        let weak = Arc::downgrade(self);
+        let on_end = move |ended: Ended| {
+            if let Some(slot) = weak.upgrade() {
+                slot.ended_by_itself(ended);
+            }
+        };
+        connection::connect(
             &self.spec,
             ctx,
             Listeners {
@@ -163,21 +220,8 @@ impl Slot {
             start_timeout,
             on_end,
         )
-        .instrument(span)
         .await
         .map_err(|error| error.redacted(&self.redactor))
-        .inspect_err(|error| self.failed(Failure::of(error)))?;
-        {
-            let mut history = self.history.lock_unpoisoned();
-            history.started_at = Some(SystemTime::now());
-            history.failure = None;
-        }
-        *self.current.lock_unpoisoned() = Some(conn.clone());
-        // A 2026-07-28 connection's listen stream names them by itself.
-        if conn.listen.is_none() {
-            self.catalog.resubscribe(&self.spec.name, &conn.peer);
-        }
-        Ok(conn)
     }
 
     /// Forgets `conn` if it is still the current connection (after it
