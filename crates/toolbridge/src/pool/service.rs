@@ -647,10 +647,6 @@ impl Pool {
                 tool: tool.to_owned(),
             });
         }
-        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
-            // Boxed: a listing when nothing is cached, rare on a call.
-            Box::pin(self.refuse_withheld(server, pins, tool)).await?;
-        }
         // The tool's `execution` is in its cached list. Without one, the
         // call is not delayed by a listing: the server answers for itself.
         let as_task = match slot.cache.task_support(tool) {
@@ -672,6 +668,11 @@ impl Pool {
             // every call's future.
             Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
         };
+        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
+            // Once started (within the caller's bound), and within what is
+            // left of it: a listing when nothing is cached. Boxed: rare.
+            Box::pin(self.refuse_withheld(server, pins, tool, limits.total, timeout)).await?;
+        }
         if as_task {
             // One expression: a local here would sit in every call's future.
             return Box::pin(self.call_as_task(
@@ -725,8 +726,19 @@ impl Pool {
         server: &str,
         pins: &ServerPins,
         tool: &str,
+        left: Duration,
+        caller_bound: Option<Duration>,
     ) -> Result<(), PoolError> {
-        let listed = self.list_as_served(server).await?;
+        let listed = match tokio::time::timeout(left, self.list_as_served(server)).await {
+            Ok(listed) => listed?,
+            Err(_) => {
+                return Err(PoolError::Timeout {
+                    server: server.to_owned(),
+                    tool: Some(tool.to_owned()),
+                    after: caller_bound.unwrap_or(left),
+                });
+            }
+        };
         let verdict = pins.judged(&listed);
         match verdict.withheld.iter().find(|w| w.tool == tool) {
             Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
