@@ -55,22 +55,7 @@ pub fn canonical_json(value: &Value) -> String {
 
 fn write(value: &Value, out: &mut String) {
     match value {
-        Value::Object(object) => {
-            let mut keys: Vec<&String> = object.keys().collect();
-            keys.sort_unstable();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(key, out);
-                out.push(':');
-                if let Some(value) = object.get(key) {
-                    write(value, out);
-                }
-            }
-            out.push('}');
-        }
+        Value::Object(object) => write_object(object, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -88,8 +73,62 @@ fn write(value: &Value, out: &mut String) {
 }
 
 fn write_string(text: &str, out: &mut String) {
+    // serde_json escapes `"`, `\\` and the C0 controls only: text without
+    // them is written as it is, without an allocation.
+    if !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     // Serializing a string cannot fail.
     out.push_str(&serde_json::to_string(text).unwrap_or_default());
+}
+
+/// The canonical text of [`definition`]`(tool)`, written into `out`
+/// straight from the tool (its keys are fixed and in order: no copy of the
+/// schemas is made).
+fn write_definition(tool: &McpTool, out: &mut String) {
+    // `annotations` < `description` < `inputSchema` < `name` <
+    // `outputSchema` < `title`.
+    out.push('{');
+    if let Some(annotations) = &tool.annotations
+        && let Ok(value) = serde_json::to_value(annotations)
+    {
+        out.push_str("\"annotations\":");
+        write(&value, out);
+        out.push(',');
+    }
+    out.push_str("\"description\":");
+    write_string(&tool.description, out);
+    out.push_str(",\"inputSchema\":");
+    write_object(&tool.input_schema, out);
+    out.push_str(",\"name\":");
+    write_string(&tool.name, out);
+    if let Some(output) = &tool.output_schema {
+        out.push_str(",\"outputSchema\":");
+        write_object(output, out);
+    }
+    if let Some(title) = &tool.title {
+        out.push_str(",\"title\":");
+        write_string(title, out);
+    }
+    out.push('}');
+}
+
+fn write_object(object: &Map<String, Value>, out: &mut String) {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(key, out);
+        out.push(':');
+        write(value, out);
+    }
+    out.push('}');
 }
 
 /// The pin of a canonical text.
@@ -104,9 +143,13 @@ pub(super) fn hash_text(canonical: &str) -> String {
     hex
 }
 
-/// The pin of `tool`: the hash of its definition's canonical text.
+/// The pin of `tool`: the hash of its definition's canonical text (the
+/// same as hashing [`canonical_json`]`(&`[`definition`]`(tool))`, without
+/// copying the schemas).
 pub fn hash(tool: &McpTool) -> String {
-    hash_text(&canonical_json(&definition(tool)))
+    let mut text = String::with_capacity(512);
+    write_definition(tool, &mut text);
+    hash_text(&text)
 }
 
 #[cfg(test)]
@@ -183,6 +226,31 @@ mod tests {
         changed.push(renamed);
         for other in &changed {
             assert_ne!(hash(other), pin, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn the_direct_text_is_the_canonical_text_of_the_definition() {
+        let mut full = tool(
+            "Says \"hi\"\n\tand \\ more \u{1}",
+            json!({"type": "object", "z": 1.5, "a": [true, null, {"y": "é", "b": -3}]}),
+        );
+        full.title = Some("Hi".into());
+        full.output_schema = Some(Arc::new(
+            json!({"type": "object"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        ));
+        full.annotations = Some(
+            serde_json::from_value(json!({"readOnlyHint": true, "title": "t"}))
+                .expect("annotations"),
+        );
+        for t in [full.clone(), tool("", json!({}))] {
+            let mut direct = String::new();
+            write_definition(&t, &mut direct);
+            assert_eq!(direct, canonical_json(&definition(&t)));
+            assert_eq!(hash(&t), hash_text(&canonical_json(&definition(&t))));
         }
     }
 

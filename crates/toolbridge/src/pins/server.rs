@@ -40,6 +40,37 @@ struct State {
     /// Per tool, the definition last reported withheld: each new one is
     /// reported once.
     reported: HashMap<String, String>,
+    /// Per tool, the definition last hashed and its pin: a listing that
+    /// gives the same definitions again (the usual relisting) is compared,
+    /// not hashed.
+    hashes: HashMap<String, (McpTool, String)>,
+}
+
+impl State {
+    /// The pin of `tool`, from the last listing's when it is the same.
+    fn pin_of(&mut self, tool: &McpTool) -> String {
+        if let Some((seen, pin)) = self.hashes.get(&tool.name)
+            && seen == tool
+        {
+            return pin.clone();
+        }
+        let pin = canonical::hash(tool);
+        self.hashes
+            .insert(tool.name.clone(), (tool.clone(), pin.clone()));
+        pin
+    }
+
+    /// Forgets what is kept of tools no longer listed, once it outgrows
+    /// the listing: a server renaming its tools on every listing does not
+    /// grow it without bound.
+    fn trim(&mut self, listed: &[McpTool]) {
+        if self.reported.len() > listed.len() || self.hashes.len() > listed.len() {
+            let names: HashSet<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+            self.reported
+                .retain(|tool, _| names.contains(tool.as_str()));
+            self.hashes.retain(|tool, _| names.contains(tool.as_str()));
+        }
+    }
 }
 
 /// The pins file, read.
@@ -144,10 +175,8 @@ impl ServerPins {
         let mut pins = Pins::default();
         let mut definitions = HashMap::new();
         for tool in listed {
-            let definition = canonical::definition(tool);
-            let pin = canonical::hash_text(&canonical::canonical_json(&definition));
-            pins.tools.insert(tool.name.clone(), pin);
-            definitions.insert(tool.name.clone(), definition);
+            pins.tools.insert(tool.name.clone(), state.pin_of(tool));
+            definitions.insert(tool.name.clone(), canonical::definition(tool));
         }
         if let Err(e) = self.store.write(&pins, definitions) {
             tracing::warn!(
@@ -175,7 +204,7 @@ impl ServerPins {
     ) -> Verdict {
         let mut withheld = Vec::new();
         for tool in listed.iter() {
-            let pin = canonical::hash(tool);
+            let pin = state.pin_of(tool);
             let change = match pins.and_then(|p| p.tools.get(&tool.name)) {
                 Some(pinned) if *pinned == pin => continue,
                 Some(_) => ChangeKind::Changed,
@@ -199,14 +228,7 @@ impl ServerPins {
                 self.options.emit(PinEvent::Withheld(w.clone()));
             }
         }
-        // Only tools still listed: a server renaming its tools on every
-        // listing does not grow this without bound.
-        if state.reported.len() > listed.len() {
-            let names: HashSet<&str> = listed.iter().map(|t| t.name.as_str()).collect();
-            state
-                .reported
-                .retain(|tool, _| names.contains(tool.as_str()));
-        }
+        state.trim(listed);
         let visible = if withheld.is_empty() || self.policy == PinPolicy::Warn {
             listed.clone()
         } else {

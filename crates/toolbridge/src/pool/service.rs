@@ -688,21 +688,10 @@ impl Pool {
             Box::pin(self.ready_for_headers(slot, &conn, tool)).await?;
         }
         if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
-            // After the start, which the caller's timeout bounds, and
-            // within what is left of it: the check lists the tools when
-            // nothing is cached. Boxed: a listing, rare on a call.
+            // Once started (within the caller's bound), and within what is
+            // left of it: a listing when nothing is cached. Boxed: rare.
             let started = tokio::time::Instant::now();
-            let checked = tokio::time::timeout(
-                limits.idle,
-                Box::pin(self.refuse_withheld(server, pins, tool)),
-            )
-            .await
-            .map_err(|_| PoolError::Timeout {
-                server: server.to_owned(),
-                tool: None,
-                after: limits.idle,
-            })?;
-            checked?;
+            Box::pin(self.refuse_withheld(server, pins, tool, limits.total, timeout)).await?;
             if timeout.is_some() {
                 let spent = started.elapsed();
                 limits.idle = limits.idle.saturating_sub(spent);
@@ -779,8 +768,19 @@ impl Pool {
         server: &str,
         pins: &ServerPins,
         tool: &str,
+        left: Duration,
+        caller_bound: Option<Duration>,
     ) -> Result<(), PoolError> {
-        let listed = self.list_as_served(server).await?;
+        let listed = match tokio::time::timeout(left, self.list_as_served(server)).await {
+            Ok(listed) => listed?,
+            Err(_) => {
+                return Err(PoolError::Timeout {
+                    server: server.to_owned(),
+                    tool: Some(tool.to_owned()),
+                    after: caller_bound.unwrap_or(left),
+                });
+            }
+        };
         let verdict = pins.judged(&listed);
         match verdict.withheld.iter().find(|w| w.tool == tool) {
             Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
