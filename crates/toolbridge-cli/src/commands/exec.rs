@@ -6,13 +6,23 @@
 //! servers' tool lists, which come from the tool-list cache after a `tools`
 //! (a server whose list is not cached is started to list it); then each
 //! call starts its own server, and no other.
+//!
+//! With deferred loading in client mode (`tools --defer-loading client`),
+//! the model's searches are answered too: Anthropic's with `tool_reference`
+//! blocks, the Responses API's with a `tool_search_output` item holding the
+//! definitions found, over the same tools and names. Searches the provider
+//! runs itself need nothing from the client and are left alone.
 
 use std::process::ExitCode;
 
 use serde_json::Value;
 use toolbridge::{
     adapter::{McpToolAdapter, ToolRegistry},
-    format::{Format, NameStyle, NameTable, ToolOutcome, parse_calls, render_results},
+    format::{
+        Format, FormatOptions, NameStyle, NameTable, ToolOutcome, convert_tools,
+        deferred::{self, CLIENT_SEARCH_TOOL},
+        parse_calls, render_results,
+    },
     pool::PoolError,
 };
 
@@ -66,15 +76,70 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     for adapter in adapters {
         registry.register(adapter).map_err(Failure::usage)?;
     }
-    let calls = parse_calls(args.format, &input, &names).map_err(Failure::usage)?;
-    if calls.is_empty() {
+    let mut calls = parse_calls(args.format, &input, &names).map_err(Failure::usage)?;
+    let searches = deferred::search_calls(args.format, &input);
+    if !searches.is_empty() {
+        // Toolbridge's own search tool is not a server's tool.
+        calls.retain(|call| call.tool.is_some() || call.name != CLIENT_SEARCH_TOOL);
+    }
+    if calls.is_empty() && searches.is_empty() {
         tracing::warn!("the {} response has no tool calls", args.format);
     }
     let mut results = registry.execute_calls(calls).await;
     explain_unlisted_servers(&mut results, &listing.failures);
-    let messages = render_results(args.format, &results).map_err(Failure::usage)?;
+    let mut messages = render_results(args.format, &results).map_err(Failure::usage)?;
+    if !searches.is_empty() {
+        let answers = answer_searches(pool, &servers, args.format, &names, &searches).await;
+        let target = match args.format {
+            Format::Anthropic => messages.get_mut("content").and_then(|c| c.as_array_mut()),
+            _ => messages.as_array_mut(),
+        };
+        if let Some(target) = target {
+            target.extend(answers);
+        }
+    }
     crate::output::json(&messages)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many tools one of the model's searches loads.
+const SEARCH_LIMIT: usize = 5;
+
+/// The answers to the model's `searches`, over the tools of `servers` under
+/// the names `tools --format` gave them.
+async fn answer_searches(
+    pool: &toolbridge::Pool,
+    servers: &[String],
+    format: Format,
+    names: &NameTable,
+    searches: &[deferred::SearchCall],
+) -> Vec<Value> {
+    let (index, _) = pool.tool_index_of(servers).await;
+    searches
+        .iter()
+        .map(|search| {
+            let found: Vec<_> = index
+                .search(&search.query, SEARCH_LIMIT)
+                .into_iter()
+                .map(|hit| hit.tool.clone())
+                .collect();
+            match format {
+                Format::Anthropic => deferred::anthropic_references(
+                    &search.id,
+                    found
+                        .iter()
+                        .map(|t| names.name_for(t))
+                        .collect::<Vec<_>>()
+                        .iter()
+                        .map(|n| n.as_ref()),
+                ),
+                _ => deferred::responses_search_output(
+                    &search.id,
+                    convert_tools(format, &found, names, &FormatOptions::default()),
+                ),
+            }
+        })
+        .collect()
 }
 
 /// A call to a server whose tools could not be listed (it failed to start,

@@ -1,6 +1,9 @@
 //! `toolbridge tools`: the tools of the configured servers as one JSON document.
 
-use toolbridge::format::{Format, FormatOptions, NameTable, check_formats, convert_tools};
+use toolbridge::format::{
+    Format, FormatOptions, NameTable, check_formats, convert_tools,
+    deferred::{self, SearchMode},
+};
 
 use crate::{
     context::Context,
@@ -10,7 +13,11 @@ use crate::{
 };
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `tools search`: find tools by what they do (without it: list them all).
+    #[command(subcommand)]
+    pub action: Option<Action>,
     /// Output format: mcp, openai, openai-responses, anthropic or gemini.
     #[arg(long, default_value = "mcp")]
     pub format: Format,
@@ -35,9 +42,30 @@ pub struct Args {
     /// cache (`$XDG_CACHE_HOME/toolbridge/tools`).
     #[arg(long)]
     pub refresh: bool,
+    /// Mark every tool `defer_loading` and put the provider's tool search
+    /// tool first (anthropic, openai-responses): `server` (the default:
+    /// Anthropic's BM25 search, OpenAI's hosted one), `regex` (Anthropic's
+    /// regular-expression search) or `client` (a search `toolbridge exec`
+    /// answers).
+    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "server")]
+    pub defer_loading: Option<SearchMode>,
+}
+
+/// What `tools` does besides listing.
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// The tools best fitting a task described in words, best first.
+    Search(crate::commands::tools_search::Args),
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    if let Some(Action::Search(search)) = args.action {
+        return crate::commands::tools_search::run(search, ctx).await;
+    }
+    // Before any server starts: a format without deferred loading.
+    if let Some(search) = args.defer_loading {
+        deferred::supports(args.format, search).map_err(Failure::usage)?;
+    }
     let servers = ctx.servers()?;
     let mut failures = Failures::default();
     let chosen = listing::chosen(servers, &args.servers, &mut failures);
@@ -100,7 +128,14 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
                 ));
             }
         }
-        crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
+        let output = match args.defer_loading {
+            Some(search) => {
+                deferred::convert_deferred(args.format, &tools, &names, &options, search)
+                    .map_err(Failure::usage)?
+            }
+            None => convert_tools(args.format, &tools, &names, &options),
+        };
+        crate::output::json(&output)?;
     }
     failures.outcome()
 }
