@@ -15,4 +15,5 @@ pub mod resources;
 pub mod serve;
 pub mod servers;
 pub mod tools;
+pub mod tools_search;
 pub mod ui;

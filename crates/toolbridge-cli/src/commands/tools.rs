@@ -2,7 +2,10 @@
 //! document; `tools diff` and `tools approve`: the withheld ones (pins).
 
 use toolbridge::{
-    format::{Format, FormatOptions, NameTable, check_formats, convert_tools},
+    format::{
+        Format, FormatOptions, NameTable, check_formats, convert_tools,
+        deferred::{self, SearchMode},
+    },
     pins::Withheld,
 };
 
@@ -18,6 +21,8 @@ use crate::{
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `tools search`, `tools diff`, `tools approve` (without one: list
+    /// the tools).
     #[command(subcommand)]
     pub command: Option<ToolsCommand>,
     /// Output format: mcp, openai, openai-responses, anthropic or gemini.
@@ -44,11 +49,20 @@ pub struct Args {
     /// cache (`$XDG_CACHE_HOME/toolbridge/tools`).
     #[arg(long)]
     pub refresh: bool,
+    /// Mark every tool `defer_loading` and put the provider's tool search
+    /// tool first (anthropic, openai-responses): `server` (the default:
+    /// Anthropic's BM25 search, OpenAI's hosted one), `regex` (Anthropic's
+    /// regular-expression search) or `client` (a search `toolbridge exec`
+    /// answers).
+    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "server")]
+    pub defer_loading: Option<SearchMode>,
 }
 
-/// `toolbridge tools ...`
+/// `toolbridge tools ...`: what `tools` does besides listing.
 #[derive(Debug, clap::Subcommand)]
 pub enum ToolsCommand {
+    /// The tools best fitting a task described in words, best first.
+    Search(crate::commands::tools_search::Args),
     /// Show each withheld tool: what changed since its definition was pinned.
     Diff(pins::DiffArgs),
     /// Pin the tools' current definitions, so that they are listed and callable again.
@@ -57,9 +71,16 @@ pub enum ToolsCommand {
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
     match args.command {
+        Some(ToolsCommand::Search(search)) => {
+            return crate::commands::tools_search::run(search, ctx).await;
+        }
         Some(ToolsCommand::Diff(diff)) => return pins::diff(diff, ctx).await,
         Some(ToolsCommand::Approve(approve)) => return pins::approve(approve, ctx).await,
         None => {}
+    }
+    // Before any server starts: a format without deferred loading.
+    if let Some(search) = args.defer_loading {
+        deferred::supports(args.format, search).map_err(Failure::usage)?;
     }
     let servers = ctx.servers()?;
     let mut failures = Failures::default();
@@ -124,7 +145,14 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
                 ));
             }
         }
-        crate::output::json(&convert_tools(args.format, &tools, &names, &options))?;
+        let output = match args.defer_loading {
+            Some(search) => {
+                deferred::convert_deferred(args.format, &tools, &names, &options, search)
+                    .map_err(Failure::usage)?
+            }
+            None => convert_tools(args.format, &tools, &names, &options),
+        };
+        crate::output::json(&output)?;
     }
     failures.outcome()
 }

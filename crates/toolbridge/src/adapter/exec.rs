@@ -10,13 +10,21 @@
 //! pool's tool cache when it has them; then each call starts its own
 //! server, and no other. A server no call names is neither started nor
 //! listed.
+//!
+//! With deferred loading in client mode (`tools --defer-loading client`),
+//! the model's searches are answered too: Anthropic's with `tool_reference`
+//! blocks, the Responses API's with a `tool_search_output` item holding the
+//! definitions found, over the same tools and names. Searches the provider
+//! runs itself need nothing from the client and are left alone.
 
 use serde_json::Value;
 
 use super::{McpToolAdapter, RegistryError, ToolRegistry};
 use crate::{
     format::{
-        CallsError, Format, NameStyle, NameTable, ToolCall, ToolOutcome,
+        CallsError, Format, FormatOptions, NameStyle, NameTable, ToolCall, ToolOutcome,
+        convert_tools,
+        deferred::{self, CLIENT_SEARCH_TOOL},
         names::{may_be_of_server, replace_unsafe},
         parse_calls, render_results,
     },
@@ -75,13 +83,20 @@ pub async fn execute_response(
         Some(servers) => servers.clone(),
         None => pool.active_server_names(),
     };
-    // The calls' names, read before any server starts: only the servers
-    // they may name are listed (a slow server no call uses delays nothing).
-    let named = parse_calls(format, response, &NameTable::for_tools(&[]))?;
-    let servers: Vec<String> = servers
-        .into_iter()
-        .filter(|server| named.iter().any(|c| may_be_of_server(&c.name, server)))
-        .collect();
+    // The model's searches (deferred loading in client mode) are answered
+    // over every server's tools; without them, the calls' names, read
+    // before any server starts, say which servers to list (a slow server no
+    // call uses delays nothing).
+    let searches = deferred::search_calls(format, response);
+    let servers: Vec<String> = if searches.is_empty() {
+        let named = parse_calls(format, response, &NameTable::for_tools(&[]))?;
+        servers
+            .into_iter()
+            .filter(|server| named.iter().any(|c| may_be_of_server(&c.name, server)))
+            .collect()
+    } else {
+        servers
+    };
     let listing = pool.list_tools_of(&servers).await;
     for (server, error) in &listing.failures {
         tracing::warn!(server = %server, error = %error, "skipping the server's tools");
@@ -95,13 +110,68 @@ pub async fn execute_response(
     for adapter in adapters {
         registry.register(adapter)?;
     }
-    let calls = parse_calls(format, response, &names)?;
-    if calls.is_empty() {
+    let mut calls = parse_calls(format, response, &names)?;
+    if !searches.is_empty() {
+        // Toolbridge's own search tool is not a server's tool.
+        calls.retain(|call| call.tool.is_some() || call.name != CLIENT_SEARCH_TOOL);
+    }
+    if calls.is_empty() && searches.is_empty() {
         tracing::warn!("the {format} response has no tool calls");
     }
     let mut results = registry.execute_calls(calls).await;
     explain_unlisted_servers(&mut results, &listing.failures);
-    Ok(render_results(format, &results)?)
+    let mut messages = render_results(format, &results)?;
+    if !searches.is_empty() {
+        let answers = answer_searches(pool, &servers, format, &names, &searches).await;
+        let target = match format {
+            Format::Anthropic => messages.get_mut("content").and_then(|c| c.as_array_mut()),
+            _ => messages.as_array_mut(),
+        };
+        if let Some(target) = target {
+            target.extend(answers);
+        }
+    }
+    Ok(messages)
+}
+
+/// How many tools one of the model's searches loads.
+const SEARCH_LIMIT: usize = 5;
+
+/// The answers to the model's `searches`, over the tools of `servers` under
+/// the names the tool listings gave them.
+async fn answer_searches(
+    pool: &Pool,
+    servers: &[String],
+    format: Format,
+    names: &NameTable,
+    searches: &[deferred::SearchCall],
+) -> Vec<Value> {
+    let (index, _) = pool.tool_index_of(servers).await;
+    searches
+        .iter()
+        .map(|search| {
+            let found: Vec<_> = index
+                .search(&search.query, SEARCH_LIMIT)
+                .into_iter()
+                .map(|hit| hit.tool.clone())
+                .collect();
+            match format {
+                Format::Anthropic => deferred::anthropic_references(
+                    &search.id,
+                    found
+                        .iter()
+                        .map(|t| names.name_for(t))
+                        .collect::<Vec<_>>()
+                        .iter()
+                        .map(|n| n.as_ref()),
+                ),
+                _ => deferred::responses_search_output(
+                    &search.id,
+                    convert_tools(format, &found, names, &FormatOptions::default()),
+                ),
+            }
+        })
+        .collect()
 }
 
 /// A call to a server whose tools could not be listed (it failed to start,

@@ -13,10 +13,13 @@ use std::sync::{Arc, Mutex};
 use super::ToolIndex;
 use crate::tools::McpTool;
 
+/// Each list's server and address: what an index was built from.
+type Key = Vec<(String, usize)>;
+
 /// The last index built, and the lists it was built from.
 #[derive(Debug, Default)]
 pub struct IndexCache {
-    last: Mutex<Option<(Vec<(String, usize)>, Arc<ToolIndex>)>>,
+    last: Mutex<Option<(Key, Arc<ToolIndex>)>>,
 }
 
 impl IndexCache {
@@ -29,7 +32,7 @@ impl IndexCache {
     /// cached one if it was built from these very lists, else a new one,
     /// which is then kept.
     pub fn index_for(&self, lists: Vec<(String, Arc<Vec<McpTool>>)>) -> Arc<ToolIndex> {
-        let key: Vec<(String, usize)> = lists
+        let key: Key = lists
             .iter()
             .map(|(server, list)| (server.clone(), Arc::as_ptr(list) as usize))
             .collect();

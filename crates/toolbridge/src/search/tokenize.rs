@@ -80,9 +80,9 @@ pub(crate) fn split_identifiers(text: &str) -> String {
         if c.is_uppercase() && i > 0 {
             let before = chars[i - 1];
             let after_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if before.is_lowercase() || before.is_ascii_digit() && after_is_lower {
-                out.push(' ');
-            } else if before.is_uppercase() && after_is_lower {
+            let word_starts = before.is_lowercase()
+                || (before.is_ascii_digit() || before.is_uppercase()) && after_is_lower;
+            if word_starts {
                 out.push(' ');
             }
         }
