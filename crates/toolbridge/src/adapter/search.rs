@@ -16,6 +16,7 @@
 //! [`call_tool_definition`], [`search_result`]) is plain data, for a
 //! gateway to serve the same pair over its own upstreams.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -166,7 +167,7 @@ impl SearchThenCall {
         for (server, error) in &failures {
             tracing::warn!(server = %server, error = %error, "the server's tools are not searched");
         }
-        let mut named = self.named.lock().unwrap_or_else(|e| e.into_inner());
+        let mut named = self.named.lock_unpoisoned();
         if let Some((cached, names)) = named.as_ref()
             && Arc::ptr_eq(cached, &index)
         {

@@ -1,6 +1,7 @@
 //! [`ServerPins`]: one server's pins in a pool, and the verdict on its
 //! latest listing.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
@@ -98,7 +99,7 @@ impl ServerPins {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// The pins, read again when the file changed since.

@@ -153,7 +153,7 @@ impl InFlight {
     /// extensions) goes, by the module's rule.
     pub(super) fn route(&self, origin: Option<&InboundStreamOrigin>) -> Route {
         let entries = self.lock();
-        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        let ended = self.ended.lock_unpoisoned();
         match origin {
             Some(InboundStreamOrigin::OutboundRequest(id)) => {
                 if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {

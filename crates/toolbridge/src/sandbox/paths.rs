@@ -124,9 +124,9 @@ pub(crate) fn access(
     // requires packages installed elsewhere, `PYTHONPATH`, ...).
     for (name, value) in env {
         if SEARCH_PATH_VARS.iter().any(|var| name == var) {
-            access.read.extend(
-                std::env::split_paths(value).filter(|dir| dir.is_absolute()),
-            );
+            access
+                .read
+                .extend(std::env::split_paths(value).filter(|dir| dir.is_absolute()));
         }
     }
 
@@ -362,7 +362,10 @@ mod tests {
         let access = access(&Sandbox::Default, Path::new("/bin/sh"), &[], None, &env);
         assert!(access.read.contains(&modules), "{access:?}");
         assert!(access.read.contains(&python), "{access:?}");
-        assert!(!access.read.contains(&PathBuf::from("relative")), "{access:?}");
+        assert!(
+            !access.read.contains(&PathBuf::from("relative")),
+            "{access:?}"
+        );
         assert!(!access.write.contains(&modules), "{access:?}");
     }
 

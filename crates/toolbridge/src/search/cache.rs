@@ -8,6 +8,7 @@
 //! The cached index holds the lists, so a key's allocations cannot be
 //! reused by other lists while it is cached.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::{Arc, Mutex};
 
 use super::ToolIndex;
@@ -36,7 +37,7 @@ impl IndexCache {
             .iter()
             .map(|(server, list)| (server.clone(), Arc::as_ptr(list) as usize))
             .collect();
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = self.last.lock_unpoisoned();
         if let Some((cached, index)) = last.as_ref()
             && *cached == key
         {
