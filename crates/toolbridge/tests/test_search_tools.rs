@@ -97,7 +97,7 @@ async fn the_index_follows_a_tools_list_changed() {
 async fn the_search_then_call_pair_runs_the_tool_it_found() {
     use toolbridge::{
         adapter::{
-            SearchThenCall, Tool,
+            SearchThenCall,
             search::{CALL_TOOL, SEARCH_TOOL},
         },
         format::NameStyle,
