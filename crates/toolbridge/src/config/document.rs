@@ -219,8 +219,10 @@ impl Document {
         Ok(())
     }
 
-    /// True when some server has env values, headers, or secrets in its URL
-    /// or arguments: such a file is created readable by its owner only.
+    /// True when some server has env values or headers written out (not
+    /// `${VAR}` references), or secrets in its URL or arguments: such a file
+    /// is made readable by its owner only. A value that names a variable
+    /// (`${TAVILY_API_KEY}`, `Bearer ${TOKEN}`) holds no secret itself.
     pub fn has_secrets(&self) -> bool {
         let Some(servers) = self.servers() else {
             return false;
@@ -230,7 +232,10 @@ impl Document {
                 record
                     .get(field)
                     .and_then(Value::as_object)
-                    .is_some_and(|m| !m.is_empty())
+                    .is_some_and(|m| {
+                        m.values()
+                            .any(|v| v.as_str().is_none_or(|text| !text.contains("${")))
+                    })
             };
             let url_secret = record
                 .get("url")
