@@ -28,9 +28,12 @@ for venv in py-tb py-tb-fastmcp; do
       "$wheels"/toolbridge-*.whl >&2
   fi
 done
-cd "$root/python"
+# From the tests' own folder: in python/, the checkout's toolbridge/ (the
+# sources without the built extension) would shadow the installed wheel for
+# pytest and for every `python -m toolbridge` server the tests start.
+cd "$root/python/tests"
 status=0
-"$py" -m pytest -q -p no:cacheprovider tests "$@" || status=$?
+"$py" -P -m pytest -q -p no:cacheprovider . "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "test-python: pytest collected no tests" >&2
   exit 1
