@@ -49,7 +49,6 @@ mod spec;
 mod warning;
 
 pub use document::Document;
-#[cfg(feature = "auth")]
 pub(crate) use edit::write_atomic;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, edit_private};
 pub use env::{Env, Input, ProcessEnv};
