@@ -487,7 +487,7 @@ fn keep_tool_visible(sanitized: &str, cut: &str, tool: &str, keep: usize) -> Str
 /// may stand for a tool of `server`, without knowing the server's tools:
 /// every name of a server's tool starts with `mcp__{server}__` (unsafe
 /// characters replaced), except a shortened or deduplicated one (it ends in
-/// a hash), which keeps at least the first [`MIN_KEPT_PREFIX`] bytes of it.
+/// a hash), which keeps at least the first `MIN_KEPT_PREFIX` bytes of it.
 /// False only when the name cannot be the server's; never routes a call
 /// (the table does), it only tells which servers need listing to resolve it.
 pub fn may_be_of_server(exposed: &str, server: &str) -> bool {

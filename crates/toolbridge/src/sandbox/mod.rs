@@ -22,7 +22,7 @@
 //!   in a user namespace of the server's own (as root, whom the kernel
 //!   exempts from it, the `pids.max` of a cgroup of its own).
 //! - **Privileges**: `PR_SET_NO_NEW_PRIVS` (no setuid program gains
-//!   anything); as root, the capabilities in [`confine`]'s list are dropped
+//!   anything); as root, the capabilities in `confine`'s list are dropped
 //!   from the bounding set.
 //!
 //! What it does not do: hide what the read set holds (the server reads
