@@ -81,16 +81,7 @@ impl TokenStore {
     /// The user's store: `$XDG_DATA_HOME/toolbridge/oauth`, else
     /// `~/.local/share/toolbridge/oauth`; `None` without either variable.
     pub fn user_default() -> Option<Self> {
-        let base = std::env::var_os("XDG_DATA_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(|home| PathBuf::from(home).join(".local").join("share"))
-            })?;
-        Some(Self::in_dir(base.join("toolbridge").join("oauth")))
+        Some(Self::in_dir(crate::config::user_data_dir()?.join("oauth")))
     }
 
     /// A store in `dir`.

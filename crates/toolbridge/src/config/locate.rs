@@ -66,6 +66,23 @@ pub fn locate_with(explicit: Option<&Path>, env: &dyn Env) -> PathBuf {
     config_home.join("toolbridge").join("config.json")
 }
 
+/// toolbridge's data folder: `$XDG_DATA_HOME/toolbridge`, else
+/// `~/.local/share/toolbridge` (a relative `XDG_DATA_HOME` is ignored, as the
+/// XDG spec requires); `None` without either variable. State the user cannot
+/// recreate (pins, sign-in tokens) lives here, not in the cache.
+pub fn user_data_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|home| PathBuf::from(home).join(".local").join("share"))
+        })?;
+    Some(base.join("toolbridge"))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;

@@ -300,16 +300,7 @@ impl PinOptions {
     /// Pins are state the user cannot recreate (their approvals), so they
     /// live with the data, not the cache.
     pub fn user_default() -> Option<Self> {
-        let base = std::env::var_os("XDG_DATA_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(|home| PathBuf::from(home).join(".local").join("share"))
-            })?;
-        Some(Self::in_dir(base.join("toolbridge").join("pins")))
+        Some(Self::in_dir(crate::config::user_data_dir()?.join("pins")))
     }
 
     /// Tells the hook (if any) about `event`.
