@@ -10,8 +10,9 @@
 //! What the pool cannot tie to one request (a server that sends its
 //! sampling request on the standalone stream) comes to the pool-wide
 //! handlers, [`Unrouted`]: it goes to the client whose call is the only one
-//! in flight on that server, else it is refused (a request) or dropped (a
-//! log message), never sent to a client that did not cause it.
+//! in flight on that server, unless another client's call ended on that
+//! server meanwhile; else it is refused (a request) or dropped (a log
+//! message), never sent to a client that may not have caused it.
 
 // Roots, sampling and logging are deprecated by SEP-2577 (rmcp 3.11 warns),
 // but the 2025-11-25 protocol the gateway's clients speak still carries them.
@@ -173,16 +174,18 @@ impl LogHandler for ClientPeer {
 /// The gateway's calls in flight, per upstream server, with their clients.
 #[derive(Default)]
 pub struct InFlight {
-    calls: Mutex<HashMap<String, Vec<(u64, ClientFeatures)>>>,
+    calls: Mutex<HashMap<String, Vec<Call>>>,
     next: AtomicU64,
-    /// The clients of the calls that ended last, with their server, newest
-    /// last; at most [`RECENTLY_ENDED`].
-    ended: Mutex<std::collections::VecDeque<(String, Option<u64>)>>,
 }
 
-/// How many ended calls are remembered: a request a server sends outside
-/// any call may be a late one of theirs.
-const RECENTLY_ENDED: usize = 64;
+/// One call in flight on a server.
+struct Call {
+    key: u64,
+    features: ClientFeatures,
+    /// A call of another client ended on the server while this one was in
+    /// flight: a request naming no call may be a late one of that call's.
+    shared: bool,
+}
 
 /// A call in flight; dropping it ends it.
 pub struct InFlightCall {
@@ -199,7 +202,11 @@ impl InFlight {
             .lock_unpoisoned()
             .entry(server.to_owned())
             .or_default()
-            .push((key, features));
+            .push(Call {
+                key,
+                features,
+                shared: false,
+            });
         InFlightCall {
             registry: self.clone(),
             server: server.to_owned(),
@@ -207,19 +214,20 @@ impl InFlight {
         }
     }
 
-    /// The features of the one call in flight on `server`, if exactly one.
+    /// The features of the one call in flight on `server`, if exactly one
+    /// and no other client's call ended on `server` while it was in flight
+    /// (the rule of `toolbridge::pool`'s routing, for the requests the pool
+    /// hands the gateway: those of a streamable HTTP server's standalone
+    /// stream, and those that came while the pool saw no call).
     ///
-    /// Each client's calls are separate sessions upstream: a server request
-    /// tied to a call that ended is refused by the pool
-    /// (`pool::in_flight`) before it gets here. Holding an untied request
-    /// back whenever another client's call recently ended on the server
-    /// refused every sampling and elicitation request behind a gateway
-    /// that more than one client had used (the suite's server scenarios,
-    /// one client each).
+    /// Another client's call that ended before this one began does not
+    /// count: nothing tells its late request from this call's own, and
+    /// refusing both refused every sampling and elicitation request behind
+    /// a gateway its clients used in turn (9beb2dd).
     fn only(&self, server: &str) -> Option<ClientFeatures> {
         let calls = self.calls.lock_unpoisoned();
         match calls.get(server).map(Vec::as_slice) {
-            Some([(_, features)]) => Some(features.clone()),
+            Some([call]) if !call.shared => Some(call.features.clone()),
             _ => None,
         }
     }
@@ -229,13 +237,13 @@ impl Drop for InFlightCall {
     fn drop(&mut self) {
         let mut calls = self.registry.calls.lock_unpoisoned();
         if let Some(list) = calls.get_mut(&self.server) {
-            if let Some(at) = list.iter().position(|(key, _)| *key == self.key) {
-                let (_, features) = list.remove(at);
-                let mut ended = self.registry.ended.lock_unpoisoned();
-                if ended.len() == RECENTLY_ENDED {
-                    ended.pop_front();
+            if let Some(at) = list.iter().position(|call| call.key == self.key) {
+                let ended = list.remove(at);
+                for other in list.iter_mut() {
+                    if other.features.client != ended.features.client {
+                        other.shared = true;
+                    }
                 }
-                ended.push_back((self.server.clone(), features.client));
             }
             if list.is_empty() {
                 calls.remove(&self.server);
@@ -252,11 +260,15 @@ pub struct Unrouted {
     in_flight: Arc<InFlight>,
 }
 
+/// -32601, as for what a client does not offer: the server asked no
+/// client the gateway can name.
 fn no_client(server: &str) -> ErrorData {
-    ErrorData::internal_error(
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
         format!(
             "the gateway cannot tell which of its clients server {server} is asking: \
-             it asked outside of a call, or during several"
+             it asked outside of a call, during several, or after another client's call \
+             ended during this one; ask within the call that needs the answer"
         ),
         None,
     )

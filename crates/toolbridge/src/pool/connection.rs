@@ -150,19 +150,30 @@ async fn settle_roots(peer: &Peer<RoleClient>, roots: &RootsAsked, deadline: tok
 }
 
 impl Handler {
-    /// The handlers for a server-to-client request (see `in_flight`); a
-    /// refused request gets none, so it is answered -32601.
-    fn route(&self, context: &RequestContext<RoleClient>) -> ClientFeatures {
+    /// The handlers for a server-to-client request (see `in_flight`), or
+    /// the -32601 a refused one is answered with.
+    fn route(&self, context: &RequestContext<RoleClient>) -> Result<ClientFeatures, ErrorData> {
         let origin = context.extensions.get::<InboundStreamOrigin>();
         match self.in_flight.route(origin) {
-            Route::Call(features) => features,
-            Route::Pool => self.features.clone(),
+            Route::Call(features) => Ok(features),
+            Route::Pool => Ok(self.features.clone()),
             Route::Refused => {
                 tracing::info!(
                     server = %self.server,
-                    "refused a request the server sent outside the call that caused it                      (that call ended, or was another client's)"
+                    "refused a request the server sent outside the call that caused it \
+                     (that call ended, or was another client's)"
                 );
-                ClientFeatures::default()
+                Err(ErrorData::new(
+                    rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "toolbridge refused the request of server \"{}\": it came after the \
+                         call that caused it ended, or while a call of another client ended, so \
+                         it may not be the one call's in flight now; ask within the call that \
+                         needs the answer",
+                        self.server
+                    ),
+                    None,
+                ))
             }
         }
     }
@@ -262,7 +273,10 @@ impl ClientHandler for Handler {
         self.roots
             .asked
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        let answer = self.route(&context).answer_roots(&self.server).await;
+        let answer = match self.route(&context) {
+            Ok(features) => features.answer_roots(&self.server).await,
+            Err(refused) => Err(refused),
+        };
         self.roots
             .answered
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
@@ -276,7 +290,7 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let _busy = self.progress.answering();
-        self.route(&context)
+        self.route(&context)?
             .answer_sampling(&self.server, params)
             .await
     }
@@ -287,7 +301,7 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let _busy = self.progress.answering();
-        self.route(&context)
+        self.route(&context)?
             .answer_elicitation(&self.server, params)
             .await
     }
