@@ -59,8 +59,10 @@ pub fn shown_url(url: &Url) -> String {
 
 /// `args` with secrets masked: the value of a secret-looking flag
 /// (`--api-key X`, `--token=X`), a secret-looking `Name: value` header
-/// (`Authorization: Bearer X`, as `mcp-remote --header` takes it) and the
-/// secrets in URLs.
+/// (`Authorization: Bearer X`, as `mcp-remote --header` takes it), the
+/// secrets in URLs, and a bare argument that is a key by its look
+/// ([`looks_like_key`]: `sk-live-…`, a long hex string, a long mix of
+/// upper- and lower-case letters and digits).
 pub fn mask_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     let mut mask_next = false;
@@ -87,11 +89,52 @@ pub fn mask_args(args: &[String]) -> Vec<String> {
             .filter(|(name, _)| !name.is_empty() && !name.contains(' ') && looks_secret_name(name))
         {
             out.push(format!("{name}: {MASK}"));
+        } else if looks_like_key(arg) {
+            out.push(MASK.to_string());
         } else {
             out.push(arg.clone());
         }
     }
     out
+}
+
+/// The beginnings of well-known API keys and tokens (OpenAI, Anthropic,
+/// Stripe, GitHub, GitLab, Slack, Hugging Face, AWS, Google).
+const KEY_PREFIXES: [&str; 14] = [
+    "sk-",
+    "sk_",
+    "pk_live_",
+    "rk_live_",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "hf_",
+    "AKIA",
+    "AIza",
+];
+
+/// True for a bare argument that is a key by its look alone: a known key
+/// prefix and 16 characters or more; or 20 or more token characters (no
+/// `/`: paths and package names are not keys) mixing upper- and lower-case
+/// letters and digits; or 32 hex digits or more.
+fn looks_like_key(arg: &str) -> bool {
+    let token_chars = arg
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.~+=".contains(c));
+    if !token_chars {
+        return false;
+    }
+    let known = arg.len() >= 16 && KEY_PREFIXES.iter().any(|p| arg.starts_with(p));
+    let mixed = arg.len() >= 20
+        && arg.chars().any(|c| c.is_ascii_uppercase())
+        && arg.chars().any(|c| c.is_ascii_lowercase())
+        && arg.chars().any(|c| c.is_ascii_digit());
+    let hex = arg.len() >= 32 && arg.chars().all(|c| c.is_ascii_hexdigit());
+    known || mixed || hex
 }
 
 /// True when a flag, header, query or variable name suggests a credential.
@@ -342,6 +385,46 @@ mod tests {
                 "/home/me/project-2024/index.js",
             ]
         );
+    }
+
+    /// Issue 32's fifteenth finding: a key passed as a bare argument was
+    /// shown as it is.
+    #[test]
+    fn a_bare_key_argument_is_masked_and_ordinary_arguments_are_kept() {
+        let key = "sk-live-4f9a8b7c6d5e4f3a2b1c";
+        let args: Vec<String> = [
+            "server",
+            key,
+            "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+            "0123456789abcdef0123456789abcdef",
+            "AbCdEfGhIj0123456789Kl",
+            "@modelcontextprotocol/server-everything",
+            "mcp-server-fetch-2024-11-05",
+            "/srv/Data2024/ProjectFiles/index.js",
+            "--port",
+            "8080",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            mask_args(&args),
+            [
+                "server",
+                "***",
+                "***",
+                "***",
+                "***",
+                "@modelcontextprotocol/server-everything",
+                "mcp-server-fetch-2024-11-05",
+                "/srv/Data2024/ProjectFiles/index.js",
+                "--port",
+                "8080",
+            ]
+        );
+        // And the one redaction hides it in what a server prints.
+        let spec = crate::config::ServerSpec::stdio("s", "srv", ["run", key]);
+        let redactor = Redactor::for_server(&spec);
+        assert_eq!(redactor.redact(&format!("bad key {key}")), "bad key ***");
     }
 
     #[test]
