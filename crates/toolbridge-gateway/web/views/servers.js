@@ -81,7 +81,7 @@ export async function render(main) {
     toggle.addEventListener('change', async () => {
       toggle.disabled = true;
       try {
-        await post(`/servers/${encodeURIComponent(server.name)}/${toggle.checked ? 'enable' : 'disable'}`);
+        await post(`/servers/${encodeURIComponent(server.ref)}/${toggle.checked ? 'enable' : 'disable'}`);
         toast(t(toggle.checked ? 'servers.enabledToast' : 'servers.disabledToast', { name: server.name }));
         await changed();
         focusControl(server.name, 'enable');
@@ -133,7 +133,7 @@ export async function render(main) {
     button.disabled = true;
     replace(result, h('p', { class: 'muted' }, t('servers.testing', { name: server.name })));
     try {
-      const report = await post(`/servers/${encodeURIComponent(server.name)}/test`);
+      const report = await post(`/servers/${encodeURIComponent(server.ref)}/test`);
       if (report.ok) {
         replace(result, h('p', { class: 'ok' }, t('servers.testOk', { name: server.name, count: report.toolCount, ms: report.startMs })));
       } else {
@@ -160,7 +160,7 @@ export async function render(main) {
       onCancel: close,
       onSubmit: async (body) => {
         const saved = server
-          ? await put(`/servers/${encodeURIComponent(server.name)}`, body)
+          ? await put(`/servers/${encodeURIComponent(server.ref)}`, body)
           : await post('/servers', body);
         dialog.close();
         toast(t('servers.savedToast', { name: saved.name }));
@@ -181,7 +181,7 @@ export async function render(main) {
     confirm.addEventListener('click', async () => {
       confirm.disabled = true;
       try {
-        await del(`/servers/${encodeURIComponent(server.name)}`);
+        await del(`/servers/${encodeURIComponent(server.ref)}`);
         dialog.close();
         toast(t('servers.removedToast', { name: server.name }));
         await changed();

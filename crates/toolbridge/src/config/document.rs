@@ -159,7 +159,24 @@ impl Document {
     /// record. The new record is reshaped for the file's application (as in
     /// [`add_server`](Document::add_server)) and checked first.
     pub fn put_server(&mut self, name: &str, record: Value) -> Result<Option<Value>, ConfigError> {
-        check_name(&self.path, name)?;
+        // A name already in the file stays manageable, whatever it holds;
+        // a new one follows the rule.
+        if !self.contains(name) {
+            check_name(&self.path, name)?;
+        }
+        if !self.contains(name)
+            && let Some(problem) = super::server_name::problem(name)
+        {
+            return Err(ConfigError::Invalid {
+                at: Location::file(&self.path),
+                server: None,
+                field: Some("name".to_owned()),
+                message: format!(
+                    "server name {} is not allowed: {problem}; choose another name",
+                    super::server_name::shown(name)
+                ),
+            });
+        }
         let record = self.layout.shape(record);
         let src = Source {
             path: &self.path,

@@ -43,6 +43,7 @@ mod properties;
 mod record;
 mod sandbox;
 mod secret;
+pub mod server_name;
 mod settings;
 mod span;
 mod spec;

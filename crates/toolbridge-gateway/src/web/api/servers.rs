@@ -92,7 +92,24 @@ async fn one(
     State(state): State<WebState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Json<ServerView>, ApiError> {
+    let name = named(&state, name);
     find(&state, &name).map(Json)
+}
+
+/// The server a URL's `{name}` means: that name, or the server whose
+/// [`view::reference`] it is (the page addresses servers by reference).
+fn named(state: &WebState, segment: String) -> String {
+    let Ok(Some(config)) = load_config(state) else {
+        return segment;
+    };
+    let names: Vec<String> = config.listing().into_iter().map(|l| l.name).collect();
+    if names.contains(&segment) {
+        return segment;
+    }
+    names
+        .into_iter()
+        .find(|name| view::reference(name) == segment)
+        .unwrap_or(segment)
 }
 
 fn find(state: &WebState, name: &str) -> Result<ServerView, ApiError> {
@@ -136,8 +153,14 @@ async fn edit(
     UrlPath(name): UrlPath<String>,
     body: Bytes,
 ) -> Result<Json<ServerView>, ApiError> {
+    let name = named(&state, name);
     let form: ServerForm = parse(&body)?;
-    let new_name = form.checked_name()?;
+    // An existing name sent back unchanged is kept as it is.
+    let new_name = if form.name == name {
+        name.clone()
+    } else {
+        form.checked_name()?
+    };
     form.check()?;
     let renamed = new_name.clone();
     write(&state, move |doc| {
@@ -172,6 +195,7 @@ async fn remove(
     State(state): State<WebState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<StatusCode, ApiError> {
+    let name = named(&state, name);
     require_file(state.config_path(), &name)?;
     write(&state, move |doc| doc.remove_server(&name).map(|_| Ok(()))).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -182,6 +206,7 @@ async fn enable(
     State(state): State<WebState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Json<ServerView>, ApiError> {
+    let name = named(&state, name);
     set_disabled(state, name, false).await
 }
 
@@ -190,6 +215,7 @@ async fn disable(
     State(state): State<WebState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Json<ServerView>, ApiError> {
+    let name = named(&state, name);
     set_disabled(state, name, true).await
 }
 
@@ -215,6 +241,7 @@ async fn test(
     State(state): State<WebState>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Json<Value>, ApiError> {
+    let name = named(&state, name);
     let config = load_config(&state)?.ok_or_else(|| unknown(&name))?;
     let check = doctor::diagnose_server(
         &config,

@@ -84,11 +84,10 @@ impl ServerForm {
         if name.is_empty() {
             return Err(ApiError::field("name", "give the server a name"));
         }
-        if name.chars().any(char::is_control) {
-            return Err(ApiError::field(
-                "name",
-                "a server name must not contain control characters",
-            ));
+        // The rest of the rule for a new name is the config's own
+        // (`toolbridge::config::server_name`), checked where it is written.
+        if let Some(problem) = toolbridge::config::server_name::problem(name) {
+            return Err(ApiError::field("name", problem));
         }
         Ok(name.to_owned())
     }
@@ -96,7 +95,11 @@ impl ServerForm {
     /// The checks that need no stored record: the transport, the required
     /// fields, the rows' names.
     pub fn check(&self) -> Result<TransportKind, ApiError> {
-        self.checked_name()?;
+        // The name: `checked_name` for a new one; an existing one sent back
+        // unchanged is kept whatever it holds.
+        if self.name.trim().is_empty() {
+            return Err(ApiError::field("name", "give the server a name"));
+        }
         let kind = TransportKind::parse(self.transport.trim()).ok_or_else(|| {
             ApiError::field(
                 "transport",

@@ -21,6 +21,11 @@ pub struct ServerView {
     /// `toolbridge servers list --json`).
     #[serde(flatten)]
     pub config: ServerListing,
+    /// What the page puts in a server's URLs (`/api/servers/{ref}`): any
+    /// name, `.`, `..` and one of a megabyte included, fits a path segment
+    /// ([`reference`]).
+    #[serde(rename = "ref")]
+    pub reference: String,
     /// True when this gateway serves it (enabled, resolvable, and not left
     /// out by `serve --server`).
     pub served: bool,
@@ -55,6 +60,7 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
         .map(|listing| {
             let upstream = upstreams.by_name.get(&listing.name);
             let mut view = ServerView {
+                reference: reference(&listing.name),
                 served: upstream.is_some(),
                 status: if listing.enabled {
                     "stopped"
@@ -103,4 +109,17 @@ fn epoch_ms(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
+}
+
+/// The reference of server `name` in the page's URLs: `~` and 16 hex
+/// digits of a hash of the name. A name is not always a path segment: the
+/// browser resolves `.` and `..` away before the request leaves, and a
+/// name of a megabyte is past any URL limit (issue 32's fifteenth finding).
+/// Stable for the gateway's lifetime, which is all the page needs (it
+/// reads the references from the listing).
+pub fn reference(name: &str) -> String {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::hash::DefaultHasher::new();
+    name.hash(&mut hasher);
+    format!("~{:016x}", hasher.finish())
 }
