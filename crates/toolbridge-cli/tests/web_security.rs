@@ -21,7 +21,9 @@ use std::{
 };
 
 use common::wait_until;
-use gateway_support::{Gateway, TOKEN, write_config};
+use gateway_support::{
+    Gateway, OTHER_UID, TOKEN, as_other_user, http_text, status_of, write_config,
+};
 use reqwest::{StatusCode, header};
 use serde_json::json;
 use web_api_client::AsyncApi;
@@ -507,56 +509,6 @@ fn ui_refuses_an_address_off_loopback() {
         String::from_utf8_lossy(&output.stderr).contains("loopback only"),
         "{output:?}"
     );
-}
-
-/// The uid another local user's processes run as in these tests.
-const OTHER_UID: u32 = 65534;
-
-/// Sends the raw HTTP/1.1 `request` to `addr` (`127.0.0.1:PORT`) from a
-/// process of uid [`OTHER_UID`], as any local account can (bash's
-/// `/dev/tcp`, nothing installed); the whole answer. The test runs as root
-/// (CI does) to start that process.
-fn as_other_user(addr: &str, request: &str) -> String {
-    let (host, port) = addr.rsplit_once(':').expect("ADDR:PORT");
-    let output = Command::new("/bin/bash")
-        .arg("-c")
-        .arg(format!(
-            "exec 3<>/dev/tcp/{host}/{port} && printf '%s' \"$REQUEST\" >&3 && cat <&3"
-        ))
-        .env("REQUEST", request)
-        .uid(OTHER_UID)
-        .gid(OTHER_UID)
-        .current_dir("/")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run a process as uid {OTHER_UID} (the test needs root): {e}")
-        });
-    assert!(
-        output.status.success(),
-        "the other user's client failed: {output:?}"
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// `request`'s raw text: `method path`, the gateway's Host, `headers`,
-/// `body` (JSON).
-fn http_text(addr: &str, method: &str, path: &str, headers: &[&str], body: &str) -> String {
-    let mut text = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for header in headers {
-        text.push_str(header);
-        text.push_str("\r\n");
-    }
-    text.push_str("\r\n");
-    text.push_str(body);
-    text
-}
-
-fn status_of(answer: &str) -> &str {
-    answer.get(9..12).unwrap_or(answer)
 }
 
 /// Issue 32's third attack: on loopback without a token (the default of

@@ -48,6 +48,8 @@ pub struct GatewayOptions {
     pub pool: PoolOptions,
     /// How many items one page of a listing gives a client.
     pub page_size: usize,
+    /// What one client may hold at once over HTTP (`limits`).
+    pub limits: crate::limits::Limits,
 }
 
 impl Default for GatewayOptions {
@@ -55,6 +57,7 @@ impl Default for GatewayOptions {
         GatewayOptions {
             pool: PoolOptions::default(),
             page_size: 200,
+            limits: crate::limits::Limits::default(),
         }
     }
 }
@@ -95,6 +98,8 @@ struct Inner {
     metrics: Metrics,
     /// The calls in flight per server, for what the pool cannot route.
     in_flight: Arc<InFlight>,
+    /// Sessions and requests in flight per client, against the limits.
+    caps: Arc<crate::limits::Caps>,
 }
 
 struct ToolsCache {
@@ -133,6 +138,7 @@ impl Gateway {
                 held: Arc::default(),
                 metrics: Metrics::default(),
                 in_flight,
+                caps: crate::limits::Caps::new(options.limits),
             }),
         };
         relay::watch(&gateway, &upstreams, &upstreams.order);
@@ -262,6 +268,11 @@ impl Gateway {
     /// guard drops.
     pub fn enter_call(&self, server: &str, features: ClientFeatures) -> InFlightCall {
         self.inner.in_flight.enter(server, features)
+    }
+
+    /// The sessions and requests in flight per client, against the limits.
+    pub fn caps(&self) -> &Arc<crate::limits::Caps> {
+        &self.inner.caps
     }
 
     /// The stateless clients' calls held open for their answers.

@@ -27,6 +27,8 @@
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, the bearer token;
+//!   [`limits`]: sessions and requests in flight per client, and request
+//!   ids in flight once per session;
 //!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
@@ -43,6 +45,7 @@ pub mod error;
 pub mod gateway;
 pub mod held_calls;
 pub mod http;
+pub mod limits;
 pub mod metrics;
 pub mod names;
 pub mod peer;
@@ -59,4 +62,5 @@ pub mod web;
 pub use connections::ConnectionLimits;
 pub use error::GatewayError;
 pub use gateway::{Gateway, GatewayOptions};
+pub use limits::Limits;
 pub use security::{Security, TokenSource};

@@ -54,6 +54,9 @@ pub struct Session {
     /// Who this client is to the pool: a server's request is never routed
     /// to another client's call (`ClientFeatures::client`).
     client: u64,
+    /// The session's place under the gateway's session caps (HTTP
+    /// sessions only), freed when rmcp drops the session.
+    _slot: Option<Arc<crate::limits::SessionSlot>>,
 }
 
 impl Session {
@@ -64,6 +67,7 @@ impl Session {
             log_level: Arc::default(),
             subscriber: Arc::default(),
             client: toolbridge::pool::ClientFeatures::new_client(),
+            _slot: None,
         }
     }
 
@@ -753,7 +757,12 @@ async fn held_request(
 
 /// A factory of sessions for rmcp's HTTP service.
 pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
-    move || Ok(Session::new(gateway.clone()))
+    move || {
+        let mut session = Session::new(gateway.clone());
+        // The `initialize` that opens a session brought its slot.
+        session._slot = crate::limits::take_opening().map(Arc::new);
+        Ok(session)
+    }
 }
 
 /// `result` with `resultType: "complete"` where the upstream left it out:

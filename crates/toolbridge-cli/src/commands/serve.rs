@@ -16,7 +16,7 @@ use anyhow::anyhow;
 use tokio_util::sync::CancellationToken;
 use toolbridge::{config::ServerSpec, pins::PinOptions, pool::PoolOptions};
 use toolbridge_gateway::{
-    ConnectionLimits, Gateway, GatewayOptions, Security, TokenSource, http,
+    ConnectionLimits, Gateway, GatewayOptions, Limits, Security, TokenSource, http,
     security::{TOKEN_ENV, TOKEN_FILE},
 };
 
@@ -47,7 +47,8 @@ pub struct Args {
     pub connections: ConnectionArgs,
 }
 
-/// The limits on the gateway's HTTP connections (docs/gateway.md).
+/// The limits on the gateway's HTTP connections and on what each client
+/// holds (docs/gateway.md).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConnectionArgs {
     /// HTTP connections open at once; one more is answered 503.
@@ -59,6 +60,21 @@ pub struct ConnectionArgs {
     /// Seconds a keep-alive connection may wait for its next request.
     #[arg(long, value_name = "SECS", default_value_t = secs(ConnectionLimits::DEFAULT_IDLE_TIMEOUT))]
     pub idle_timeout: NonZeroU64,
+    /// MCP sessions open at once, all clients together; one more is 503.
+    #[arg(long, value_name = "N", default_value_t = nonzero(Limits::DEFAULT_SESSIONS))]
+    pub max_sessions: NonZeroUsize,
+    /// MCP sessions one client (local user, or remote address) may have
+    /// open; one more is 429.
+    #[arg(long, value_name = "N", default_value_t = nonzero(Limits::DEFAULT_SESSIONS_PER_CLIENT))]
+    pub max_sessions_per_client: NonZeroUsize,
+    /// Requests one client may have in flight; one more gets a JSON-RPC
+    /// error.
+    #[arg(long, value_name = "N", default_value_t = nonzero(Limits::DEFAULT_CALLS_PER_CLIENT))]
+    pub max_calls_per_client: NonZeroUsize,
+}
+
+fn nonzero(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
 }
 
 fn default_max_connections() -> NonZeroUsize {
@@ -75,6 +91,9 @@ impl Default for ConnectionArgs {
             max_connections: default_max_connections(),
             header_timeout: secs(ConnectionLimits::DEFAULT_HEADER_TIMEOUT),
             idle_timeout: secs(ConnectionLimits::DEFAULT_IDLE_TIMEOUT),
+            max_sessions: nonzero(Limits::DEFAULT_SESSIONS),
+            max_sessions_per_client: nonzero(Limits::DEFAULT_SESSIONS_PER_CLIENT),
+            max_calls_per_client: nonzero(Limits::DEFAULT_CALLS_PER_CLIENT),
         }
     }
 }
@@ -86,6 +105,15 @@ impl ConnectionArgs {
             max_connections: self.max_connections.get(),
             header_timeout: Duration::from_secs(self.header_timeout.get()),
             idle_timeout: Duration::from_secs(self.idle_timeout.get()),
+        }
+    }
+
+    /// The caps on what each client holds these flags set.
+    pub fn client_limits(&self) -> Limits {
+        Limits {
+            sessions: self.max_sessions.get(),
+            sessions_per_client: self.max_sessions_per_client.get(),
+            calls_per_client: self.max_calls_per_client.get(),
         }
     }
 }
@@ -125,6 +153,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
                 pins: PinOptions::user_default(),
                 ..PoolOptions::default()
             },
+            limits: args.connections.client_limits(),
             ..GatewayOptions::default()
         },
     );
