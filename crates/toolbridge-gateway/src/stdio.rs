@@ -5,9 +5,9 @@
 //! (-32700, id `null`, as JSON-RPC 2.0 says) and the session goes on. rmcp's
 //! line transport drops such a line without a word (it answers -32600 only
 //! to JSON that is not a message), which leaves the client waiting for an
-//! answer that never comes. So the lines pass through [`screen`] on their
+//! answer that never comes. So the lines pass through `screen` on their
 //! way to rmcp, and rmcp's output and the parse errors are written to stdout
-//! by one writer ([`write_lines`]), a whole line at a time.
+//! by one writer (`write_lines`), a whole line at a time.
 
 use rmcp::ServiceExt as _;
 use tokio::{

@@ -61,7 +61,7 @@ pub fn shown_url(url: &Url) -> String {
 /// (`--api-key X`, `--token=X`), a secret-looking `Name: value` header
 /// (`Authorization: Bearer X`, as `mcp-remote --header` takes it), the
 /// secrets in URLs, and a bare argument that is a key by its look
-/// ([`looks_like_key`]: `sk-live-…`, a long hex string, a long mix of
+/// (`looks_like_key`: `sk-live-…`, a long hex string, a long mix of
 /// upper- and lower-case letters and digits).
 pub fn mask_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());

@@ -23,7 +23,7 @@ pub struct ServerView {
     pub config: ServerListing,
     /// What the page puts in a server's URLs (`/api/servers/{ref}`): any
     /// name, `.`, `..` and one of a megabyte included, fits a path segment
-    /// ([`reference`]).
+    /// ([`reference()`]).
     #[serde(rename = "ref")]
     pub reference: String,
     /// True when this gateway serves it (enabled, resolvable, and not left
