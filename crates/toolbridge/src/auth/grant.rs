@@ -15,7 +15,7 @@
 //!   bindings on the way.
 //! - `jwt_bearer` (workload identity federation, SEP-1933): the workload's
 //!   JWT is the grant (RFC 7523 section 2.1). rmcp has no such request (its
-//!   JWT bearer grant is private to the ID-JAG exchange), so [`jwt_bearer`]
+//!   JWT bearer grant is private to the ID-JAG exchange), so `jwt_bearer`
 //!   writes the one form POST. A refusal is the error, never retried and
 //!   never followed by another grant: the platform's token is what it is.
 //!
