@@ -9,7 +9,10 @@
 # OAuth scenarios (auth/*): the "browser" is curl following the
 # authorization server's redirect back to toolbridge's loopback listener
 # ($BROWSER, as a user would set it); pre-registered credentials from
-# $MCP_CONFORMANCE_CONTEXT go into the server's "oauth" block.
+# $MCP_CONFORMANCE_CONTEXT go into the server's "oauth" block, and for the
+# auth extensions' scenarios the unattended grant they test ("grant":
+# "client_credentials", "jwt_bearer", "id_jag") with the keys and tokens
+# the context gives, as files where a user would have files.
 set -euo pipefail
 url=${!#}
 bin=${TOOLBRIDGE:-$(cd "$(dirname "$0")/.." && pwd)/target/debug/toolbridge}
@@ -20,6 +23,9 @@ trap 'rm -rf "$dir"' EXIT
 export XDG_CACHE_HOME=$dir/cache XDG_DATA_HOME=$dir/data
 scenario=${MCP_CONFORMANCE_SCENARIO:-}
 oauth='{}'
+# JSON work in the driver (reading the scenario's context and toolbridge's
+# listing) is python3's; what the checks test is toolbridge's.
+py() { python3 -c "$@"; }
 case $scenario in
   auth/*)
     cat >"$dir/browser" <<'BROWSER'
@@ -34,13 +40,25 @@ BROWSER
     fi
     # The suite's CIMD scenario expects this client ID metadata document URL.
     [ "$scenario" = auth/basic-cimd ] && oauth='{"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"}'
+    # The extensions' unattended grants, configured as a user would: the
+    # key and the workload's token as files (a mounted secret, a projected
+    # service-account token), the ID token from the enterprise sign-on.
+    case $scenario in
+      auth/client-credentials-basic)
+        oauth=$(py 'import json,sys; c=json.loads(sys.argv[1]); print(json.dumps({"grant": "client_credentials", "clientAuth": "client_secret_basic", "clientId": c["client_id"], "clientSecret": c["client_secret"]}))' "$context") ;;
+      auth/client-credentials-jwt)
+        py 'import json,sys; print(json.loads(sys.argv[1])["private_key_pem"])' "$context" >"$dir/client-key.pem"
+        oauth=$(py 'import json,sys; c=json.loads(sys.argv[1]); print(json.dumps({"grant": "client_credentials", "clientAuth": "private_key_jwt", "clientId": c["client_id"], "privateKeyFile": sys.argv[2], "signingAlgorithm": c.get("signing_algorithm", "ES256")}))' "$context" "$dir/client-key.pem") ;;
+      auth/wif-jwt-bearer)
+        py 'import json,sys; print(json.loads(sys.argv[1])["valid_jwt"])' "$context" >"$dir/workload-token"
+        oauth=$(py 'import json,sys; c=json.loads(sys.argv[1]); print(json.dumps({"grant": "jwt_bearer", "clientId": c["client_id"], "assertionFile": sys.argv[2]}))' "$context" "$dir/workload-token") ;;
+      auth/enterprise-managed-authorization)
+        oauth=$(py 'import json,sys; c=json.loads(sys.argv[1]); print(json.dumps({"grant": "id_jag", "clientId": c["client_id"], "clientSecret": c["client_secret"], "idp": {"issuer": c["idp_issuer"], "tokenEndpoint": c["idp_token_endpoint"], "clientId": c["idp_client_id"], "idToken": c["idp_id_token"]}}))' "$context") ;;
+    esac
     ;;
 esac
 printf '{"mcpServers": {"conformance": {"type": "http", "url": "%s", "oauth": %s}}}\n' "$url" "$oauth" >"$dir/config.json"
 tb() { "$bin" --config "$dir/config.json" "$@"; }
-# JSON work in the driver (reading the scenario's context and toolbridge's
-# listing) is python3's; what the checks test is toolbridge's.
-py() { python3 -c "$@"; }
 case $scenario in
   tools_call) tb call conformance add_numbers --args '{"a": 5, "b": 3}' ;;
   sse-retry) tb call conformance test_reconnection ;;

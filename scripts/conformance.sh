@@ -42,8 +42,17 @@ auth_scenarios=(
   auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
 )
 # Not scored by the 0.2 requirement sets, yet required here: they pass.
-must_pass=(json-schema-2020-12-preservation)
-# 0.2's extension scenarios no requirement set runs: run and counted.
+# The auth extensions (client credentials with a secret or private_key_jwt,
+# enterprise-managed ID-JAG, workload identity, DPoP with and without server
+# nonces) run in both sets.
+must_pass=(json-schema-2020-12-preservation auth/client-credentials-basic
+  auth/client-credentials-jwt auth/enterprise-managed-authorization auth/wif-jwt-bearer
+  auth/dpop auth/dpop-nonce)
+# 0.2's extension scenarios no requirement set runs: run and counted. The
+# skills ones (SEP-2640) show 0 checks: each has one check, reported SKIPPED
+# (not counted) until the client calls `skills/list`, which toolbridge does
+# not yet do; the verify ones then need a `resources/read` of SKILL.md
+# checked against the entry's digest, size and frontmatter.
 extra_02=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
   sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 work=$(mktemp -d)

@@ -277,7 +277,7 @@ impl Redactor {
     }
 
     /// A redactor for a server's secrets: its env and header values, its
-    /// URL's, and the arguments [`mask_args`] hides. For text that came from
+    /// URL's, its `oauth` secrets, and the arguments [`mask_args`] hides. For text that came from
     /// the server (its stderr, an error page): a server echoing its API key
     /// must not get it shown by toolbridge.
     pub fn for_server(spec: &ServerSpec) -> Redactor {
@@ -296,7 +296,8 @@ impl Redactor {
             | TransportSpec::Sse(remote)
             | TransportSpec::WebSocket(remote) => {
                 let url = Url::parse(&remote.url).ok();
-                Redactor::new(url.as_ref(), remote.headers.values().map(String::as_str))
+                let secrets = remote.headers.values().map(String::as_str);
+                Redactor::new(url.as_ref(), secrets.chain(remote.oauth.secrets()))
             }
         }
     }

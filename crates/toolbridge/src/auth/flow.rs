@@ -26,6 +26,7 @@ use url::Url;
 
 use super::{
     AuthError, Browser, SignInPrompt, TokenStore,
+    dpop::{DpopKey, DpopTokenClient},
     redirect::RedirectListener,
     store::{self, Registration},
 };
@@ -139,7 +140,8 @@ pub struct SignOut {
     pub revoked: bool,
 }
 
-/// Signs in to `server` at `url` in the browser and stores the tokens.
+/// Signs in to `server` at `url` in the browser and stores the tokens;
+/// with an unattended `oauth.grant`, gets them by that grant instead.
 ///
 /// `challenge` is the `WWW-Authenticate` of the 401 or 403 that asked for
 /// it, if any: its `resource_metadata` and `scope` guide discovery and the
@@ -155,6 +157,9 @@ pub async fn sign_in(
     browser: &Browser,
     prompt: &SignInPrompt,
 ) -> Result<SignedIn, AuthError> {
+    if oauth.grant.is_unattended() {
+        return super::grant::obtain(server, url, oauth, store, challenge).await;
+    }
     match attempt(server, url, oauth, store, challenge, browser, prompt).await {
         Err(Attempt::RegistrationRevoked(issuer)) => {
             tracing::info!(
@@ -210,8 +215,22 @@ async fn attempt(
     let fail = |step, e| Attempt::Failed(AuthError::protocol(server, step, e));
     // A 401 means the server takes OAuth, even without metadata (2025-03-26);
     // without one, the sign-in needs metadata to go on.
-    let (mut manager, metadata) =
-        discover(server, url, store, challenge, challenge.is_some()).await?;
+    // DPoP when the config asks, or (unless it forbids) when the server's
+    // challenge is in the DPoP scheme: the token is then bound to a new key.
+    let dpop = wants_dpop(oauth, challenge)
+        .then(DpopKey::generate)
+        .transpose()
+        .map_err(|e| fail("making a DPoP key", e))?
+        .map(Arc::new);
+    let (mut manager, metadata) = discover(
+        server,
+        url,
+        store,
+        challenge,
+        challenge.is_some(),
+        dpop.clone(),
+    )
+    .await?;
     let issuer = issuer_of(&metadata);
 
     // The scopes: the config's, else what the server asks for; a step-up
@@ -368,6 +387,16 @@ async fn attempt(
         Err(e) => return Err(fail("exchanging the code for tokens", e.to_string())),
     }
     let stored = store.load_credentials(url)?;
+    if let Some(key) = &dpop {
+        if stored.as_ref().is_some_and(store::is_dpop_bound) {
+            store.save_dpop_key(url, key)?;
+        } else {
+            tracing::debug!(
+                server,
+                "the authorization server gave a bearer token, not a DPoP-bound one"
+            );
+        }
+    }
     Ok(SignedIn {
         issuer: stored
             .as_ref()
@@ -377,7 +406,8 @@ async fn attempt(
     })
 }
 
-/// An authorization manager for `url` over `store`, and the metadata it
+/// An authorization manager for `url` over `store` (its token requests
+/// proving possession of `dpop` when given), and the metadata it
 /// found (from the challenge's `resource_metadata` when there is one; rmcp
 /// keeps its copy private). With `guessed_endpoints`, a server that
 /// publishes no metadata gets the 2025-03-26 default endpoints (`/authorize`,
@@ -388,11 +418,20 @@ pub(crate) async fn discover(
     store: &TokenStore,
     challenge: Option<&str>,
     guessed_endpoints: bool,
+    dpop: Option<Arc<DpopKey>>,
 ) -> Result<(AuthorizationManager, AuthorizationMetadata), AuthError> {
     let step = "finding its authorization server";
-    let mut manager = AuthorizationManager::new(url.as_str())
-        .await
-        .map_err(|e| AuthError::protocol(server, step, e))?;
+    let manager = match dpop {
+        // rmcp's own client (which also refuses metadata on private
+        // addresses) cannot add the proof to token requests.
+        Some(key) => {
+            let client =
+                DpopTokenClient::new(key).map_err(|e| AuthError::protocol(server, step, e))?;
+            AuthorizationManager::new_with_oauth_http_client(url.as_str(), Arc::new(client)).await
+        }
+        None => AuthorizationManager::new(url.as_str()).await,
+    };
+    let mut manager = manager.map_err(|e| AuthError::protocol(server, step, e))?;
     manager.set_credential_store(store.credential_store(url));
     let metadata = match manager.resolve_metadata_from_challenge(challenge).await {
         // Without a 401 to go on, endpoints guessed from the URL would send
@@ -439,6 +478,15 @@ pub(crate) async fn discover(
     };
     manager.set_metadata(metadata.clone());
     Ok((manager, metadata))
+}
+
+/// Whether a sign-in to a server with `oauth` that refused with `challenge`
+/// binds its tokens to a DPoP key: `"dpop": true` always, `false` never,
+/// unset when the challenge is in the `DPoP` scheme (the server asks).
+pub(crate) fn wants_dpop(oauth: &OAuthSpec, challenge: Option<&str>) -> bool {
+    oauth
+        .dpop
+        .unwrap_or_else(|| challenge.is_some_and(super::dpop::is_dpop_challenge))
 }
 
 /// The authorization server metadata at `url`'s origin
@@ -550,7 +598,7 @@ async fn revoke(
     store: &TokenStore,
     credentials: &rmcp::transport::auth::StoredCredentials,
 ) -> Result<bool, AuthError> {
-    let (_, metadata) = discover(server, url, store, None, true).await?;
+    let (_, metadata) = discover(server, url, store, None, true, None).await?;
     let Some(endpoint) = metadata
         .additional_fields
         .get("revocation_endpoint")
@@ -604,4 +652,24 @@ async fn revoke(
         ));
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dpop_is_used_when_the_config_says_or_the_server_challenges_with_it() {
+        let with = |dpop| OAuthSpec {
+            dpop,
+            ..OAuthSpec::default()
+        };
+        let dpop_challenge = Some(r#"DPoP resource_metadata="https://m/.well-known/r""#);
+        let bearer_challenge = Some(r#"Bearer resource_metadata="https://m/.well-known/r""#);
+        assert!(wants_dpop(&with(None), dpop_challenge));
+        assert!(!wants_dpop(&with(None), bearer_challenge));
+        assert!(!wants_dpop(&with(None), None));
+        assert!(wants_dpop(&with(Some(true)), bearer_challenge));
+        assert!(!wants_dpop(&with(Some(false)), dpop_challenge));
+    }
 }

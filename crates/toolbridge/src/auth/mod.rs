@@ -14,6 +14,11 @@
 //! - [`flow`]: the browser sign-in ([`sign_in`]), with a new registration
 //!   when the authorization server no longer knows the stored one
 //!   (`invalid_client`), and signing out ([`sign_out`]) with revocation;
+//! - [`grant`]: tokens without a user, for the grants of the MCP
+//!   authorization extensions (`client_credentials`, `jwt_bearer` for
+//!   workload identity, `id_jag` for enterprise-managed authorization);
+//! - [`dpop`]: DPoP (RFC 9449) keys and proofs, for tokens bound to a key
+//!   (the token requests' proofs and server nonces included);
 //! - [`session`]: the bearer token of one server's HTTP connection,
 //!   refreshed before it expires, and the sign-in (or the advice to sign
 //!   in) when the server answers 401 or 403 `insufficient_scope`;
@@ -21,8 +26,10 @@
 //!   loopback listener on 127.0.0.1 the browser is sent back to.
 
 pub mod browser;
+pub mod dpop;
 mod error;
 pub mod flow;
+pub mod grant;
 pub mod redirect;
 pub mod session;
 pub mod store;

@@ -12,7 +12,7 @@ use url::Url;
 use super::{
     AuthError, SignIn, TokenStore,
     flow::{discover, issuer_of},
-    store::{access_token, needs_refresh, refresh_token},
+    store::{access_token, is_dpop_bound, needs_refresh, refresh_token},
 };
 use crate::config::OAuthSpec;
 
@@ -31,6 +31,8 @@ pub struct ServerAuth {
     /// One refresh or sign-in at a time: requests refused together wait for
     /// the first one's sign-in instead of each opening a browser.
     busy: tokio::sync::Mutex<()>,
+    /// The resource server's latest DPoP nonce (RFC 9449 section 9).
+    nonce: std::sync::Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for ServerAuth {
@@ -62,12 +64,56 @@ impl ServerAuth {
             store,
             sign_in,
             busy: tokio::sync::Mutex::new(()),
+            nonce: std::sync::Mutex::new(None),
         }))
     }
 
     /// The server's config name.
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// How `token` goes on a `method` request to `uri`: `None` when it is a
+    /// bearer token (sent as `Authorization: Bearer`), else the
+    /// `Authorization: DPoP` value and a fresh `DPoP` proof of the key the
+    /// token is bound to (with the server's latest nonce).
+    pub fn dpop_headers(
+        &self,
+        method: &str,
+        uri: &str,
+        token: &str,
+    ) -> Result<Option<(String, String)>, AuthError> {
+        let bound = self
+            .store
+            .load_credentials(&self.url)?
+            .filter(|c| access_token(c).as_deref() == Some(token))
+            .is_some_and(|c| is_dpop_bound(&c));
+        if !bound {
+            return Ok(None);
+        }
+        let Some(key) = self.store.dpop_key(&self.url)? else {
+            // Without its key the token cannot be used: the server's 401
+            // leads to a new sign-in.
+            tracing::info!(server = %self.server, "the DPoP key of the stored token is missing");
+            return Ok(None);
+        };
+        let nonce = self
+            .nonce
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let proof = key
+            .proof(method, uri, Some(token), nonce.as_deref())
+            .map_err(|e| AuthError::protocol(&self.server, "making a DPoP proof", e))?;
+        Ok(Some((format!("DPoP {token}"), proof)))
+    }
+
+    /// Keeps the nonce the server sent (`DPoP-Nonce`) for the next proofs.
+    pub fn keep_nonce(&self, nonce: &str) {
+        *self
+            .nonce
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(nonce.to_owned());
     }
 
     /// The access token to send, refreshed first when it expires within a
@@ -90,6 +136,15 @@ impl ServerAuth {
             return Ok(access_token(&credentials));
         }
         if refresh_token(&credentials).is_none() {
+            // A token got without a user is got again the same way.
+            if self.oauth.grant.is_unattended() {
+                super::grant::obtain(&self.server, &self.url, &self.oauth, &self.store, None)
+                    .await?;
+                return Ok(self
+                    .store
+                    .load_credentials(&self.url)?
+                    .and_then(|c| access_token(&c)));
+            }
             return Ok(None);
         }
         self.refresh(&credentials).await
@@ -103,8 +158,14 @@ impl ServerAuth {
         credentials: &rmcp::transport::auth::StoredCredentials,
     ) -> Result<Option<String>, AuthError> {
         let step = "refreshing its token";
+        // A DPoP-bound token is refreshed with a proof of the same key.
+        let key = if is_dpop_bound(credentials) {
+            self.store.dpop_key(&self.url)?.map(Arc::new)
+        } else {
+            None
+        };
         let (mut manager, metadata) =
-            discover(&self.server, &self.url, &self.store, None, true).await?;
+            discover(&self.server, &self.url, &self.store, None, true, key).await?;
         let issuer = issuer_of(&metadata);
         let secret = if self.oauth.client_id.as_deref() == Some(credentials.client_id.as_str()) {
             self.oauth.client_secret.clone()
@@ -170,6 +231,19 @@ impl ServerAuth {
             {
                 return Ok(());
             }
+        }
+        // An unattended grant needs no permission: no browser, no prompt.
+        // Its refusal is the error (the request is not sent again).
+        if self.oauth.grant.is_unattended() {
+            super::grant::obtain(
+                &self.server,
+                &self.url,
+                &self.oauth,
+                &self.store,
+                Some(challenge),
+            )
+            .await?;
+            return Ok(());
         }
         let needed = || AuthError::SignInNeeded {
             server: self.server.clone(),

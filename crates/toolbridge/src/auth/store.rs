@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::AuthError;
+use super::{AuthError, dpop::DpopKey};
 
 /// The folders and files of stored sign-ins.
 #[derive(Debug, Clone)]
@@ -135,7 +135,7 @@ impl TokenStore {
         Ok((file.resource == resource.as_str()).then_some(file.credentials))
     }
 
-    fn save_credentials(
+    pub(crate) fn save_credentials(
         &self,
         resource: &Url,
         credentials: StoredCredentials,
@@ -147,9 +147,41 @@ impl TokenStore {
         write_json(&self.tokens_path(resource), &file)
     }
 
-    /// Forgets the tokens of `resource`.
+    /// Forgets the tokens of `resource` (and the DPoP key they were bound
+    /// to).
     pub fn forget_tokens(&self, resource: &Url) -> Result<(), AuthError> {
+        remove(&self.dpop_key_path(resource))?;
         remove(&self.tokens_path(resource))
+    }
+
+    /// The DPoP key file of `resource`: beside its tokens, `.dpop`.
+    fn dpop_key_path(&self, resource: &Url) -> PathBuf {
+        self.tokens_path(resource).with_extension("dpop")
+    }
+
+    /// Keeps the DPoP key `resource`'s tokens are bound to (PKCS#8, 0600).
+    pub(crate) fn save_dpop_key(&self, resource: &Url, key: &DpopKey) -> Result<(), AuthError> {
+        let path = self.dpop_key_path(resource);
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir).map_err(|e| AuthError::io(dir, e))?;
+        }
+        crate::config::write_atomic(&path, key.pkcs8(), 0o600).map_err(|e| AuthError::io(&path, e))
+    }
+
+    /// The DPoP key `resource`'s tokens are bound to, if there is one.
+    pub(crate) fn dpop_key(&self, resource: &Url) -> Result<Option<DpopKey>, AuthError> {
+        let path = self.dpop_key_path(resource);
+        match std::fs::read(&path) {
+            Ok(bytes) => match DpopKey::from_pkcs8(&bytes) {
+                Ok(key) => Ok(Some(key)),
+                Err(e) => {
+                    tracing::warn!(file = %path.display(), "ignoring an unreadable DPoP key: {e}");
+                    Ok(None)
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(AuthError::io(&path, e)),
+        }
     }
 
     /// The client registered with `issuer`, if any.
@@ -240,6 +272,14 @@ pub(crate) fn access_token(credentials: &StoredCredentials) -> Option<String> {
     token_field(credentials, "access_token")?
         .as_str()
         .map(str::to_owned)
+}
+
+/// True when the access token in `credentials` is DPoP-bound (its
+/// `token_type` is `DPoP`): it is presented with a proof of its key.
+pub(crate) fn is_dpop_bound(credentials: &StoredCredentials) -> bool {
+    token_field(credentials, "token_type")
+        .and_then(|t| t.as_str().map(|t| t.eq_ignore_ascii_case("dpop")))
+        .unwrap_or(false)
 }
 
 /// The refresh token in `credentials`.
@@ -394,5 +434,33 @@ mod tests {
         assert_eq!(store.status(&other).unwrap(), None);
         store.forget_tokens(&url).unwrap();
         assert_eq!(store.status(&url).unwrap(), None);
+    }
+
+    #[test]
+    fn a_dpop_key_is_kept_private_beside_its_tokens_and_forgotten_with_them() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let store = TokenStore::in_dir(dir.path().join("oauth"));
+        let url = Url::parse("https://h.example/mcp").unwrap();
+        assert!(store.dpop_key(&url).unwrap().is_none());
+        let key = DpopKey::generate().unwrap();
+        store.save_dpop_key(&url, &key).unwrap();
+        let path = store.dpop_key_path(&url);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(store.dpop_key(&url).unwrap().unwrap().jwk(), key.jwk());
+        let mut bound = credentials(Some(3600), 1000);
+        assert!(!is_dpop_bound(&bound), "a bearer token");
+        bound = serde_json::from_value(json!({
+            "client_id": "c", "token_response": {"access_token": "a", "token_type": "DPoP"}
+        }))
+        .unwrap();
+        assert!(is_dpop_bound(&bound));
+        store.save_credentials(&url, bound).unwrap();
+        store.forget_tokens(&url).unwrap();
+        assert!(store.dpop_key(&url).unwrap().is_none());
+        assert!(!path.exists());
     }
 }

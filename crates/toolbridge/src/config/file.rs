@@ -1204,11 +1204,107 @@ mod tests {
                 r#"{"scopes": "read"}"#,
                 "\"oauth\".\"scopes\" must be an array of strings",
             ),
+            (
+                r#"{"grant": "password"}"#,
+                "\"oauth\".\"grant\" must be one of",
+            ),
+            (
+                r#"{"grant": "client_credentials"}"#,
+                "\"grant\": \"client_credentials\" needs \"clientId\"",
+            ),
+            (
+                r#"{"grant": "client_credentials", "clientId": "c"}"#,
+                "needs \"clientSecret\", or \"privateKey\"",
+            ),
+            (
+                r#"{"grant": "client_credentials", "clientId": "c", "clientSecret": "s", "clientAuth": "private_key_jwt"}"#,
+                "\"clientAuth\": \"private_key_jwt\" needs \"privateKey\" or \"privateKeyFile\"",
+            ),
+            (
+                r#"{"clientAuth": "tls_client_auth"}"#,
+                "\"oauth\".\"clientAuth\" must be one of",
+            ),
+            (
+                r#"{"grant": "jwt_bearer", "assertion": "a", "assertionFile": "/t"}"#,
+                "are two ways to give one secret",
+            ),
+            (
+                r#"{"grant": "jwt_bearer"}"#,
+                "needs \"assertion\" or \"assertionFile\"",
+            ),
+            (r#"{"grant": "id_jag", "clientId": "c"}"#, "needs \"idp\""),
+            (
+                r#"{"grant": "id_jag", "clientId": "c", "idp": {"issuer": "https://i", "clientId": "x"}}"#,
+                "\"oauth\".\"idp\" needs \"idToken\" or \"idTokenFile\"",
+            ),
+            (
+                r#"{"dpop": "yes"}"#,
+                "\"oauth\".\"dpop\" must be true or false",
+            ),
         ] {
             let text = one(&format!(r#"{{"url": "https://h/mcp", "oauth": {oauth}}}"#));
             let error = parse(&text).unwrap_err();
             assert_eq!(error.field(), Some("oauth"), "{error}");
             assert!(error.to_string().contains(message), "{error}");
         }
+    }
+
+    #[test]
+    fn the_unattended_grants_are_read_with_their_secrets_expanded_and_masked() {
+        use crate::config::{ClientAuth, OAuthGrant, SecretSource};
+        let text = r#"{"mcpServers": {
+            "cc": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials",
+                   "clientId": "bot", "clientAuth": "private_key_jwt",
+                   "privateKey": "${BOT_KEY}", "signingAlgorithm": "ES384"}},
+            "wif": {"url": "https://h/mcp", "oauth": {"grant": "jwt_bearer",
+                    "assertionFile": "${TOKENS}/mcp"}},
+            "ent": {"url": "https://h/mcp", "oauth": {"grant": "id_jag", "clientId": "tb",
+                    "clientSecret": "${AS_SECRET}", "dpop": true,
+                    "idp": {"issuer": "https://idp.example", "clientId": "tb-idp",
+                            "idToken": "${ID_TOKEN}"}}}
+        }}"#;
+        let config = parse(text).unwrap().with_env(env(&[
+            ("BOT_KEY", "-----BEGIN PRIVATE KEY-----"),
+            ("TOKENS", "/var/run/secrets/tokens"),
+            ("AS_SECRET", "as-secret"),
+            ("ID_TOKEN", "eyJ-id-token"),
+        ]));
+        let oauth = |name: &str| match config.resolve(name).unwrap().transport {
+            TransportSpec::Http(http) => http.oauth,
+            _ => panic!(),
+        };
+        let cc = oauth("cc");
+        assert_eq!(cc.grant, OAuthGrant::ClientCredentials);
+        assert_eq!(cc.client_auth, Some(ClientAuth::PrivateKeyJwt));
+        assert_eq!(
+            cc.private_key,
+            Some(SecretSource::Value("-----BEGIN PRIVATE KEY-----".into()))
+        );
+        assert_eq!(cc.signing_algorithm.as_deref(), Some("ES384"));
+        let wif = oauth("wif");
+        assert_eq!(wif.grant, OAuthGrant::JwtBearer);
+        assert_eq!(
+            wif.assertion,
+            Some(SecretSource::File("/var/run/secrets/tokens/mcp".into()))
+        );
+        let ent = oauth("ent");
+        assert_eq!(ent.grant, OAuthGrant::IdJag);
+        assert_eq!(ent.dpop, Some(true));
+        let idp = ent.idp.clone().unwrap();
+        assert_eq!(idp.issuer, "https://idp.example");
+        assert_eq!(idp.token_endpoint, None);
+        assert_eq!(idp.id_token, SecretSource::Value("eyJ-id-token".into()));
+        // The secrets are masked, and known to the redactor.
+        let shown = format!("{ent:?} {cc:?}");
+        for secret in ["as-secret", "eyJ-id-token", "BEGIN PRIVATE KEY"] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        let secrets: Vec<&str> = ent.secrets().collect();
+        assert_eq!(secrets, ["as-secret", "eyJ-id-token"]);
+        let redactor = crate::redact::Redactor::for_server(&config.resolve("ent").unwrap());
+        assert_eq!(
+            redactor.redact("token eyJ-id-token refused"),
+            "token *** refused"
+        );
     }
 }

@@ -68,7 +68,7 @@ pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
 pub use settings::{SETTINGS_KEY, Settings};
 pub use spec::{
-    DEFAULT_CALL_TIMEOUT, MAX_TIMEOUT, OAuthSpec, RemoteSpec, ServerSpec, StdioSpec, TransportKind,
-    TransportSpec, timeout_from_secs,
+    ClientAuth, DEFAULT_CALL_TIMEOUT, IdpSpec, MAX_TIMEOUT, OAuthGrant, OAuthSpec, RemoteSpec,
+    SecretSource, ServerSpec, StdioSpec, TransportKind, TransportSpec, timeout_from_secs,
 };
 pub use warning::ConfigWarning;

@@ -22,7 +22,10 @@ use super::{
     secret::SecretMap,
     settings::Settings,
     span::{self, Step},
-    spec::{OAuthSpec, RemoteSpec, ServerSpec, StdioSpec, TransportKind, TransportSpec},
+    spec::{
+        ClientAuth, IdpSpec, OAuthGrant, OAuthSpec, RemoteSpec, SecretSource, ServerSpec,
+        StdioSpec, TransportKind, TransportSpec,
+    },
 };
 use crate::{
     pins::PinPolicy,
@@ -143,6 +146,97 @@ pub(crate) struct OAuthRecord {
     pub(crate) client_metadata_url: Option<String>,
     /// `scopes`.
     pub(crate) scopes: Vec<String>,
+    /// `grant`.
+    pub(crate) grant: OAuthGrant,
+    /// `clientAuth`.
+    pub(crate) client_auth: Option<ClientAuth>,
+    /// `privateKey` (a secret) or `privateKeyFile`: (value, is a file).
+    pub(crate) private_key: Option<(String, bool)>,
+    /// `signingAlgorithm`.
+    pub(crate) signing_algorithm: Option<String>,
+    /// `assertion` (a secret) or `assertionFile`: (value, is a file).
+    pub(crate) assertion: Option<(String, bool)>,
+    /// `idp`: issuer, tokenEndpoint, clientId, clientSecret, and idToken
+    /// or idTokenFile.
+    pub(crate) idp: Option<IdpRecord>,
+    /// `dpop`.
+    pub(crate) dpop: Option<bool>,
+}
+
+/// The `oauth.idp` object as written.
+#[derive(Clone, PartialEq, Default)]
+pub(crate) struct IdpRecord {
+    pub(crate) issuer: String,
+    pub(crate) token_endpoint: Option<String>,
+    pub(crate) client_id: String,
+    pub(crate) client_secret: Option<String>,
+    /// (value, is a file).
+    pub(crate) id_token: (String, bool),
+}
+
+impl OAuthRecord {
+    /// What the grant and the client authentication need is there: the
+    /// field to blame and the message when not.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let grant_name = match self.grant {
+            OAuthGrant::AuthorizationCode => "authorization_code",
+            OAuthGrant::ClientCredentials => "client_credentials",
+            OAuthGrant::JwtBearer => "jwt_bearer",
+            OAuthGrant::IdJag => "id_jag",
+        };
+        let needs = |key: &'static str, what: &str| {
+            Err((key, format!("\"grant\": \"{grant_name}\" needs {what}")))
+        };
+        match self.grant {
+            OAuthGrant::ClientCredentials | OAuthGrant::IdJag if self.client_id.is_none() => {
+                return needs(
+                    "clientId",
+                    "\"clientId\" (the client registered with the authorization server)",
+                );
+            }
+            OAuthGrant::JwtBearer if self.assertion.is_none() => {
+                return needs(
+                    "assertion",
+                    "\"assertion\" or \"assertionFile\" (the workload's JWT)",
+                );
+            }
+            OAuthGrant::IdJag if self.idp.is_none() => {
+                return needs(
+                    "idp",
+                    "\"idp\" (the enterprise identity provider and the user's ID token)",
+                );
+            }
+            _ => {}
+        }
+        if self.grant == OAuthGrant::ClientCredentials
+            && self.client_secret.is_none()
+            && self.private_key.is_none()
+        {
+            return needs(
+                "clientSecret",
+                "\"clientSecret\", or \"privateKey\"/\"privateKeyFile\" for private_key_jwt",
+            );
+        }
+        match self.client_auth {
+            Some(ClientAuth::PrivateKeyJwt) if self.private_key.is_none() => Err((
+                "privateKey",
+                "\"clientAuth\": \"private_key_jwt\" needs \"privateKey\" or \"privateKeyFile\""
+                    .to_owned(),
+            )),
+            Some(method @ (ClientAuth::ClientSecretBasic | ClientAuth::ClientSecretPost))
+                if self.client_secret.is_none() =>
+            {
+                Err((
+                    "clientSecret",
+                    format!(
+                        "\"clientAuth\": \"{}\" needs \"clientSecret\"",
+                        method.as_str()
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl fmt::Debug for OAuthRecord {
@@ -152,6 +246,12 @@ impl fmt::Debug for OAuthRecord {
             .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
+            .field("grant", &self.grant)
+            .field("client_auth", &self.client_auth)
+            .field("private_key", &self.private_key.as_ref().map(|_| MASK))
+            .field("assertion", &self.assertion.as_ref().map(|_| MASK))
+            .field("idp", &self.idp.as_ref().map(|idp| &idp.issuer))
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -468,6 +568,27 @@ impl ServerRecord {
                         })
                         .transpose()
                 };
+                // A secret by value, or a file; `key` names the value form.
+                let expand_source = |key: &str, value: &Option<(String, bool)>| {
+                    value
+                        .as_ref()
+                        .map(|(value, is_file)| {
+                            let key = if *is_file {
+                                format!("{key}File")
+                            } else {
+                                key.to_owned()
+                            };
+                            let steps = [Step::Key("oauth"), Step::Key(&key)];
+                            let value =
+                                expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)?;
+                            Ok::<_, ConfigError>(if *is_file {
+                                SecretSource::File(value.into())
+                            } else {
+                                SecretSource::Value(value)
+                            })
+                        })
+                        .transpose()
+                };
                 let remote = RemoteSpec {
                     url,
                     headers,
@@ -480,6 +601,50 @@ impl ServerRecord {
                             &oauth.client_metadata_url,
                         )?,
                         scopes: oauth.scopes.clone(),
+                        grant: oauth.grant,
+                        client_auth: oauth.client_auth,
+                        private_key: expand_source("privateKey", &oauth.private_key)?,
+                        signing_algorithm: oauth.signing_algorithm.clone(),
+                        assertion: expand_source("assertion", &oauth.assertion)?,
+                        idp: oauth
+                            .idp
+                            .as_ref()
+                            .map(|idp| -> Result<IdpSpec, ConfigError> {
+                                let at = |key: &str, value: &str| {
+                                    let steps =
+                                        [Step::Key("oauth"), Step::Key("idp"), Step::Key(key)];
+                                    expand_at(
+                                        "oauth",
+                                        &format!("\"oauth\".\"idp\".\"{key}\""),
+                                        &steps,
+                                        value,
+                                    )
+                                };
+                                let (token, is_file) = &idp.id_token;
+                                let key = if *is_file { "idTokenFile" } else { "idToken" };
+                                let token = at(key, token)?;
+                                Ok(IdpSpec {
+                                    issuer: at("issuer", &idp.issuer)?,
+                                    token_endpoint: idp
+                                        .token_endpoint
+                                        .as_deref()
+                                        .map(|v| at("tokenEndpoint", v))
+                                        .transpose()?,
+                                    client_id: at("clientId", &idp.client_id)?,
+                                    client_secret: idp
+                                        .client_secret
+                                        .as_deref()
+                                        .map(|v| at("clientSecret", v))
+                                        .transpose()?,
+                                    id_token: if *is_file {
+                                        SecretSource::File(token.into())
+                                    } else {
+                                        SecretSource::Value(token)
+                                    },
+                                })
+                            })
+                            .transpose()?,
+                        dpop: oauth.dpop,
                     },
                 };
                 match kind {
@@ -786,12 +951,124 @@ impl Fields<'_> {
                 ));
             }
         };
-        Ok(OAuthRecord {
+        let invalid = |keys: &[&str], message: String| {
+            let mut steps = vec![Step::Key("oauth")];
+            steps.extend(keys.iter().map(|key| Step::Key(key)));
+            self.err("oauth", &steps, message)
+        };
+        let named = |key: &str, names: &str| {
+            invalid(
+                &[key],
+                format!("\"oauth\".\"{key}\" must be one of {names}"),
+            )
+        };
+        // A secret given by value (`key`) or as a file (`{key}File`), not both.
+        let value_or_file = |obj: &Map<String, Value>, prefix: &str, key: &str| {
+            let file_key = format!("{key}File");
+            let get = |k: &str| match obj.get(k).filter(|v| !v.is_null()) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(invalid(
+                    &[k],
+                    format!("{prefix}\"{k}\" must be a string, not {}", kind_of(other)),
+                )),
+            };
+            match (get(key)?, get(&file_key)?) {
+                (Some(_), Some(_)) => Err(invalid(
+                    &[key],
+                    format!(
+                        "{prefix}\"{key}\" and \"{file_key}\" are two ways to give one secret: keep one"
+                    ),
+                )),
+                (Some(value), None) => Ok(Some((value, false))),
+                (None, Some(path)) => Ok(Some((path, true))),
+                (None, None) => Ok(None),
+            }
+        };
+        let grant = match string("grant")? {
+            None => OAuthGrant::default(),
+            Some(name) => OAuthGrant::parse(&name).ok_or_else(|| {
+                named(
+                    "grant",
+                    "\"authorization_code\", \"client_credentials\", \"jwt_bearer\" or \"id_jag\"",
+                )
+            })?,
+        };
+        let client_auth = match string("clientAuth")? {
+            None => None,
+            Some(name) => Some(ClientAuth::parse(&name).ok_or_else(|| {
+                named(
+                    "clientAuth",
+                    "\"client_secret_basic\", \"client_secret_post\" or \"private_key_jwt\"",
+                )
+            })?),
+        };
+        let dpop = match obj.get("dpop").filter(|v| !v.is_null()) {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                return Err(invalid(
+                    &["dpop"],
+                    format!(
+                        "\"oauth\".\"dpop\" must be true or false, not {}",
+                        kind_of(other)
+                    ),
+                ));
+            }
+        };
+        let idp = match obj.get("idp").filter(|v| !v.is_null()) {
+            None => None,
+            Some(Value::Object(idp)) => {
+                let text = |key: &str| match idp.get(key).filter(|v| !v.is_null()) {
+                    None => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                    Some(other) => Err(invalid(
+                        &["idp", key],
+                        format!(
+                            "\"oauth\".\"idp\".\"{key}\" must be a string, not {}",
+                            kind_of(other)
+                        ),
+                    )),
+                };
+                let needed = |key: &str| {
+                    invalid(&["idp", key], format!("\"oauth\".\"idp\" needs \"{key}\""))
+                };
+                Some(IdpRecord {
+                    issuer: text("issuer")?.ok_or_else(|| needed("issuer"))?,
+                    token_endpoint: text("tokenEndpoint")?,
+                    client_id: text("clientId")?.ok_or_else(|| needed("clientId"))?,
+                    client_secret: text("clientSecret")?,
+                    id_token: value_or_file(idp, "\"oauth\".\"idp\".", "idToken")?
+                        .ok_or_else(|| needed("idToken\" or \"idTokenFile"))?,
+                })
+            }
+            Some(other) => {
+                return Err(invalid(
+                    &["idp"],
+                    format!(
+                        "\"oauth\".\"idp\" must be an object, not {}",
+                        kind_of(other)
+                    ),
+                ));
+            }
+        };
+        let record = OAuthRecord {
             client_id: string("clientId")?,
             client_secret: string("clientSecret")?,
             client_metadata_url: string("clientMetadataUrl")?,
             scopes,
-        })
+            grant,
+            client_auth,
+            private_key: value_or_file(obj, "\"oauth\".", "privateKey")?,
+            signing_algorithm: string("signingAlgorithm")?,
+            assertion: value_or_file(obj, "\"oauth\".", "assertion")?,
+            idp,
+            dpop,
+        };
+        record
+            .check()
+            .map_err(|(key, message)| invalid(&[key], message))?;
+        Ok(record)
     }
 
     fn boolean(&self, field: &str) -> Result<bool, ConfigError> {

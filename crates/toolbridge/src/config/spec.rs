@@ -166,6 +166,179 @@ pub struct OAuthSpec {
     /// The scopes to ask for (`scopes`); empty means the ones the server
     /// names.
     pub scopes: Vec<String>,
+    /// How toolbridge gets its tokens (`grant`): a browser sign-in unless
+    /// the config names a grant that needs no user.
+    pub grant: OAuthGrant,
+    /// How toolbridge authenticates as the client at the token endpoint
+    /// (`clientAuth`); `None` lets the authorization server's metadata
+    /// decide among the methods the config's credentials allow.
+    pub client_auth: Option<ClientAuth>,
+    /// The private key of `private_key_jwt` (`privateKey`, the PEM itself,
+    /// or `privateKeyFile`, a path).
+    pub private_key: Option<SecretSource>,
+    /// The JWS algorithm the private key signs with (`signingAlgorithm`),
+    /// default `ES256`.
+    pub signing_algorithm: Option<String>,
+    /// The workload's JWT of the `jwt_bearer` grant (`assertion`, or
+    /// `assertionFile`, read anew for every token request: platforms rotate
+    /// the file).
+    pub assertion: Option<SecretSource>,
+    /// The enterprise identity provider of the `id_jag` grant (`idp`).
+    pub idp: Option<IdpSpec>,
+    /// DPoP-bound tokens (`dpop`, RFC 9449): `Some(true)` always, `Some(false)`
+    /// never, `None` when the server's challenge asks for the `DPoP` scheme.
+    pub dpop: Option<bool>,
+}
+
+/// How toolbridge gets tokens from the authorization server (`oauth.grant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OAuthGrant {
+    /// `authorization_code`: the browser sign-in with PKCE (the default).
+    #[default]
+    AuthorizationCode,
+    /// `client_credentials` (the OAuth client credentials extension): the
+    /// client's own credentials, no user.
+    ClientCredentials,
+    /// `jwt_bearer` (workload identity federation, RFC 7523): a JWT the
+    /// workload's platform issued is the grant.
+    JwtBearer,
+    /// `id_jag` (enterprise-managed authorization): the user's ID token from
+    /// the enterprise identity provider is exchanged there for an ID-JAG
+    /// (RFC 8693), which the authorization server takes as a JWT grant.
+    IdJag,
+}
+
+impl OAuthGrant {
+    /// The grant named `name` in the config.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "authorization_code" => OAuthGrant::AuthorizationCode,
+            "client_credentials" => OAuthGrant::ClientCredentials,
+            "jwt_bearer" => OAuthGrant::JwtBearer,
+            "id_jag" => OAuthGrant::IdJag,
+            _ => return None,
+        })
+    }
+
+    /// True when tokens come without a user (no browser, no prompt).
+    pub fn is_unattended(self) -> bool {
+        self != OAuthGrant::AuthorizationCode
+    }
+}
+
+/// How the client authenticates at a token endpoint (`oauth.clientAuth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAuth {
+    /// `client_secret_basic`: HTTP Basic with the ID and secret.
+    ClientSecretBasic,
+    /// `client_secret_post`: the ID and secret in the request body.
+    ClientSecretPost,
+    /// `private_key_jwt` (RFC 7523 section 2.2): a JWT signed with the
+    /// client's private key.
+    PrivateKeyJwt,
+}
+
+impl ClientAuth {
+    /// The method named `name` in the config.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "client_secret_basic" => ClientAuth::ClientSecretBasic,
+            "client_secret_post" => ClientAuth::ClientSecretPost,
+            "private_key_jwt" => ClientAuth::PrivateKeyJwt,
+            _ => return None,
+        })
+    }
+
+    /// The name OAuth metadata uses for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientAuth::ClientSecretBasic => "client_secret_basic",
+            ClientAuth::ClientSecretPost => "client_secret_post",
+            ClientAuth::PrivateKeyJwt => "private_key_jwt",
+        }
+    }
+}
+
+/// A secret the config gives by value (`${VAR}` expanded) or as a file to
+/// read when it is needed.
+#[derive(Clone, PartialEq, Eq)]
+pub enum SecretSource {
+    /// The secret itself.
+    Value(String),
+    /// A file holding it (surrounding whitespace is not part of it).
+    File(PathBuf),
+}
+
+impl SecretSource {
+    /// The secret: the value, or the file's content, trimmed.
+    pub fn read(&self) -> std::io::Result<String> {
+        match self {
+            SecretSource::Value(value) => Ok(value.clone()),
+            SecretSource::File(path) => Ok(std::fs::read_to_string(path)?.trim().to_owned()),
+        }
+    }
+
+    /// The value, when it is one (for scrubbing it from text).
+    pub fn value(&self) -> Option<&str> {
+        match self {
+            SecretSource::Value(value) => Some(value),
+            SecretSource::File(_) => None,
+        }
+    }
+}
+
+impl fmt::Debug for SecretSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretSource::Value(_) => f.write_str(MASK),
+            SecretSource::File(path) => f.debug_tuple("File").field(path).finish(),
+        }
+    }
+}
+
+/// The enterprise identity provider of the `id_jag` grant (`oauth.idp`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct IdpSpec {
+    /// Its issuer URL (`issuer`): the ID-JAG's `iss`.
+    pub issuer: String,
+    /// Its token endpoint (`tokenEndpoint`); without it, the one its OpenID
+    /// configuration names.
+    pub token_endpoint: Option<String>,
+    /// toolbridge's client ID there (`clientId`).
+    pub client_id: String,
+    /// That client's secret (`clientSecret`), sent in the request body.
+    pub client_secret: Option<String>,
+    /// The user's ID token from the single sign-on (`idToken` or
+    /// `idTokenFile`).
+    pub id_token: SecretSource,
+}
+
+impl fmt::Debug for IdpSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdpSpec")
+            .field("issuer", &self.issuer)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
+            .field("id_token", &self.id_token)
+            .finish()
+    }
+}
+
+impl OAuthSpec {
+    /// The secrets given by value, for scrubbing them from text.
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        let idp = self.idp.as_ref();
+        [
+            self.client_secret.as_deref(),
+            self.private_key.as_ref().and_then(SecretSource::value),
+            self.assertion.as_ref().and_then(SecretSource::value),
+            idp.and_then(|idp| idp.client_secret.as_deref()),
+            idp.and_then(|idp| idp.id_token.value()),
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 impl fmt::Debug for OAuthSpec {
@@ -175,6 +348,13 @@ impl fmt::Debug for OAuthSpec {
             .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
+            .field("grant", &self.grant)
+            .field("client_auth", &self.client_auth)
+            .field("private_key", &self.private_key)
+            .field("signing_algorithm", &self.signing_algorithm)
+            .field("assertion", &self.assertion)
+            .field("idp", &self.idp)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }

@@ -542,16 +542,154 @@ impl HttpClient {
     }
 
     /// The bearer token for a request rmcp sends without one (`GET`
-    /// streams, `DELETE`); no sign-in happens here.
+    /// streams, `DELETE`), or for a DPoP-bound token its headers put in
+    /// `headers`; no sign-in happens here.
     async fn token_for(
         &self,
         auth_header: Option<String>,
+        method: &str,
+        uri: &str,
+        headers: &mut HashMap<HeaderName, HeaderValue>,
     ) -> Result<Option<String>, StreamableHttpError<HttpClientError>> {
         #[cfg(feature = "auth")]
         if let (Some(auth), None) = (&self.auth, &auth_header) {
-            return auth.bearer().await.map_err(|e| self.auth_error(e));
+            let token = auth.bearer().await.map_err(|e| self.auth_error(e))?;
+            return self.present(auth, method, uri, token, headers);
         }
+        let _ = (method, uri, headers);
         Ok(auth_header)
+    }
+
+    /// `token` as rmcp's bearer, or (DPoP-bound) as the `Authorization:
+    /// DPoP` and `DPoP` proof headers added to `headers` (rmcp then sends
+    /// no `Authorization` of its own).
+    #[cfg(feature = "auth")]
+    fn present(
+        &self,
+        auth: &crate::auth::ServerAuth,
+        method: &str,
+        uri: &str,
+        token: Option<String>,
+        headers: &mut HashMap<HeaderName, HeaderValue>,
+    ) -> Result<Option<String>, StreamableHttpError<HttpClientError>> {
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        let Some((authorization, proof)) = auth
+            .dpop_headers(method, uri, &token)
+            .map_err(|e| self.auth_error(e))?
+        else {
+            return Ok(Some(token));
+        };
+        let value = |text: String| {
+            let mut value = HeaderValue::try_from(text).map_err(|_| {
+                StreamableHttpError::Client(HttpClientError {
+                    message: "the access token is not a valid header value".to_owned(),
+                    status: None,
+                })
+            })?;
+            value.set_sensitive(true);
+            Ok::<_, StreamableHttpError<HttpClientError>>(value)
+        };
+        headers.insert(http::header::AUTHORIZATION, value(authorization)?);
+        headers.insert(HeaderName::from_static("dpop"), value(proof)?);
+        Ok(None)
+    }
+
+    /// One POST presenting `token` (as a bearer, or DPoP-bound with a
+    /// proof); a DPoP server that answers `use_dpop_nonce` gets it once
+    /// more with the nonce it gave (RFC 9449 section 9).
+    #[cfg(feature = "auth")]
+    #[allow(clippy::too_many_arguments)]
+    async fn post_presenting(
+        &self,
+        auth: &crate::auth::ServerAuth,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<HttpClientError>> {
+        let mut headers = custom_headers.clone();
+        let bearer = self.present(auth, "POST", &uri, token.clone(), &mut headers)?;
+        let bound = bearer.is_none() && token.is_some();
+        let result = self
+            .post_once(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                bearer,
+                headers.clone(),
+                limits,
+            )
+            .await;
+        let nonce_asked = matches!(&result, Err(StreamableHttpError::AuthRequired(e))
+            if crate::auth::dpop::is_dpop_challenge(&e.www_authenticate_header)
+                && crate::auth::dpop::asks_for_nonce(&e.www_authenticate_header));
+        if !(bound && nonce_asked && self.fetch_nonce(auth, &uri, &headers).await) {
+            return result;
+        }
+        let mut headers = custom_headers;
+        let bearer = self.present(auth, "POST", &uri, token, &mut headers)?;
+        self.post_once(uri, message, session_id, bearer, headers, limits)
+            .await
+    }
+
+    /// The nonce a DPoP server wants, kept for the next proofs: rmcp does
+    /// not pass on the `DPoP-Nonce` header of the 401 that asked for it, so
+    /// a `ping` (no effect on the server) with the same credentials is sent
+    /// to read it from its refusal. `headers` are the refused request's.
+    #[cfg(feature = "auth")]
+    async fn fetch_nonce(
+        &self,
+        auth: &crate::auth::ServerAuth,
+        uri: &str,
+        headers: &HashMap<HeaderName, HeaderValue>,
+    ) -> bool {
+        let Some(token) = headers
+            .get(&http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("DPoP "))
+            .map(str::to_owned)
+        else {
+            return false;
+        };
+        let Ok(Some((authorization, proof))) = auth.dpop_headers("POST", uri, &token) else {
+            return false;
+        };
+        let mut request = self
+            .inner
+            .post(uri)
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::AUTHORIZATION, authorization)
+            .header("DPoP", proof)
+            .body(r#"{"jsonrpc":"2.0","id":"toolbridge-dpop-nonce","method":"ping"}"#);
+        for (name, value) in headers {
+            if name != http::header::AUTHORIZATION && name.as_str() != "dpop" {
+                request = request.header(name, value);
+            }
+        }
+        let Ok(response) = request
+            .timeout(std::time::Duration::from_secs(30))
+            .send()
+            .await
+        else {
+            return false;
+        };
+        match response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+        {
+            Some(nonce) => {
+                tracing::debug!(server = %self.remote.server, "the server asked for a DPoP nonce");
+                auth.keep_nonce(nonce);
+                true
+            }
+            None => false,
+        }
     }
 
     /// A sign-in or refresh failure, as the error of the request it was for.
@@ -700,7 +838,8 @@ impl StreamableHttpClient for HttpClient {
         if let Some(auth) = self.auth.as_ref().filter(|_| auth_header.is_none()) {
             let token = auth.bearer().await.map_err(|e| self.auth_error(e))?;
             let first = self
-                .post_once(
+                .post_presenting(
+                    auth,
                     uri.clone(),
                     message.clone(),
                     session_id.clone(),
@@ -714,7 +853,7 @@ impl StreamableHttpClient for HttpClient {
                 Err(StreamableHttpError::InsufficientScope(e)) => &e.www_authenticate_header,
                 _ => return first,
             };
-            if !is_bearer_challenge(challenge) {
+            if !is_bearer_challenge(challenge) && !crate::auth::dpop::is_dpop_challenge(challenge) {
                 return first;
             }
             auth.refused(challenge, token.as_deref())
@@ -722,7 +861,15 @@ impl StreamableHttpClient for HttpClient {
                 .map_err(|e| self.auth_error(e))?;
             let token = auth.bearer().await.map_err(|e| self.auth_error(e))?;
             return self
-                .post_once(uri, message, session_id, token, custom_headers, limits)
+                .post_presenting(
+                    auth,
+                    uri,
+                    message,
+                    session_id,
+                    token,
+                    custom_headers,
+                    limits,
+                )
                 .await;
         }
         self.post_once(
@@ -743,7 +890,10 @@ impl StreamableHttpClient for HttpClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        let auth_header = self.token_for(auth_header).await?;
+        let mut custom_headers = custom_headers;
+        let auth_header = self
+            .token_for(auth_header, "DELETE", &uri, &mut custom_headers)
+            .await?;
         self.inner
             .delete_session(uri, session_id, auth_header, custom_headers)
             .await
@@ -780,7 +930,10 @@ impl StreamableHttpClient for HttpClient {
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<Self::Error>> {
         // rmcp opens the session's standalone stream here (it never resumes
         // one itself: see `resume`).
-        let auth_header = self.token_for(auth_header).await?;
+        let mut custom_headers = custom_headers;
+        let auth_header = self
+            .token_for(auth_header, "GET", &uri, &mut custom_headers)
+            .await?;
         let target = resume::GetTarget {
             client: self.clone(),
             uri: uri.clone(),

@@ -101,7 +101,8 @@ impl Remote {
             header_value.set_sensitive(true);
             headers.append(header_name, header_value);
         }
-        let redactor = Redactor::new(Some(&url), spec.headers.values().map(String::as_str));
+        let secrets = spec.headers.values().map(String::as_str);
+        let redactor = Redactor::new(Some(&url), secrets.chain(spec.oauth.secrets()));
         if headers.contains_key(http::header::AUTHORIZATION) {
             // reqwest turns user info into `Authorization: Basic`, which would
             // replace the header the config sets explicitly.
