@@ -26,7 +26,9 @@
 //!   header and idle timeouts), and
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
-//!   [`security`]: Host and Origin checks, the bearer token;
+//!   [`security`]: Host and Origin checks, and who the client is
+//!   ([`identity`]): the admin token, named client tokens
+//!   ([`client_tokens`]), OAuth access tokens ([`resource_server`]);
 //!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
@@ -38,15 +40,18 @@
 
 pub mod audit;
 pub mod client_peer;
+pub mod client_tokens;
 pub mod connections;
 pub mod error;
 pub mod gateway;
 pub mod held_calls;
 pub mod http;
+pub mod identity;
 pub mod metrics;
 pub mod names;
 pub mod peer;
 pub mod relay;
+pub mod resource_server;
 pub mod security;
 pub mod session;
 pub mod stateless;
@@ -59,4 +64,5 @@ pub mod web;
 pub use connections::ConnectionLimits;
 pub use error::GatewayError;
 pub use gateway::{Gateway, GatewayOptions};
-pub use security::{Security, TokenSource};
+pub use identity::{ClientIdentity, ClientKind};
+pub use security::{Clients, Security, TokenSource};

@@ -52,6 +52,7 @@ use toolbridge::pool::{CallOptions, ClientFeatures, LogHandler, RequestOrigin};
 
 use crate::{
     Gateway,
+    identity::ClientIdentity,
     session::{self, Caller, ProgressRelay},
 };
 
@@ -105,8 +106,9 @@ impl Endpoint {
 
     /// Answers one HTTP request to `/mcp`.
     pub async fn handle(self, request: Request<Body>) -> Response {
+        let client = ClientIdentity::of(request.extensions()).cloned();
         match lane(request).await {
-            Ok(Lane::Lean(lean)) => self.answer(lean).await,
+            Ok(Lane::Lean(lean)) => self.answer(lean, client).await,
             // Boxed: rmcp's service future (~6 KiB) would sit in every
             // request's future, which axum moves into a box of its own.
             Ok(Lane::Rmcp(request)) => Box::pin(self.rmcp.handle(request)).await.map(Body::new),
@@ -114,7 +116,7 @@ impl Endpoint {
         }
     }
 
-    async fn answer(&self, lean: Lean) -> Response {
+    async fn answer(&self, lean: Lean, client: Option<ClientIdentity>) -> Response {
         match lean {
             Lean::List(id, params) => {
                 let result = session::list_tools(&self.gateway, params)
@@ -128,7 +130,10 @@ impl Endpoint {
                 caller,
                 log_level,
                 progress,
-            } => self.call(id, params, caller, log_level, progress).await,
+            } => {
+                self.call(id, params, caller, log_level, progress, client)
+                    .await
+            }
         }
     }
 
@@ -146,6 +151,7 @@ impl Endpoint {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
+        client: Option<ClientIdentity>,
     ) -> Response {
         let (outbox, mut messages) = mpsc::unbounded_channel();
         let progress = progress.map(|token| {
@@ -173,9 +179,17 @@ impl Endpoint {
         // Boxed: moved into the task's cell by value, the call's state
         // machine (~6 KiB) was copied at the spawn and again as it finished.
         let mut task = tokio::spawn(Box::pin(async move {
-            session::call_tool(&gateway, params, options, caller, progress, &task_ct)
-                .await
-                .map(ServerResult::from)
+            session::call_tool(
+                &gateway,
+                params,
+                options,
+                caller,
+                progress,
+                &task_ct,
+                client.as_ref(),
+            )
+            .await
+            .map(ServerResult::from)
         }));
         // Dropped with this future or the event stream (the client went
         // away): the call ends.
