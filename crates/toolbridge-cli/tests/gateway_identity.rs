@@ -377,6 +377,62 @@ async fn the_gateway_takes_the_issuers_jwt_access_tokens_and_refuses_bad_ones() 
     );
 }
 
+/// The TypeScript SDK's OAuth client (ClientCredentialsProvider) signs in
+/// by itself: from the gateway's 401 to its metadata, the issuer, a token
+/// for the gateway's resource, then the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_signs_in_through_the_gateways_metadata_and_calls_a_tool() {
+    let issuer = issuer();
+    let issuer_url = format!("http://127.0.0.1:{}", issuer.port);
+    let sandbox = Sandbox::new();
+    let config = config(
+        sandbox.dir.path(),
+        json!({ "gateway": { "oauth": { "issuer": issuer_url } } }),
+    );
+    let gateway = Gateway::start(&config, sandbox.dir.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["echo"]));
+    let script = root().join("crates/toolbridge-cli/tests/oauth/sdk_client.cjs");
+    let output = tokio::process::Command::new("node")
+        .arg(&script)
+        .arg(&gateway.url)
+        .arg(&issuer_url)
+        .env("NODE_DEPS", common::deps().join("node"))
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(90), output)
+        .await
+        .expect("the SDK client finished within 90 s")
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the SDK client failed: {}\n{stdout}\ngateway:\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        gateway.log()
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the client's JSON line");
+    assert!(
+        seen["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|n| n == "echo")),
+        "{seen}"
+    );
+    assert_eq!(seen["echo"], json!(["sdk signed in"]), "{seen}");
+    let audited = poll_async(Duration::from_secs(10), || async {
+        gateway
+            .log()
+            .lines()
+            .any(|l| l.contains("tool call") && l.contains("oauth") && l.contains("sdk-client"))
+            .then_some(())
+    })
+    .await;
+    assert!(
+        audited.is_some(),
+        "no audit line of the SDK client:\n{}",
+        gateway.log()
+    );
+}
+
 /// The `kid` in a JWT's header.
 fn jsonwebtoken_kid(token: &str) -> String {
     use base64::Engine as _;

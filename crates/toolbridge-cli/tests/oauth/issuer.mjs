@@ -41,6 +41,16 @@ function makeProvider(issuer, key) {
       response_types: [],
       token_endpoint_auth_method: 'client_secret_post',
       scope: 'tools.read tools.write',
+    }, {
+      // The TypeScript SDK's ClientCredentialsProvider authenticates with
+      // HTTP Basic.
+      client_id: 'sdk-client',
+      client_secret: 'sdk-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'tools.read tools.write',
     }],
     jwks: { keys: [key] },
     scopes: ['tools.read', 'tools.write'],
