@@ -433,6 +433,65 @@ async fn the_typescript_sdk_signs_in_through_the_gateways_metadata_and_calls_a_t
     );
 }
 
+/// toolbridge's own client signs in to the gateway as to any remote
+/// server: `auth login` meets the 401, follows the metadata to the issuer,
+/// registers itself, and walks the authorization code flow with PKCE through
+/// the issuer's own login and consent pages (tests/oauth/browser.sh as
+/// `$BROWSER`); `call` then goes through with the token, audited under the
+/// user's name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolbridge_auth_login_signs_in_to_the_gateway_and_calls_through_it() {
+    let issuer = issuer();
+    let issuer_url = format!("http://127.0.0.1:{}", issuer.port);
+    let served = Sandbox::new();
+    let config = config(
+        served.dir.path(),
+        json!({ "gateway": { "oauth": { "issuer": issuer_url } } }),
+    );
+    let gateway = Gateway::start(&config, served.dir.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["echo"]));
+
+    let client = Sandbox::new();
+    client.write_config(&json!({ "mcpServers": { "gw": { "url": gateway.url } } }));
+    let browser = root().join("crates/toolbridge-cli/tests/oauth/browser.sh");
+    let with_browser = |c: &mut std::process::Command| {
+        c.env("BROWSER", &browser);
+    };
+    let login =
+        tokio::task::block_in_place(|| client.run_with(&["auth", "login", "gw"], with_browser));
+    assert_eq!(
+        login.code,
+        Some(0),
+        "{login:?}\ngateway:\n{}",
+        gateway.log()
+    );
+    assert!(login.stderr.contains("signed in to \"gw\""), "{login:?}");
+    let call = tokio::task::block_in_place(|| {
+        client.run(&[
+            "call",
+            "gw",
+            "echo",
+            "--args",
+            r#"{"text": "via auth login"}"#,
+        ])
+    });
+    assert_eq!(call.code, Some(0), "{call:?}\ngateway:\n{}", gateway.log());
+    assert_eq!(call.stdout.trim(), "via auth login");
+    let audited = poll_async(Duration::from_secs(10), || async {
+        gateway
+            .log()
+            .lines()
+            .any(|l| l.contains("tool call") && l.contains("oauth") && l.contains("\"alice\""))
+            .then_some(())
+    })
+    .await;
+    assert!(
+        audited.is_some(),
+        "no audit line of alice:\n{}",
+        gateway.log()
+    );
+}
+
 /// The `kid` in a JWT's header.
 fn jsonwebtoken_kid(token: &str) -> String {
     use base64::Engine as _;

@@ -53,9 +53,13 @@ function makeProvider(issuer, key) {
       scope: 'tools.read tools.write',
     }],
     jwks: { keys: [key] },
-    scopes: ['tools.read', 'tools.write'],
+    scopes: ['tools.read', 'tools.write', 'offline_access'],
     features: {
-      devInteractions: { enabled: false },
+      // The provider's own login and consent pages (any login is taken),
+      // and dynamic client registration: what `toolbridge auth login`
+      // walks through with its $BROWSER.
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
