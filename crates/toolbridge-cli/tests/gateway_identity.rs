@@ -375,6 +375,33 @@ async fn the_gateway_takes_the_issuers_jwt_access_tokens_and_refuses_bad_ones() 
         true,
         "old key",
     );
+
+    // A stream of tokens naming unknown keys is refused without fetching
+    // the key set for each: the gateway has used its fetches of the minute
+    // (the first, the stranger's, the rotation's, the old key's).
+    let fetched = jwks_fetches(&issuer).await;
+    for _ in 0..10 {
+        let stranger = forged(&issuer, &resource, 300, true).await;
+        let answer = post(&resource, Some(&stranger), initialize()).await;
+        assert_challenge(&base, &answer, true, "unknown key in a flood");
+    }
+    assert_eq!(
+        jwks_fetches(&issuer).await,
+        fetched,
+        "made-up kids made the gateway refetch"
+    );
+    assert!(fetched <= 4, "{fetched} fetches of the key set");
+}
+
+/// How often the issuer's key set was fetched.
+async fn jwks_fetches(issuer: &Listening) -> u64 {
+    let stats: Value = reqwest::get(issuer.url("/test/stats"))
+        .await
+        .expect("GET /test/stats")
+        .json()
+        .await
+        .expect("stats JSON");
+    stats["jwksFetches"].as_u64().expect("jwksFetches")
 }
 
 /// The TypeScript SDK's OAuth client (ClientCredentialsProvider) signs in

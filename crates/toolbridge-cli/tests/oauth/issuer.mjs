@@ -6,6 +6,7 @@
 // Test-only routes beside the provider's own:
 // - POST /test/rotate: a new signing key replaces the old one (a new `kid`;
 //   the old key is no longer published), as an issuer rotating its key.
+// - GET /test/stats: {"jwksFetches": N}, how often the key set was fetched.
 // - POST /test/forge {aud, expSecs, unpublished}: a JWT with the issuer's
 //   claims signed by the current key (or, with `unpublished`, by a key the
 //   issuer never published), `exp` `expSecs` from now (negative: expired).
@@ -84,7 +85,15 @@ let key;
 let provider;
 let callback;
 
+let jwksFetches = 0;
+
 const server = http.createServer(async (req, res) => {
+  if (req.method === 'GET' && req.url === '/test/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jwksFetches }));
+    return;
+  }
+  if (req.url.startsWith('/jwks')) jwksFetches += 1;
   if (req.method === 'POST' && req.url === '/test/rotate') {
     key = await newKey();
     provider = makeProvider(issuer, key);
