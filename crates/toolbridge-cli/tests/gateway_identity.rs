@@ -171,6 +171,42 @@ async fn named_tokens_are_made_listed_bound_and_revoked_while_the_gateway_runs()
     assert_eq!(echo(&gateway.url, TOKEN, "admin").await, "admin");
 }
 
+/// A session answers only the client that opened it: another client's
+/// token with its id gets the 404 of an unknown session, while the owner
+/// goes on using it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answers_only_the_client_that_opened_it() {
+    let sandbox = Sandbox::new();
+    let config = config(sandbox.dir.path(), json!({}));
+    let gateway = Gateway::start(&config, sandbox.dir.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["echo"]));
+    let made = token_cli(&config, &["create", "intruder"]);
+    assert_eq!(made.code, Some(0), "{made:?}");
+    let intruder = made.stdout.trim().to_owned();
+
+    let mut owner = RawClient::new(&gateway.url);
+    owner.initialize().await;
+    let session = owner.session.clone().expect("a session");
+    let mut other = RawClient::with_token(&gateway.url, &intruder);
+    other.session = Some(session.clone());
+    let answer = other.call("echo", json!({ "text": "not mine" })).await;
+    assert_eq!(
+        answer.status, 404,
+        "another client used the session: {answer:?}"
+    );
+    let answer = owner.call("echo", json!({ "text": "mine" })).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer
+            .body
+            .as_ref()
+            .and_then(|b| b.pointer("/result/content/0/text")),
+        Some(&json!("mine"))
+    );
+    // The intruder's own session works.
+    assert_eq!(echo(&gateway.url, &intruder, "own").await, "own");
+}
+
 /// The authorization server, on a port of its own.
 fn issuer() -> Listening {
     let script = root().join("crates/toolbridge-cli/tests/oauth/issuer.mjs");

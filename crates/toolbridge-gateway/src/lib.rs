@@ -13,7 +13,8 @@
 //!   each, so that a config change starts and stops only what changed;
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
-//! - [`session`]: the rmcp `ServerHandler` one client session talks to;
+//! - [`session`]: the rmcp `ServerHandler` one client session talks to,
+//!   and [`session_owners`]: which client opened each session;
 //! - [`held_calls`]: a stateless client's call held open while an older
 //!   upstream waits for the client's answer to a question it asked mid-call;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
@@ -54,6 +55,7 @@ pub mod relay;
 pub mod resource_server;
 pub mod security;
 pub mod session;
+pub mod session_owners;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;

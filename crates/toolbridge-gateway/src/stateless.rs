@@ -54,6 +54,7 @@ use crate::{
     Gateway,
     identity::ClientIdentity,
     session::{self, Caller, ProgressRelay},
+    session_owners::SessionOwners,
 };
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
@@ -61,6 +62,8 @@ use crate::{
 const MAX_BODY: u64 = 4 * 1024 * 1024;
 /// The keep-alive comment interval of an event-stream answer (rmcp's).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The header naming a 2025-11-25 client's session.
+const SESSION_HEADER: &str = "mcp-session-id";
 /// What rmcp puts before a Base64-encoded header value (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
 
@@ -72,6 +75,7 @@ pub type RmcpService = StreamableHttpService<session::Session, LocalSessionManag
 pub struct Endpoint {
     gateway: Gateway,
     rmcp: Arc<RmcpService>,
+    owners: Arc<SessionOwners>,
 }
 
 /// The request this module serves, parsed.
@@ -97,21 +101,45 @@ enum Lane {
 
 impl Endpoint {
     /// The endpoint of `gateway` in front of `rmcp`.
-    pub fn new(gateway: Gateway, rmcp: RmcpService) -> Endpoint {
+    pub fn new(gateway: Gateway, rmcp: RmcpService, owners: SessionOwners) -> Endpoint {
         Endpoint {
             gateway,
             rmcp: Arc::new(rmcp),
+            owners: Arc::new(owners),
         }
     }
 
     /// Answers one HTTP request to `/mcp`.
     pub async fn handle(self, request: Request<Body>) -> Response {
         let client = ClientIdentity::of(request.extensions()).cloned();
+        let session = request
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let (Some(id), Some(client)) = (&session, &client)
+            && !self.owners.permits(id, &client.key()).await
+        {
+            // As rmcp answers a session it does not know.
+            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        }
         match lane(request).await {
             Ok(Lane::Lean(lean)) => self.answer(lean, client).await,
             // Boxed: rmcp's service future (~6 KiB) would sit in every
             // request's future, which axum moves into a box of its own.
-            Ok(Lane::Rmcp(request)) => Box::pin(self.rmcp.handle(request)).await.map(Body::new),
+            Ok(Lane::Rmcp(request)) => {
+                let response = Box::pin(self.rmcp.handle(request)).await.map(Body::new);
+                if session.is_none()
+                    && let Some(client) = client
+                    && let Some(opened) = response
+                        .headers()
+                        .get(SESSION_HEADER)
+                        .and_then(|v| v.to_str().ok())
+                {
+                    self.owners.opened(opened, client.key()).await;
+                }
+                response
+            }
             Err(response) => response,
         }
     }
@@ -261,7 +289,7 @@ async fn lane(request: Request<Body>) -> Result<Lane, Response> {
 /// take as they are.
 fn lean_headers(method: &Method, headers: &HeaderMap) -> bool {
     *method == Method::POST
-        && !headers.contains_key("mcp-session-id")
+        && !headers.contains_key(SESSION_HEADER)
         && only(headers, "mcp-protocol-version")
             .is_some_and(|v| v == ProtocolVersion::V_2026_07_28.as_str())
         && only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {
