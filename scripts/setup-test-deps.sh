@@ -24,6 +24,10 @@ NPM_PACKAGES=(
 # packaged for npm (no other download; it unpacks into $TMPDIR) and the
 # DevTools client that drives it. Their own folder, .deps/web.
 WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1")
+# The authorization server of the gateway's OAuth tests (tests/gateway_oauth.rs):
+# panva's oidc-provider, an OpenID-certified implementation. Its own folder,
+# .deps/oidc.
+OIDC_NPM_PACKAGES=("oidc-provider@9.13.3")
 # Python environments: name and pinned requirements.
 #   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
 #   py1: the Python MCP SDK 1.x, the last with a WebSocket server
@@ -67,6 +71,16 @@ install_web() {
   [ -f "$deps/web/package.json" ] || echo '{"private":true}' > "$deps/web/package.json"
   npm install --prefix "$deps/web" --no-audit --no-fund --loglevel=error "${WEB_NPM_PACKAGES[@]}" >&2
   echo "$want" > "$deps/web/.stamp"
+}
+
+install_oidc() {
+  local want="${OIDC_NPM_PACKAGES[*]}"
+  if stamp_ok "$deps/oidc/.stamp" "$want"; then return; fi
+  log "installing the authorization server for the OAuth tests: $want"
+  mkdir -p "$deps/oidc"
+  [ -f "$deps/oidc/package.json" ] || echo '{"private":true}' > "$deps/oidc/package.json"
+  npm install --prefix "$deps/oidc" --no-audit --no-fund --loglevel=error "${OIDC_NPM_PACKAGES[@]}" >&2
+  echo "$want" > "$deps/oidc/.stamp"
 }
 
 install_venv() {
@@ -114,6 +128,7 @@ install_venv py-tb "${PY_TB_REQS[@]}"
 install_venv py-tb-fastmcp "${PY_TB_FASTMCP_REQS[@]}"
 wait "$npm_pid"
 install_web
+install_oidc
 # The conformance suite and its reference server (the resource, prompt and
 # completion tests start it); its installer lives in the shared folder beside
 # the checkout ($CONFORMANCE_SETUP overrides), and installs once.

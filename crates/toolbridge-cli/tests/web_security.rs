@@ -5,7 +5,7 @@
 //! of the host gets nothing it could replay; a foreign Origin is refused even
 //! with a session; the token never shows in the gateway's log or answers.
 //! A second local user (uid 65534, raw sockets) cannot use a loopback
-//! gateway without a token. Doctor is a POST, one at a time. And `toolbridge
+//! gateway without a token, unless given a client token (MCP only then). Doctor is a POST, one at a time. And `toolbridge
 //! ui`, which starts the gateway and opens the page with `$BROWSER`.
 
 mod common;
@@ -585,6 +585,62 @@ async fn another_local_user_cannot_add_run_or_call_anything_without_the_token() 
     // The gateway's own user is served as before.
     let own = raw(&format!("http://{addr}"), "GET", "/api/servers", &[], None).await;
     assert_eq!(own.status(), StatusCode::OK);
+}
+
+/// On the same loopback gateway without an admin token, a named client
+/// token (issue 27) lets another local user in, to MCP only: its call
+/// works, the page's API still answers 403 with that token.
+#[tokio::test]
+async fn another_local_user_with_a_client_token_reaches_mcp_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = example_config(dir.path());
+    let gateway = gateway_support::Gateway::start_with(&config, dir.path(), &[], None);
+    let addr = gateway.addr();
+    let made = Command::new(common::toolbridge())
+        .arg("--config")
+        .arg(&config)
+        .args(["serve", "token", "create", "colleague"])
+        .output()
+        .expect("serve token create");
+    assert!(made.status.success(), "{made:?}");
+    let token = String::from_utf8_lossy(&made.stdout).trim().to_owned();
+    let bearer = format!("Authorization: Bearer {token}");
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": { "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "colleague", "version": "1" } },
+    })
+    .to_string();
+    let mcp = as_other_user(
+        &addr,
+        &http_text(
+            &addr,
+            "POST",
+            "/mcp",
+            &["Accept: application/json, text/event-stream", &bearer],
+            &initialize,
+        ),
+    );
+    assert_eq!(status_of(&mcp), "200", "{mcp}");
+    let api = as_other_user(
+        &addr,
+        &http_text(&addr, "GET", "/api/servers", &[&bearer], ""),
+    );
+    assert_eq!(status_of(&api), "403", "{api}");
+    let wrong = as_other_user(
+        &addr,
+        &http_text(
+            &addr,
+            "POST",
+            "/mcp",
+            &[
+                "Accept: application/json, text/event-stream",
+                "Authorization: Bearer tbc_0",
+            ],
+            &initialize,
+        ),
+    );
+    assert_eq!(status_of(&wrong), "403", "{wrong}");
 }
 
 /// Issue 32's fifth attack: `GET /api/doctor` started every configured

@@ -1,5 +1,6 @@
 //! The audit trail: one line per tool call, at info level on target
-//! `toolbridge::audit` (server, tool, client session, duration, outcome),
+//! `toolbridge::audit` (server, tool, the client: its kind, name and
+//! profile binding, duration, outcome),
 //! and one per change pinning saw (a tool withheld, approved, a server
 //! pinned the first time). Arguments only at debug level; tokens and
 //! headers never.
@@ -7,6 +8,8 @@
 use std::time::Duration;
 
 use rmcp::model::JsonObject;
+
+use crate::identity::ClientIdentity;
 
 /// The log target of audit lines.
 pub const TARGET: &str = "toolbridge::audit";
@@ -46,12 +49,26 @@ pub fn arguments(server: &str, tool: &str, arguments: Option<&JsonObject>) {
     }
 }
 
-/// Logs one finished call.
-pub fn call(server: &str, tool: &str, took: Duration, outcome: Outcome) {
+/// Logs one finished call, made by `client` (`None`: a client the auth
+/// layer did not name, such as stdio's, logged as `local`).
+pub fn call(
+    server: &str,
+    tool: &str,
+    took: Duration,
+    outcome: Outcome,
+    client: Option<&ClientIdentity>,
+) {
+    let (kind, name, bound) = match client {
+        Some(c) => (c.kind.as_str(), c.name.as_str(), c.profile.as_deref()),
+        None => ("local", "stdio", None),
+    };
     tracing::info!(
         target: TARGET,
         server,
         tool,
+        client = name,
+        client_kind = kind,
+        client_profile = bound.unwrap_or(""),
         duration_ms = took.as_secs_f64() * 1000.0,
         outcome = outcome.as_str(),
         "tool call"

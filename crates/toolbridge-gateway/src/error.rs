@@ -31,6 +31,9 @@ pub enum GatewayError {
         /// Why.
         source: std::io::Error,
     },
+    /// The config's gateway settings cannot be used.
+    #[error("{0}")]
+    Config(String),
     /// `--server` named a server the config does not have.
     #[error("no server named {server:?} in the config; configured: {known}")]
     UnknownServer {

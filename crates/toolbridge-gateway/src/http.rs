@@ -17,6 +17,7 @@ use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
     security, session,
+    session_owners::SessionOwners,
     stateless::Endpoint,
     web::WebState,
 };
@@ -49,13 +50,12 @@ pub fn router(
         .disable_allowed_origins()
         .with_json_response(true)
         .with_cancellation_token(shutdown);
-    let mcp = StreamableHttpService::new(
-        session::factory(gateway.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    // Stateless calls are answered by `stateless`, everything else by rmcp.
-    let endpoint = Endpoint::new(gateway.clone(), mcp);
+    let sessions = Arc::new(LocalSessionManager::default());
+    let mcp =
+        StreamableHttpService::new(session::factory(gateway.clone()), sessions.clone(), config);
+    // Stateless calls are answered by `stateless`, everything else by rmcp;
+    // a session answers only the client that opened it.
+    let endpoint = Endpoint::new(gateway.clone(), mcp, SessionOwners::new(sessions));
     let mcp =
         axum::routing::any(move |request: axum::extract::Request| endpoint.clone().handle(request));
     let mut router = Router::new()

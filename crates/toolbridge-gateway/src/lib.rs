@@ -13,7 +13,8 @@
 //!   each, so that a config change starts and stops only what changed;
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
-//! - [`session`]: the rmcp `ServerHandler` one client session talks to;
+//! - [`session`]: the rmcp `ServerHandler` one client session talks to,
+//!   and [`session_owners`]: which client opened each session;
 //! - [`held_calls`]: a stateless client's call held open while an older
 //!   upstream waits for the client's answer to a question it asked mid-call;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
@@ -26,7 +27,9 @@
 //!   header and idle timeouts), and
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
-//!   [`security`]: Host and Origin checks, the bearer token;
+//!   [`security`]: Host and Origin checks, and who the client is
+//!   ([`identity`]): the admin token, named client tokens
+//!   ([`client_tokens`]), OAuth access tokens ([`resource_server`]);
 //!   [`limits`]: sessions and requests in flight per client, and request
 //!   ids in flight once per session;
 //!   [`peer`]: the local user behind a loopback connection;
@@ -40,18 +43,22 @@
 
 pub mod audit;
 pub mod client_peer;
+pub mod client_tokens;
 pub mod connections;
 pub mod error;
 pub mod gateway;
 pub mod held_calls;
 pub mod http;
+pub mod identity;
 pub mod limits;
 pub mod metrics;
 pub mod names;
 pub mod peer;
 pub mod relay;
+pub mod resource_server;
 pub mod security;
 pub mod session;
+pub mod session_owners;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
@@ -62,5 +69,6 @@ pub mod web;
 pub use connections::ConnectionLimits;
 pub use error::GatewayError;
 pub use gateway::{Gateway, GatewayOptions};
+pub use identity::{ClientIdentity, ClientKind};
 pub use limits::Limits;
-pub use security::{Security, TokenSource};
+pub use security::{Clients, Security, TokenSource};

@@ -24,8 +24,19 @@
 //!   everyone.
 //! - For `/api`, the page may show a session id instead of the token, in a
 //!   header; see [`crate::web::session`] (not for `/mcp` or `/metrics`).
+//! - Besides the gateway's own (admin) token, a named client token
+//!   ([`crate::client_tokens`]) or, with an OAuth issuer configured, a JWT
+//!   access token of that issuer ([`crate::resource_server`]) lets a client
+//!   in, to MCP only (and a token bound to a profile to that profile's path
+//!   only: 403 elsewhere). Such a token lets another local user into a
+//!   loopback gateway without an admin token too. With an issuer
+//!   configured, the gateway always has an admin token (generated as off
+//!   loopback), and its 401 names its protected resource metadata.
 //!
-//! The token is compared in constant time and never logged.
+//! This is the one place that decides who a client is: every request that
+//! gets through carries its [`ClientIdentity`] in its extensions.
+//!
+//! Tokens are compared in constant time and never logged.
 
 use std::{
     io::Write as _,
@@ -44,7 +55,10 @@ use http::{StatusCode, header};
 
 use crate::{
     GatewayError,
+    client_tokens::{self, ClientTokens},
+    identity::{ClientIdentity, ClientKind},
     peer::{self, Peer},
+    resource_server::{self, Refused, ResourceServer},
     web::session::{self, Sessions},
 };
 
@@ -77,6 +91,19 @@ pub struct Security {
     /// The gateway's own user: the only one served on loopback without a
     /// token.
     owner: u32,
+    /// The named client tokens.
+    client_tokens: Option<Arc<ClientTokens>>,
+    /// The OAuth resource server, with an issuer configured.
+    oauth: Option<Arc<ResourceServer>>,
+}
+
+/// Who else than the admin may be let in.
+#[derive(Debug, Default)]
+pub struct Clients {
+    /// The named client tokens.
+    pub tokens: Option<ClientTokens>,
+    /// The OAuth resource server.
+    pub oauth: Option<ResourceServer>,
 }
 
 impl std::fmt::Debug for Security {
@@ -97,10 +124,23 @@ impl Security {
         env_token: Option<String>,
         token_file: &Path,
     ) -> Result<(Security, TokenSource), GatewayError> {
+        Security::with_clients(listen, env_token, token_file, Clients::default())
+    }
+
+    /// [`Security::new`], letting in `clients` too. With an OAuth issuer,
+    /// a loopback listener has an admin token as well (from the file when
+    /// not in the environment): a gateway that asks for sign-in does not
+    /// let every local process of its user in without one.
+    pub fn with_clients(
+        listen: SocketAddr,
+        env_token: Option<String>,
+        token_file: &Path,
+        clients: Clients,
+    ) -> Result<(Security, TokenSource), GatewayError> {
         let loopback = listen.ip().is_loopback();
         let (token, source) = match env_token.filter(|t| !t.trim().is_empty()) {
             Some(token) => (Some(token.trim().to_owned()), TokenSource::Env),
-            None if loopback => (None, TokenSource::None),
+            None if loopback && clients.oauth.is_none() => (None, TokenSource::None),
             None => (
                 Some(file_token(token_file)?),
                 TokenSource::File(token_file.to_owned()),
@@ -112,6 +152,8 @@ impl Security {
                 token: token.map(Arc::from),
                 sessions: Arc::default(),
                 owner: peer::own_uid(),
+                client_tokens: clients.tokens.map(Arc::new),
+                oauth: clients.oauth.map(Arc::new),
             },
             source,
         ))
@@ -146,9 +188,8 @@ impl Security {
         peer_of(request).and_then(|p| p.uid) == Some(self.owner)
     }
 
-    /// Checks `request`'s `Host`, `Origin`, peer and token; the refusal if
-    /// any.
-    fn refuse(&self, request: &Request) -> Option<Response> {
+    /// Checks `request`'s `Host` and `Origin`; the refusal if any.
+    fn refuse_origin(&self, request: &Request) -> Option<Response> {
         let headers = request.headers();
         let host = headers
             .get(header::HOST)
@@ -179,58 +220,120 @@ impl Security {
                 ));
             }
         }
-        if path == "/healthz" {
-            return None;
-        }
+        None
+    }
+
+    /// Who sent `request` (its `Host` and `Origin` already checked), with
+    /// `presented` what its bearer token was found to be: its identity
+    /// (`None` for the page's own files and `/api/session` without a
+    /// credential), or the refusal.
+    fn identify(
+        &self,
+        request: &Request,
+        presented: Option<Result<ClientIdentity, Refused>>,
+    ) -> Result<Option<ClientIdentity>, Box<Response>> {
+        let headers = request.headers();
+        let path = request.uri().path();
+        let presented = match presented {
+            Some(Ok(identity)) => return Ok(Some(identity)),
+            // A loopback gateway without a token ignores a wrong one, as
+            // it always has: its own user needs none.
+            Some(Err(_)) if self.token.is_none() => None,
+            Some(Err(refused)) => Some(refused),
+            None => None,
+        };
         if self.loopback && self.token.is_none() && !self.comes_from_owner(request) {
             let who = peer_of(request).and_then(|p| p.uid).map_or_else(
                 || "a user it cannot tell".to_owned(),
                 |u| format!("uid {u}"),
             );
-            return Some(refusal(
+            return Err(Box::new(refusal(
                 StatusCode::FORBIDDEN,
                 format!(
                     "this gateway listens on loopback without a token and serves only its own \
                      user (uid {}), not {who}; to let other local users in, start it with \
-                     ${TOKEN_ENV} set and give them the token",
+                     ${TOKEN_ENV} set and give them the token, or give them a client token \
+                     (toolbridge serve token create NAME)",
                     self.owner
                 ),
-            ));
+            )));
         }
         // The page's files hold nothing secret; `/api/session` checks the
         // token or code it is given itself.
         if session::is_page_file(path) || path == session::SESSION_PATH {
-            return None;
+            return Ok(None);
         }
-        if let Some(token) = &self.token {
-            let given = headers
-                .get(header::AUTHORIZATION)
-                .and_then(|h| h.to_str().ok())
-                .and_then(|h| h.strip_prefix("Bearer "))
-                .map(str::trim);
-            let bearer =
-                given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes()));
-            let api = session::covers(path);
-            let session = api && self.sessions.accepts(headers);
-            if !(bearer || session) {
-                let mut response = refusal(
-                    StatusCode::UNAUTHORIZED,
-                    if api {
-                        "sign in first: open the address `toolbridge ui` prints, or sign in on \
-                         the page with the gateway's token"
-                    } else {
-                        "missing or wrong bearer token; send Authorization: Bearer TOKEN"
-                    }
-                    .into(),
-                );
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    http::HeaderValue::from_static("Bearer"),
-                );
-                return Some(response);
-            }
+        if self.token.is_none() {
+            return Ok(Some(ClientIdentity::new(ClientKind::Local, "local")));
         }
-        None
+        let api = session::covers(path);
+        if api && self.sessions.accepts(headers) {
+            return Ok(Some(ClientIdentity::new(ClientKind::Admin, "page")));
+        }
+        Err(Box::new(self.unauthorized(
+            path,
+            presented.as_ref(),
+            if api {
+                "sign in first: open the address `toolbridge ui` prints, or sign in on \
+                 the page with the gateway's token"
+            } else if presented.is_some() {
+                "the bearer token was refused; send Authorization: Bearer TOKEN with a valid token"
+            } else {
+                "missing or wrong bearer token; send Authorization: Bearer TOKEN"
+            },
+        )))
+    }
+
+    /// The client a bearer token is: the admin, a named client, an OAuth
+    /// client; `None` when it is none of those kinds at all.
+    async fn bearer(&self, token: &str, path: &str) -> Option<Result<ClientIdentity, Refused>> {
+        if let Some(admin) = &self.token
+            && constant_time_eq(token.as_bytes(), admin.as_bytes())
+        {
+            return Some(Ok(ClientIdentity::new(ClientKind::Admin, "admin")));
+        }
+        if token.starts_with(client_tokens::PREFIX) {
+            let known = self.client_tokens.as_ref().and_then(|t| t.identify(token));
+            return Some(known.ok_or_else(|| Refused("unknown or revoked client token".into())));
+        }
+        match &self.oauth {
+            Some(oauth) => Some(oauth.verify(token, path).await),
+            None => Some(Err(Refused("wrong bearer token".into()))),
+        }
+    }
+
+    /// 401, with `WWW-Authenticate` naming the resource's metadata when an
+    /// issuer is configured, and `invalid_token` when a token was refused.
+    fn unauthorized(&self, path: &str, refused: Option<&Refused>, message: &str) -> Response {
+        let mut challenge = String::from("Bearer");
+        let mut params = Vec::new();
+        if let Some(oauth) = &self.oauth {
+            params.push(format!(
+                "resource_metadata=\"{}\"",
+                oauth.metadata_url(path)
+            ));
+        }
+        if let Some(Refused(why)) = refused {
+            params.push("error=\"invalid_token\"".to_owned());
+            // A quoted-string: no quote or backslash inside.
+            let why = why.replace(['"', '\\'], "'");
+            params.push(format!("error_description=\"{why}\""));
+        }
+        if !params.is_empty() {
+            challenge.push(' ');
+            challenge.push_str(&params.join(", "));
+        }
+        let body = match refused {
+            Some(Refused(why)) => format!("{message} ({why})"),
+            None => message.to_owned(),
+        };
+        let mut response = refusal(StatusCode::UNAUTHORIZED, body);
+        if let Ok(value) = http::HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
     }
 }
 
@@ -243,33 +346,74 @@ fn peer_of(request: &Request) -> Option<Peer> {
         .map(|ConnectInfo(peer)| *peer)
 }
 
-/// The axum middleware that applies [`Security`] to every route.
+/// The axum middleware that applies [`Security`] to every route, and puts
+/// the client's [`ClientIdentity`] into the request's extensions.
 pub async fn check(
     State(security): State<Arc<Security>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    match security.refuse(&request) {
-        Some(refusal) => {
-            tracing::info!(
-                path = %request.uri().path(),
-                status = refusal.status().as_u16(),
-                "refused a request"
-            );
-            refusal
-        }
-        None if request.uri().path() == session::SESSION_PATH => {
-            let from_owner = security.comes_from_owner(&request);
-            session::answer(
-                security.token.as_deref(),
-                &security.sessions,
-                from_owner,
-                request,
-            )
-            .await
-        }
-        None => next.run(request).await,
+    let refused = |request: &Request, refusal: Response| {
+        tracing::info!(
+            path = %request.uri().path(),
+            status = refusal.status().as_u16(),
+            "refused a request"
+        );
+        refusal
+    };
+    if let Some(refusal) = security.refuse_origin(&request) {
+        return refused(&request, refusal);
     }
+    let path = request.uri().path();
+    if path == "/healthz" {
+        return next.run(request).await;
+    }
+    // Public, as RFC 9728 has it: how to get a token.
+    if let Some(oauth) = &security.oauth
+        && path.starts_with(resource_server::METADATA_PATH)
+    {
+        return match oauth.metadata(path) {
+            Some(metadata) => axum::Json(metadata).into_response(),
+            None => refusal(StatusCode::NOT_FOUND, "no such resource".into()),
+        };
+    }
+    // Owned: a borrowed request (its body is not `Sync`) cannot be held
+    // across the await.
+    let bearer = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
+    let presented = match bearer {
+        Some(bearer) => {
+            let path = request.uri().path().to_owned();
+            security.bearer(&bearer, &path).await
+        }
+        None => None,
+    };
+    let identity = match security.identify(&request, presented) {
+        Ok(identity) => identity,
+        Err(refusal) => return refused(&request, *refusal),
+    };
+    if let Some(identity) = identity {
+        if let Err(why) = identity.may_reach(path) {
+            return refused(&request, refusal(StatusCode::FORBIDDEN, why));
+        }
+        request.extensions_mut().insert(identity);
+    }
+    if request.uri().path() == session::SESSION_PATH {
+        let from_owner = security.comes_from_owner(&request);
+        return session::answer(
+            security.token.as_deref(),
+            &security.sessions,
+            from_owner,
+            request,
+        )
+        .await;
+    }
+    next.run(request).await
 }
 
 fn refusal(status: StatusCode, message: String) -> Response {
@@ -341,7 +485,12 @@ pub(crate) fn random_token() -> std::io::Result<String> {
     use std::io::Read as _;
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&bytes))
+}
+
+/// `bytes` in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

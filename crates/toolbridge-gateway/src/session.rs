@@ -35,6 +35,7 @@ use crate::{
     client_peer::ClientPeer,
     gateway::{Gateway, page, to_mcp_error},
     held_calls::{self, HeldCall},
+    identity::ClientIdentity,
     subscriptions::{ClientKey, Target},
 };
 
@@ -227,6 +228,7 @@ impl ServerHandler for Session {
             caller,
             progress_relay(&context),
             &context.ct,
+            ClientIdentity::of_rmcp(&context.extensions),
         )
         .await
     }
@@ -425,7 +427,7 @@ pub(crate) async fn list_tools(
 /// [`crate::stateless`]'s): the tool resolved to its upstream, called with
 /// `options` (the client's handlers and log level), its progress relayed by
 /// `progress`, ended when `ct` is cancelled or the future is dropped; audited
-/// and counted either way. A stateless (2026-07-28) client gets an
+/// (as made by `client`) and counted either way. A stateless (2026-07-28) client gets an
 /// upstream's input requests in the result.
 pub(crate) async fn call_tool(
     gateway: &Gateway,
@@ -434,6 +436,7 @@ pub(crate) async fn call_tool(
     caller: Caller,
     progress: Option<ProgressRelay>,
     ct: &CancellationToken,
+    client: Option<&ClientIdentity>,
 ) -> Result<CallToolResponse, ErrorData> {
     let Some(route) = gateway.resolve_tool(&request.name).await else {
         return Err(ErrorData::invalid_params(
@@ -467,6 +470,7 @@ pub(crate) async fn call_tool(
         route: &route,
         started: Instant::now(),
         outcome: Outcome::Cancelled,
+        client,
     };
     // Pinned here, once: a future this size moved into each layer above
     // was copied each time (docs/performance.md, "Fourth round").
@@ -524,13 +528,14 @@ struct Audited<'a> {
     route: &'a crate::names::Route,
     started: Instant,
     outcome: Outcome,
+    client: Option<&'a ClientIdentity>,
 }
 
 impl Drop for Audited<'_> {
     fn drop(&mut self) {
         let took = self.started.elapsed();
         let (server, tool) = (&self.route.server, &self.route.name);
-        audit::call(server, tool, took, self.outcome);
+        audit::call(server, tool, took, self.outcome, self.client);
         self.gateway
             .metrics()
             .call(server, tool, took, self.outcome != Outcome::Ok);

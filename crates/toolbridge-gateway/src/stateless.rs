@@ -52,9 +52,11 @@ use toolbridge::pool::{CallOptions, ClientFeatures, LogHandler, RequestOrigin};
 
 use crate::{
     Gateway,
+    identity::ClientIdentity,
     limits::{self, Caps, Client},
     peer::Peer,
     session::{self, Caller, ProgressRelay},
+    session_owners::SessionOwners,
 };
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
@@ -62,6 +64,8 @@ use crate::{
 const MAX_BODY: u64 = 4 * 1024 * 1024;
 /// The keep-alive comment interval of an event-stream answer (rmcp's).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The header naming a 2025-11-25 client's session.
+const SESSION_HEADER: &str = "mcp-session-id";
 /// What rmcp puts before a Base64-encoded header value (SEP-2243).
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
 
@@ -73,6 +77,7 @@ pub type RmcpService = StreamableHttpService<session::Session, LocalSessionManag
 pub struct Endpoint {
     gateway: Gateway,
     rmcp: Arc<RmcpService>,
+    owners: Arc<SessionOwners>,
 }
 
 /// The request this module serves, parsed.
@@ -98,16 +103,29 @@ enum Lane {
 
 impl Endpoint {
     /// The endpoint of `gateway` in front of `rmcp`.
-    pub fn new(gateway: Gateway, rmcp: RmcpService) -> Endpoint {
+    pub fn new(gateway: Gateway, rmcp: RmcpService, owners: SessionOwners) -> Endpoint {
         Endpoint {
             gateway,
             rmcp: Arc::new(rmcp),
+            owners: Arc::new(owners),
         }
     }
 
     /// Answers one HTTP request to `/mcp`, within the caps of its client
     /// ([`crate::limits`]).
     pub async fn handle(self, request: Request<Body>) -> Response {
+        let client = ClientIdentity::of(request.extensions()).cloned();
+        let session = request
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let (Some(id), Some(client)) = (&session, &client)
+            && !self.owners.permits(id, &client.key()).await
+        {
+            // As rmcp answers a session it does not know.
+            return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        }
         let (request, admitted) = match admit(self.gateway.caps(), request).await {
             Ok(admitted) => admitted,
             Err(refused) => return refused,
@@ -118,15 +136,26 @@ impl Endpoint {
             Admitted::Call(slot) => (None, Some(slot)),
         };
         let response = match lane(request).await {
-            Ok(Lane::Lean(lean)) => self.answer(lean).await,
+            Ok(Lane::Lean(lean)) => self.answer(lean, client).await,
             // Boxed: rmcp's service future (~6 KiB) would sit in every
             // request's future, which axum moves into a box of its own.
-            Ok(Lane::Rmcp(request)) => match opening {
-                Some(slot) => limits::opening(slot, Box::pin(self.rmcp.handle(request)))
-                    .await
-                    .map(Body::new),
-                None => Box::pin(self.rmcp.handle(request)).await.map(Body::new),
-            },
+            Ok(Lane::Rmcp(request)) => {
+                let rmcp = Box::pin(self.rmcp.handle(request));
+                let response = match opening {
+                    Some(slot) => limits::opening(slot, rmcp).await.map(Body::new),
+                    None => rmcp.await.map(Body::new),
+                };
+                if session.is_none()
+                    && let Some(client) = client
+                    && let Some(opened) = response
+                        .headers()
+                        .get(SESSION_HEADER)
+                        .and_then(|v| v.to_str().ok())
+                {
+                    self.owners.opened(opened, client.key()).await;
+                }
+                response
+            }
             Err(response) => response,
         };
         match call {
@@ -142,7 +171,7 @@ impl Endpoint {
         }
     }
 
-    async fn answer(&self, lean: Lean) -> Response {
+    async fn answer(&self, lean: Lean, client: Option<ClientIdentity>) -> Response {
         match lean {
             Lean::List(id, params) => {
                 let result = session::list_tools(&self.gateway, params)
@@ -156,7 +185,10 @@ impl Endpoint {
                 caller,
                 log_level,
                 progress,
-            } => self.call(id, params, caller, log_level, progress).await,
+            } => {
+                self.call(id, params, caller, log_level, progress, client)
+                    .await
+            }
         }
     }
 
@@ -174,6 +206,7 @@ impl Endpoint {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
+        client: Option<ClientIdentity>,
     ) -> Response {
         let (outbox, mut messages) = mpsc::unbounded_channel();
         let progress = progress.map(|token| {
@@ -201,9 +234,17 @@ impl Endpoint {
         // Boxed: moved into the task's cell by value, the call's state
         // machine (~6 KiB) was copied at the spawn and again as it finished.
         let mut task = tokio::spawn(Box::pin(async move {
-            session::call_tool(&gateway, params, options, caller, progress, &task_ct)
-                .await
-                .map(ServerResult::from)
+            session::call_tool(
+                &gateway,
+                params,
+                options,
+                caller,
+                progress,
+                &task_ct,
+                client.as_ref(),
+            )
+            .await
+            .map(ServerResult::from)
         }));
         // Dropped with this future or the event stream (the client went
         // away): the call ends.
@@ -366,7 +407,7 @@ fn is_event_stream(response: &Response) -> bool {
 /// take as they are.
 fn lean_headers(method: &Method, headers: &HeaderMap) -> bool {
     *method == Method::POST
-        && !headers.contains_key("mcp-session-id")
+        && !headers.contains_key(SESSION_HEADER)
         && only(headers, "mcp-protocol-version")
             .is_some_and(|v| v == ProtocolVersion::V_2026_07_28.as_str())
         && only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {

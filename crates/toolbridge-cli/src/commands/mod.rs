@@ -13,6 +13,7 @@ pub mod presets;
 pub mod prompts;
 pub mod resources;
 pub mod serve;
+pub mod serve_token;
 pub mod servers;
 pub mod tools;
 pub mod tools_search;

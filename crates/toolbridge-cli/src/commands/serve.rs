@@ -4,6 +4,9 @@
 //! On HTTP it prints one line on stderr as soon as it listens, whatever
 //! `-q` says, for scripts and tests to read the address from:
 //! `toolbridge: listening on http://127.0.0.1:PORT/mcp`.
+//!
+//! `serve token ...` manages the named client tokens it accepts
+//! ([`crate::commands::serve_token`]).
 
 use std::{
     net::SocketAddr,
@@ -16,7 +19,10 @@ use anyhow::anyhow;
 use tokio_util::sync::CancellationToken;
 use toolbridge::{config::ServerSpec, pins::PinOptions, pool::PoolOptions};
 use toolbridge_gateway::{
-    ConnectionLimits, Gateway, GatewayOptions, Limits, Security, TokenSource, http,
+    Clients, ConnectionLimits, Gateway, GatewayOptions, Limits, Security, TokenSource,
+    client_tokens::ClientTokens,
+    http,
+    resource_server::ResourceServer,
     security::{TOKEN_ENV, TOKEN_FILE},
 };
 
@@ -30,7 +36,11 @@ use crate::{
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8931";
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `serve token ...` (without one: serve).
+    #[command(subcommand)]
+    pub command: Option<ServeCommand>,
     /// Where to listen for MCP over HTTP (port 0: any free port).
     #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
@@ -45,6 +55,14 @@ pub struct Args {
     pub threads: Option<NonZeroUsize>,
     #[command(flatten)]
     pub connections: ConnectionArgs,
+}
+
+/// `toolbridge serve ...`: what `serve` does besides serving.
+#[derive(Debug, clap::Subcommand)]
+pub enum ServeCommand {
+    /// The named client tokens the gateway accepts: create, list, revoke.
+    #[command(subcommand)]
+    Token(crate::commands::serve_token::TokenCommand),
 }
 
 /// The limits on the gateway's HTTP connections and on what each client
@@ -139,6 +157,9 @@ impl Args {
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
+    if let Some(ServeCommand::Token(command)) = args.command {
+        return crate::commands::serve_token::run(command, ctx);
+    }
     run_with(args, ctx, |_| {}).await
 }
 
@@ -176,7 +197,11 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     let outcome = tokio::select! {
         result = serving => result
             .map(|()| ExitCode::SUCCESS)
-            .map_err(|e| Failure::new(exit::CONNECTION, e)),
+            .map_err(|e| match e {
+                // The config's gateway settings: a config error (exit 2).
+                toolbridge_gateway::GatewayError::Config(_) => Failure::usage(e),
+                e => Failure::new(exit::CONNECTION, e),
+            }),
         signal = signals.recv() => {
             tracing::info!("received {}; closing servers", signal.name());
             Ok(signal.exit_code())
@@ -200,10 +225,20 @@ async fn serve_http(
         .parent()
         .map(|dir| dir.join(TOKEN_FILE))
         .unwrap_or_else(|| TOKEN_FILE.into());
-    let (security, source) =
-        Security::new(args.listen, std::env::var(TOKEN_ENV).ok(), &token_file)?;
     let listener = http::bind(args.listen).await?;
     let addr = listener.local_addr().unwrap_or(args.listen);
+    let clients = Clients {
+        tokens: Some(ClientTokens::new(crate::commands::serve_token::file_path(
+            ctx,
+        ))),
+        oauth: resource_server(ctx, addr)?,
+    };
+    let (security, source) = Security::with_clients(
+        args.listen,
+        std::env::var(TOKEN_ENV).ok(),
+        &token_file,
+        clients,
+    )?;
     match source {
         TokenSource::File(path) => eprintln!(
             "toolbridge: clients must send Authorization: Bearer <the token in {}>",
@@ -220,6 +255,32 @@ async fn serve_http(
     let web = toolbridge_gateway::web::WebState::new(gateway.clone(), ctx.config_path().to_owned());
     let router = http::router(gateway, security, stop.clone(), Some(web));
     http::serve(listener, router, args.connections.limits(), stop).await
+}
+
+/// The OAuth resource server of the config's `"gateway": {"oauth"}`, for
+/// a gateway listening on `addr`. Without a `resource` in the config, the
+/// resource is the listen address, which must then be one clients can
+/// reach by (not 0.0.0.0).
+fn resource_server(
+    ctx: &Context,
+    addr: SocketAddr,
+) -> Result<Option<ResourceServer>, toolbridge_gateway::GatewayError> {
+    let config = ctx
+        .load_config()
+        .map_err(|f| toolbridge_gateway::GatewayError::Config(format!("{:#}", f.error)))?;
+    let Some(oauth) = config.settings().gateway.oauth.clone() else {
+        return Ok(None);
+    };
+    if oauth.resource.is_none() && addr.ip().is_unspecified() {
+        return Err(toolbridge_gateway::GatewayError::Config(format!(
+            "{}: \"gateway\".\"oauth\" needs \"resource\" (the address clients reach the \
+             gateway at, e.g. https://tools.example.com) when it listens on {addr}",
+            config.path().display()
+        )));
+    }
+    ResourceServer::new(&oauth, &format!("http://{addr}"))
+        .map(Some)
+        .map_err(toolbridge_gateway::GatewayError::Config)
 }
 
 /// The servers to serve: the config's enabled servers, or those named with

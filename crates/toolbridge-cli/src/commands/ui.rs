@@ -50,6 +50,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     };
     let no_open = args.no_open;
     let serve_args = serve::Args {
+        command: None,
         listen,
         stdio: false,
         servers: Vec::new(),

@@ -356,11 +356,18 @@ pub struct RawClient {
     /// The session the client holds, once initialised.
     pub session: Option<String>,
     next_id: u64,
+    /// The bearer token it sends.
+    token: String,
 }
 
 impl RawClient {
     /// A client of `url` sending the bearer [`TOKEN`].
     pub fn new(url: &str) -> RawClient {
+        RawClient::with_token(url, TOKEN)
+    }
+
+    /// A client of `url` sending the bearer `token`.
+    pub fn with_token(url: &str, token: &str) -> RawClient {
         RawClient {
             // A connection per request. Over a kept-alive connection,
             // HAProxy (`http-reuse safe`, its default) sends a request on
@@ -376,6 +383,7 @@ impl RawClient {
             url: url.to_owned(),
             session: None,
             next_id: 1,
+            token: token.to_owned(),
         }
     }
 
@@ -423,7 +431,7 @@ impl RawClient {
         let mut request = self
             .http
             .post(&self.url)
-            .bearer_auth(TOKEN)
+            .bearer_auth(&self.token)
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json")
             .timeout(Duration::from_secs(30))

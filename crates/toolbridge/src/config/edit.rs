@@ -178,8 +178,9 @@ fn real_path(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
-/// Writes `bytes` to `target` through a synced temporary sibling and a rename.
-pub(crate) fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+/// Writes `bytes` to `target` (with permissions `mode`) through a synced
+/// temporary sibling and a rename: readers see the old file or the new one.
+pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

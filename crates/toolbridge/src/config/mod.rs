@@ -31,6 +31,7 @@ mod env;
 mod error;
 mod expand;
 mod file;
+mod gateway;
 mod import;
 mod jsonc;
 mod layout;
@@ -50,13 +51,14 @@ mod spec;
 mod warning;
 
 pub use document::Document;
-pub(crate) use edit::write_atomic;
+pub use edit::write_atomic;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, edit_private};
 pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
 pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
+pub use gateway::{GATEWAY_KEY, GatewayOAuth, GatewaySettings};
 pub use import::{ImportReport, import};
 pub use listing::ServerListing;
 pub use locate::{

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::{
     error::ConfigError,
+    gateway::{GATEWAY_KEY, GatewaySettings},
     record::{Fields, Source, kind_of},
     sandbox::SandboxRecord,
 };
@@ -47,16 +48,19 @@ pub struct Settings {
     /// The sandbox of every stdio server whose entry has none
     /// (`sandbox`); `None` means `"default"`.
     pub(crate) sandbox: Option<SandboxRecord>,
+    /// The gateway's settings (`gateway`: its OAuth issuer).
+    pub gateway: GatewaySettings,
 }
 
 /// The keys [`Settings`] reads.
-pub(crate) const SETTINGS_FIELDS: [&str; 6] = [
+pub(crate) const SETTINGS_FIELDS: [&str; 7] = [
     "inheritEnv",
     "toolCacheTtl",
     "resultBudget",
     "startupTimeout",
     "pin",
     "sandbox",
+    GATEWAY_KEY,
 ];
 
 impl Settings {
@@ -87,6 +91,10 @@ impl Settings {
             startup_timeout: fields.timeout("startupTimeout")?,
             pin: fields.pin_policy("pin")?,
             sandbox: SandboxRecord::parse(&fields)?,
+            gateway: match fields.get(GATEWAY_KEY) {
+                Some(value) => GatewaySettings::parse(src, value)?,
+                None => GatewaySettings::default(),
+            },
         })
     }
 }

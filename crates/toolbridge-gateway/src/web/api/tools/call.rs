@@ -29,6 +29,7 @@ use super::{in_flight::Calls, listing::unknown_server, page_client::PageClient};
 use crate::{
     Gateway,
     audit::{self, Outcome},
+    identity::ClientIdentity,
     web::{WebState, api::ApiError},
 };
 
@@ -69,6 +70,7 @@ pub async fn call(
     State(state): State<WebState>,
     Extension(calls): Extension<Calls>,
     Path((server, tool)): Path<(String, String)>,
+    identity: Option<Extension<ClientIdentity>>,
     body: Result<Json<CallRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(|e| ApiError::bad_request(e.body_text()))?;
@@ -125,7 +127,7 @@ pub async fn call(
     let client = Arc::new(PageClient::default());
     let features = PageClient::features(&client);
     let _in_flight = gateway.enter_call(&server, features.clone());
-    let mut recorded = Recorded::start(gateway, &server, &tool);
+    let mut recorded = Recorded::start(gateway, &server, &tool, identity.map(|Extension(c)| c));
     let options = CallOptions {
         timeout,
         call_id: Some(call_id.clone()),
@@ -198,16 +200,23 @@ struct Recorded<'a> {
     tool: &'a str,
     started: Instant,
     done: bool,
+    client: Option<ClientIdentity>,
 }
 
 impl<'a> Recorded<'a> {
-    fn start(gateway: &'a Gateway, server: &'a str, tool: &'a str) -> Self {
+    fn start(
+        gateway: &'a Gateway,
+        server: &'a str,
+        tool: &'a str,
+        client: Option<ClientIdentity>,
+    ) -> Self {
         Recorded {
             gateway,
             server,
             tool,
             started: Instant::now(),
             done: false,
+            client,
         }
     }
 
@@ -216,7 +225,7 @@ impl<'a> Recorded<'a> {
         let took = self.started.elapsed();
         if !self.done {
             self.done = true;
-            audit::call(self.server, self.tool, took, outcome);
+            audit::call(self.server, self.tool, took, outcome, self.client.as_ref());
             self.gateway
                 .metrics()
                 .call(self.server, self.tool, took, outcome != Outcome::Ok);
