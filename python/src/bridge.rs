@@ -29,7 +29,7 @@
 
 use std::{
     cell::RefCell,
-    io::{ErrorKind, Read, Write},
+    io::{Read, Write},
     os::{fd::AsRawFd, unix::net::UnixStream},
     sync::{
         Arc, Mutex,
