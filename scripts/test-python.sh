@@ -67,7 +67,7 @@ cd "$work"
 #   their client calls it: their module's wiring, which the drop-in does not
 #   go through (handle_tool_errors itself is tested by the suite's other
 #   tests and by tests/test_langchain.py).
-PATH="$deps/py-tb/bin:$PATH" "$py" -P -m pytest -q -p no:cacheprovider -o addopts="-ra -q" tests \
+PATH="$deps/py-tb/bin:$PATH" "$py" -P -m pytest -q -p no:cacheprovider -o addopts="-ra" tests \
   --deselect tests/test_tools.py::test_multi_server_client_threads_handle_tool_errors
 
 # The OpenAI Agents SDK's MCP tests that apply to another MCPServer (its
@@ -89,5 +89,5 @@ printf '\n# toolbridge: their double, on toolbridge.agents.MCPServer over a real
   >> "$work/tests/mcp/helpers.py"
 echo "test-python: the OpenAI Agents SDK 0.24.0's MCP tests against toolbridge.agents" >&2
 PYTHONPATH="$root/python/tests/third_party" PATH="$deps/py-tb/bin:$PATH" \
-  "$py" -P -m pytest -q -p no:cacheprovider -o addopts="-ra -q" \
+  "$py" -P -m pytest -q -p no:cacheprovider -o addopts="-ra" \
   tests/mcp/test_runner_calls_mcp.py tests/mcp/test_tool_filtering.py tests/mcp/test_mcp_approval.py tests/mcp/test_mcp_tracing.py
