@@ -47,6 +47,12 @@ PY_TB_REQS=(
   "maturin==1.16.0" "pytest==9.2.0" "pytest-asyncio==1.5.0" "pytest-timeout==2.4.0"
   "langchain-core==1.8.1" "langchain-mcp-adapters==0.3.2" "openai-agents==0.24.0" "mcp==1.30.0"
 )
+#   suites: the drop-ins' third-party test suites, from their pinned sdists
+#   (which hold their tests; unpacked into .deps/suites, run by
+#   scripts/test-python.sh): langchain-mcp-adapters' tests/ and the OpenAI
+#   Agents SDK's tests/mcp; and what they need in py-tb.
+SUITE_SDISTS=("langchain-mcp-adapters==0.3.2" "openai-agents==0.24.0")
+PY_TB_SUITE_REQS=("pytest-socket==0.7.0" "dirty-equals==0.11" "inline-snapshot==0.36.1")
 #   py-tb-fastmcp: fastmcp 4's Client for the Python benchmark (bench/python);
 #   fastmcp 4 requires mcp>=2.3, so it cannot share py-tb.
 PY_TB_FASTMCP_REQS=("fastmcp==4.1.6" "mcp==2.3.0")
@@ -94,6 +100,22 @@ install_venv() {
   echo "$want" > "$deps/$name/.stamp"
 }
 
+# The third-party suites: their stamp is in py-tb, so a new py-tb gets them
+# again.
+install_suites() {
+  local want="${SUITE_SDISTS[*]} ${PY_TB_SUITE_REQS[*]}"
+  if stamp_ok "$deps/py-tb/.stamp-suites" "$want" && [ -d "$deps/suites" ]; then return; fi
+  log "installing the third-party suites: $want"
+  "$deps/py-tb/bin/pip" install --quiet --disable-pip-version-check "${PY_TB_SUITE_REQS[@]}" >&2
+  rm -rf "$deps/suites"
+  mkdir -p "$deps/suites"
+  "$deps/py-tb/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+    -d "$deps/suites" "${SUITE_SDISTS[@]}" >&2
+  local sdist
+  for sdist in "$deps/suites"/*.tar.gz; do tar -xzf "$sdist" -C "$deps/suites"; done
+  echo "$want" > "$deps/py-tb/.stamp-suites"
+}
+
 # HAProxy (Debian's package) in front of gateway replicas (gateway_replicas.rs):
 # installed with apt-get when missing and possible, else its .deb unpacked
 # into .deps/haproxy without root.
@@ -125,6 +147,7 @@ install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
 install_venv kube-validate "${KUBE_VALIDATE_REQS[@]}"
 install_venv py-tb "${PY_TB_REQS[@]}"
+install_suites
 install_venv py-tb-fastmcp "${PY_TB_FASTMCP_REQS[@]}"
 wait "$npm_pid"
 install_web

@@ -5,7 +5,9 @@ with `-m toolbridge example-server`, the library's own), server-everything
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,26 @@ def py_sdk_server(venv: str = "py2") -> dict[str, Any]:
     if not python.is_file():
         pytest.fail(f"{python} is missing: run scripts/setup-test-deps.sh")
     return {"command": str(python), "args": [str(SERVERS / "py_sdk_stdio.py")]}
+
+
+@pytest.fixture
+async def http_server_url() -> AsyncIterator[str]:
+    """A streamable HTTP server of the Python `mcp` SDK 1.x on 127.0.0.1
+    (servers/py_sdk_http.py), whose `header` tool answers a request header;
+    its URL once it listens (it prints its port first)."""
+    python = DEPS / "py1/bin/python"
+    if not python.is_file():
+        pytest.fail(f"{python} is missing: run scripts/setup-test-deps.sh")
+    process = await asyncio.create_subprocess_exec(
+        str(python), str(SERVERS / "py_sdk_http.py"), stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert process.stdout is not None
+        port = int(await asyncio.wait_for(process.stdout.readline(), 30))
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.kill()
+        await process.wait()
 
 
 @pytest.fixture

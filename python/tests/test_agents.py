@@ -49,3 +49,12 @@ async def test_in_an_agent_with_tool_filters(pool: toolbridge.Pool) -> None:
     output = await MCPUtil.invoke_mcp_tool(dynamic, next(t for t in await dynamic.list_tools(context, agent) if t.name == "add"), context, json.dumps({"a": 1, "b": 2}))
     assert "3" in json.dumps(output, default=str)
     assert add.name == "add"
+
+
+async def test_a_calls_meta_is_refused_not_dropped(pool: toolbridge.Pool) -> None:
+    from agents.exceptions import UserError
+
+    server = MCPServer(pool, "py")
+    with pytest.raises(UserError, match="tool 'add' was called with _meta \\(trace\\), which toolbridge's pool does not send"):
+        await server.call_tool("add", {"a": 1, "b": 2}, meta={"trace": "t1"})
+    assert (await server.call_tool("add", {"a": 1, "b": 2}, meta=None)).content[0].text == "3"

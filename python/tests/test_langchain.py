@@ -138,3 +138,52 @@ async def test_server_info_and_logging_messages() -> None:
             await client.get_server_info()
     finally:
         await client.aclose()
+
+
+async def test_an_interceptors_headers_are_sent_with_that_call(http_server_url: str) -> None:
+    async def with_headers(request: Any, handler: Any) -> Any:
+        if request.server_name == "http":
+            # `$HOME` is literal: the config's `${VAR}` expansion is not applied.
+            request = request.override(headers={"X-Test": "v1", "X-Dollar": "$HOME ${HOME}"})
+        return await handler(request)
+
+    conns = {
+        "http": {"transport": "streamable_http", "url": http_server_url, "headers": {"X-Base": "base"}},
+        "example": {**example_server(), "transport": "stdio"},
+    }
+    client = MultiServerMCPClient(conns, tool_interceptors=[with_headers])
+    try:
+        header = next(t for t in await client.get_tools(server_name="http") if t.name == "header")
+        assert (await header.ainvoke({"name": "x-test"}))[0]["text"] == "v1"
+        assert (await header.ainvoke({"name": "x-dollar"}))[0]["text"] == "$HOME ${HOME}"
+        # Merged over the connection's own headers, as langchain-mcp-adapters does.
+        assert (await header.ainvoke({"name": "x-base"}))[0]["text"] == "base"
+        async with client.session("http") as session:
+            tools = await load_mcp_tools(session, tool_interceptors=[with_headers])
+            in_session = next(t for t in tools if t.name == "header")
+            assert (await in_session.ainvoke({"name": "x-test"}))[0]["text"] == "v1"
+    finally:
+        await client.aclose()
+
+    # Without an interceptor's headers, the pool's shared connection: only
+    # the connection's.
+    plain = MultiServerMCPClient(conns)
+    try:
+        header = next(t for t in await plain.get_tools(server_name="http") if t.name == "header")
+        assert (await header.ainvoke({"name": "x-test"}))[0]["text"] == ""
+        assert (await header.ainvoke({"name": "x-base"}))[0]["text"] == "base"
+    finally:
+        await plain.aclose()
+
+
+async def test_an_interceptors_headers_for_a_stdio_server_are_an_error() -> None:
+    async def with_headers(request: Any, handler: Any) -> Any:
+        return await handler(request.override(headers={"Authorization": "Bearer t"}))
+
+    client = MultiServerMCPClient({"example": {**example_server(), "transport": "stdio"}}, tool_interceptors=[with_headers])
+    try:
+        hello = next(t for t in await client.get_tools() if t.name == "hello")
+        with pytest.raises(ValueError, match="headers are sent only to HTTP and SSE servers and 'example' is a stdio server"):
+            await hello.ainvoke({"name": "Bo"})
+    finally:
+        await client.aclose()

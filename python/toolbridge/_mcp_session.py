@@ -40,6 +40,9 @@ class PoolSession:
     def __init__(self, pool: Pool, server: str) -> None:
         self.pool = pool
         self.server = server
+        #: The server's config entry when the drop-in made the pool from
+        #: connections (for a tool interceptor's headers), else None.
+        self.record: dict[str, Any] | None = None
         self._initialized: Any = None
 
     async def initialize(self) -> Any:

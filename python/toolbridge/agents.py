@@ -22,7 +22,10 @@ import inspect
 from typing import Any
 
 import mcp.types as types
+from agents import _debug
 from agents.exceptions import UserError
+from agents.logger import log_tool_action_error, logger
+from agents.mcp._logging import get_mcp_server_log_name
 from agents.mcp import MCPServer as _AgentsMCPServer
 from agents.mcp.util import ToolFilter, ToolFilterContext
 
@@ -99,9 +102,23 @@ class MCPServer(_AgentsMCPServer):
         context = ToolFilterContext(run_context=run_context, agent=agent, server_name=self.name)
         kept = []
         for tool in tools:
-            keep = tool_filter(context, tool.model_copy(deep=True))
-            if inspect.isawaitable(keep):
-                keep = await keep
+            # As the SDK's own servers: a filter that raises leaves the tool
+            # out and is logged, the tool's and server's names only in its
+            # diagnostic mode (their tests/mcp/test_tool_filtering.py).
+            try:
+                keep = tool_filter(context, tool.model_copy(deep=True))
+                if inspect.isawaitable(keep):
+                    keep = await keep
+            except Exception as e:
+                if _debug.DONT_LOG_TOOL_DATA:
+                    message = "Error applying MCP tool filter"
+                else:
+                    message = (
+                        f"Error applying MCP tool filter to tool '{tool.name}' "
+                        f"on server '{get_mcp_server_log_name(self.name)}'"
+                    )
+                log_tool_action_error(logger, message, e)
+                continue
             if keep:
                 kept.append(tool)
         return kept
@@ -109,6 +126,14 @@ class MCPServer(_AgentsMCPServer):
     async def call_tool(
         self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
     ) -> types.CallToolResult:
+        if meta:
+            # The pool's calls carry no caller-given `_meta`: refused rather
+            # than dropped without a word.
+            raise UserError(
+                f"MCP server '{self.name}': tool '{tool_name}' was called with _meta "
+                f"({', '.join(sorted(meta))}), which toolbridge's pool does not send yet; "
+                "leave tool_meta_resolver unset for a toolbridge MCPServer"
+            )
         return await self._session.call_tool(tool_name, arguments)
 
     async def list_prompts(self) -> types.ListPromptsResult:

@@ -75,8 +75,8 @@ class MCPToolCallRequest:
     `interceptor(request, handler)` may change it with `override()`, call
     `await handler(request)` (an `mcp.types.CallToolResult`), and return
     that, another result, or a LangChain `ToolMessage` (or LangGraph
-    `Command`). `headers` is accepted and not sent: the pool's connection
-    carries the config's headers."""
+    `Command`). `headers` set by an interceptor are sent with that call,
+    over their own connection (see `_call_with_headers`)."""
 
     name: str
     args: dict[str, Any]
@@ -110,6 +110,39 @@ def _server_record(name: str, connection: dict[str, Any]) -> dict[str, Any]:
     if connection.get("headers"):
         record["headers"] = dict(connection["headers"])
     return record
+
+
+async def _call_with_headers(
+    record: dict[str, Any] | None,
+    server: str,
+    request: MCPToolCallRequest,
+    *,
+    on_progress: Any,
+    on_elicitation: Any,
+) -> dict[str, Any]:
+    """Calls `request` with the headers an interceptor set, merged over the
+    server's own, as langchain-mcp-adapters does: on a connection of its
+    own, opened for this call and closed after it (the pool's connection is
+    shared by every call, so it cannot carry one call's headers). Only HTTP
+    and SSE servers take headers; for any other, a clear error instead of
+    headers silently dropped."""
+    if record is None:
+        kind = "unknown"
+    else:
+        kind = "stdio" if "command" in record else record.get("type", "http")
+    if kind not in ("http", "sse"):
+        raise ValueError(
+            f"MCP server '{server}': a tool interceptor set headers for tool '{request.name}', "
+            f"but headers are sent only to HTTP and SSE servers and '{server}' is a {kind} server; "
+            "leave request.headers unset for it"
+        )
+    # The config expands `${VAR}` in header values: an interceptor's values
+    # are literal, so each `$` is written `$$`.
+    extra = {str(k): str(v).replace("$", "$$") for k, v in request.headers.items()}  # type: ignore[union-attr]
+    assert record is not None
+    config = {"mcpServers": {server: {**record, "headers": {**(record.get("headers") or {}), **extra}}}}
+    async with Pool(config, on_elicitation=on_elicitation) as pool:
+        return await pool.call(server, request.name, request.args, on_progress=on_progress)
 
 
 def _lc_block(content: dict[str, Any]) -> Any:
@@ -189,6 +222,7 @@ def _langchain_tool(
     server: str,
     tool: dict[str, Any],
     *,
+    record: dict[str, Any] | None,
     callbacks: Any,
     tool_interceptors: list[Any] | None = None,
     tool_name_prefix: bool,
@@ -202,9 +236,15 @@ def _langchain_tool(
         pending: list[Any] = []
         on_progress = _progress(callbacks, context, pending)
         try:
-            result = await pool.call(
-                server, request.name, request.args, on_progress=on_progress, on_elicitation=on_elicitation
-            )
+            # An empty dict adds no header: the pool's connection serves.
+            if request.headers:
+                result = await _call_with_headers(
+                    record, server, request, on_progress=on_progress, on_elicitation=on_elicitation
+                )
+            else:
+                result = await pool.call(
+                    server, request.name, request.args, on_progress=on_progress, on_elicitation=on_elicitation
+                )
         finally:
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
@@ -344,6 +384,7 @@ class MultiServerMCPClient:
         the connection stays in the pool)."""
         self._check(server_name)
         session = PoolSession(self.pool(), server_name)
+        session.record = self._pool_config["mcpServers"][server_name] if self._pool_config else None
         if auto_initialize:
             await session.initialize()
         yield session
@@ -369,6 +410,7 @@ class MultiServerMCPClient:
                 pool,
                 tool["serverId"],
                 tool,
+                record=self._pool_config["mcpServers"][tool["serverId"]] if self._pool_config else None,
                 callbacks=self.callbacks,
                 tool_interceptors=self.tool_interceptors,
                 tool_name_prefix=self.tool_name_prefix,
@@ -488,8 +530,10 @@ async def load_mcp_tools(
         if connection is None:
             raise ValueError("Either a session or a connection config must be provided")
         name = server_name or "server"
-        pool = Pool({"mcpServers": {name: _server_record(name, connection)}})
+        record = _server_record(name, connection)
+        pool = Pool({"mcpServers": {name: record}})
         session = PoolSession(pool, name)
+        session.record = record
     if not isinstance(session, PoolSession):
         raise TypeError(
             "toolbridge.langchain.load_mcp_tools takes a session from "
@@ -506,6 +550,7 @@ async def load_mcp_tools(
             session.pool,
             session.server,
             tool,
+            record=session.record,
             callbacks=callbacks,
             tool_interceptors=tool_interceptors,
             tool_name_prefix=tool_name_prefix and server_name is not None,
