@@ -1,13 +1,14 @@
-//! The gateway over stdin/stdout (`toolbridge serve --stdio`): one client,
-//! the program that started it.
+//! The gateway over stdin/stdout (`toolbridge serve --stdio [--profile
+//! NAME]`): one client, the program that started it.
 
 use rmcp::ServiceExt as _;
 
-use crate::{Gateway, GatewayError, session::Session};
+use crate::{Gateway, GatewayError, profile::ViewName, session::Session};
 
-/// Serves one client on stdin/stdout until it closes them.
-pub async fn serve(gateway: Gateway) -> Result<(), GatewayError> {
-    let service = Session::new(gateway)
+/// Serves one client, with `view` (every server, or a profile), on
+/// stdin/stdout until it closes them.
+pub async fn serve(gateway: Gateway, view: ViewName) -> Result<(), GatewayError> {
+    let service = Session::new(gateway, view)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| GatewayError::Stdio(e.to_string()))?;

@@ -52,6 +52,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
     let serve_args = serve::Args {
         listen,
         stdio: false,
+        profile: None,
         servers: Vec::new(),
         // `ui` runs on the one-thread runtime of every other command.
         threads: None,
