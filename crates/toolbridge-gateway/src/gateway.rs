@@ -85,6 +85,11 @@ struct Inner {
     /// server's cached list is another one (it changed), the servers did or
     /// the profile did.
     tools: Mutex<HashMap<ViewName, ToolsCache>>,
+    /// The servers whose tools the gateway listed itself, to tell whether a
+    /// list change concerns a profile, since a client last listed them: a
+    /// server that says its list changed after every listing gets one such
+    /// listing per client listing, not a loop.
+    compared: Mutex<std::collections::HashSet<String>>,
     /// Each view's prompt catalog of its latest prompt listing.
     prompts: Mutex<HashMap<ViewName, Arc<Catalog<Prompt>>>>,
     /// Resource URI → server, from the latest listings.
@@ -141,6 +146,7 @@ impl Gateway {
                 profiles: RwLock::new(Arc::new(by_name(options.profiles))),
                 everything: Arc::new(Profile::everything("")),
                 tools: Mutex::new(HashMap::new()),
+                compared: Mutex::default(),
                 prompts: Mutex::new(HashMap::new()),
                 resources: Mutex::new(HashMap::new()),
                 templates: Mutex::new(Vec::new()),
@@ -163,14 +169,24 @@ impl Gateway {
     }
 
     /// Upstream `server`'s `kind` list changed: the clients whose view
-    /// shows that server are told; for tools, only those whose view's tools
-    /// are now other than they were told (a change to a tool their profile
-    /// leaves out is not theirs; a search-mode view lists the same two tools
-    /// whatever the server has).
+    /// shows that server are told. For tools, a search-mode view is not
+    /// (it lists the same two tools whatever the server has), and a view
+    /// whose `tools` globs pick some of the server's tools only when the
+    /// tools it shows are now other than it was told (a change to a tool
+    /// its profile leaves out is not its own). That takes a listing of the
+    /// server, made once per change and then not again until a client has
+    /// listed (a server that says its list changed after every listing
+    /// would otherwise be listed in a loop): meanwhile such views are told.
     pub async fn list_changed(&self, kind: ListKind, server: &str) {
         if kind == ListKind::Prompts {
             self.inner.prompts.lock_unpoisoned().clear();
         }
+        let may_list = kind == ListKind::Tools
+            && self
+                .inner
+                .compared
+                .lock_unpoisoned()
+                .insert(server.to_owned());
         // The resource routes are refreshed by the next listing, or on a miss.
         let mut told = Vec::new();
         for name in self.watched_views() {
@@ -181,14 +197,26 @@ impl Gateway {
                 continue;
             }
             let tell = match kind {
-                ListKind::Tools => !view.searches() && self.tools_changed(&view).await,
-                ListKind::Prompts | ListKind::Resources => true,
+                ListKind::Tools if view.searches() => false,
+                ListKind::Tools if may_list && !view.profile.tools.is_empty() => {
+                    self.tools_changed(&view).await
+                }
+                ListKind::Tools | ListKind::Prompts | ListKind::Resources => true,
             };
             if tell {
                 told.push(name);
             }
         }
         self.notify(&told, kind).await;
+    }
+
+    /// A client of `view` listed its tools: the servers of the view may be
+    /// listed again to tell whether a list change concerns a profile.
+    pub fn client_listed(&self, view: &View) {
+        self.inner
+            .compared
+            .lock_unpoisoned()
+            .retain(|server| !view.profile.includes_server(server));
     }
 
     /// Whether `view`'s tools are other than its clients were last told,

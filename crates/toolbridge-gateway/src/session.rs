@@ -454,6 +454,7 @@ pub(crate) async fn list_tools(
         meta = profile::meta_tools();
         &meta
     } else {
+        gateway.client_listed(&view);
         tools = gateway.tools(&view).await;
         &tools.catalog.items
     };
