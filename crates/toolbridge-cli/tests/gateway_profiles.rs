@@ -329,9 +329,10 @@ async fn list_changed_reaches_only_the_profiles_whose_view_changed() {
     );
 
     // A config change to greet and pings (a description each): both are
-    // told all three lists may have changed. What a client is sent comes
-    // in order on its stream, so had the tool change reached pings or
-    // greet, it would be before these.
+    // told all three lists may have changed. Had the tool change reached
+    // pings or greet, it would have come a second or more before these
+    // (the config is looked at once a second), so a second "tools" would
+    // be there when the three kinds are.
     let text = std::fs::read_to_string(&config).unwrap();
     let mut edited: Value = serde_json::from_str(&text).unwrap();
     edited["profiles"]["greet"]["descriptions"]["hello"] = json!("Says hello.");
@@ -341,12 +342,19 @@ async fn list_changed_reaches_only_the_profiles_whose_view_changed() {
     std::fs::rename(&temp, &config).unwrap();
     for (name, seen) in [("pings", &pings_seen), ("greet", &greet_seen)] {
         eventually(&format!("{name} is told of the config change"), || {
-            seen.seen().len() >= 3
+            let seen = seen.seen();
+            ["tools", "prompts", "resources"]
+                .iter()
+                .all(|kind| seen.contains(kind))
         })
         .await;
+        // The client's handlers run as the notifications come, not
+        // necessarily in the order they were sent.
+        let mut got = seen.seen();
+        got.sort();
         assert_eq!(
-            seen.seen(),
-            ["tools", "prompts", "resources"],
+            got,
+            ["prompts", "resources", "tools"],
             "{name} got a notification that was not about its view; {}",
             gateway.log()
         );
@@ -355,6 +363,33 @@ async fn list_changed_reaches_only_the_profiles_whose_view_changed() {
     let hello = greet_tools.iter().find(|t| t.name == "hello").unwrap();
     assert_eq!(hello.description.as_deref(), Some("Says hello."));
     assert_eq!(sorted(&tools(&pings).await), ["change", "ping"]);
+
+    // A profile removed from the config is served no more (its open
+    // session's requests get the 404 too); one added is served at once.
+    edited["profiles"].as_object_mut().unwrap().remove("pings");
+    edited["profiles"]["fresh"] = json!({ "servers": ["ex"], "tools": ["ex__echo"] });
+    std::fs::write(&temp, edited.to_string()).unwrap();
+    std::fs::rename(&temp, &config).unwrap();
+    let fresh = format!("{}/fresh", gateway.url);
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let (status, answer) = stateless(&fresh, "tools/list", json!({})).await;
+        if status == 200 {
+            assert_eq!(listed(&answer), ["echo"]);
+            break;
+        }
+        assert_eq!(status, 404, "{answer}");
+        assert!(tokio::time::Instant::now() < deadline, "fresh never served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, _) = stateless(&format!("{}/pings", gateway.url), "tools/list", json!({})).await;
+    assert_eq!(status, 404);
+    let gone = pings.list_all_tools().await.map(|t| sorted(&t));
+    assert!(
+        format!("{gone:?}")
+            .contains("404 Not Found: Not Found: the gateway's config has no profile"),
+        "{gone:?}"
+    );
     for client in [ops, pings, greet] {
         client.cancel().await.unwrap();
     }
