@@ -177,7 +177,8 @@ impl Config {
                 config.warnings.extend(unknown_setting_keys(&src, obj));
             }
         }
-        if let Some(layout) = detect(path, &text, &root)? {
+        let layout = detect(path, &text, &root)?;
+        if let Some(layout) = layout {
             let keys: Vec<String> = layout.keys().iter().map(|k| k.to_string()).collect();
             config.add_servers(&text, &root, keys, layout)?;
         }
@@ -189,7 +190,13 @@ impl Config {
             config.add_servers(&text, &root, keys, Layout::McpServers)?;
         }
         // After the servers: a profile may name only servers the file has.
-        if let Some(value) = root.get(PROFILES_KEY).filter(|v| !v.is_null()) {
+        // Not in an editor's settings.json, whose own `profiles` (Zed's
+        // settings profiles) are not toolbridge's.
+        let editor_settings = matches!(layout, Some(Layout::VsCodeSettings | Layout::Zed));
+        if let Some(value) = root
+            .get(PROFILES_KEY)
+            .filter(|v| !v.is_null() && !editor_settings)
+        {
             let src = Source {
                 path,
                 text: &text,

@@ -678,6 +678,16 @@ mod tests {
     }
 
     #[test]
+    fn an_editors_own_profiles_are_not_read_as_toolbridges() {
+        // Zed's settings.json has settings profiles of its own.
+        let text = r#"{"context_servers": {"a": {"command": "x"}},
+                       "profiles": {"Presenting": {"buffer_font_size": 20}}}"#;
+        let config = Config::parse(Path::new("zed/settings.json"), text).unwrap();
+        assert_eq!(config.server_names(), ["a"]);
+        assert!(config.profiles().is_empty());
+    }
+
+    #[test]
     fn profiles_are_read_from_jsonc_and_found_by_name() {
         let text = "{ // team setup\n \"mcpServers\": {\"a\": {\"command\": \"x\"},},\n \
                     \"profiles\": {\"one\": {\"servers\": [\"a\",],}, /* two */ \"two\": {},},\n}";
