@@ -21,6 +21,7 @@ fn config(dir: &Path, settings: Value) -> std::path::PathBuf {
     let config = json!({
         "toolbridge": settings,
         "mcpServers": { "example": { "command": toolbridge(), "args": ["example-server"] } },
+        "profiles": { "ops": { "servers": ["example"] }, "dev": { "servers": ["example"] } },
     });
     std::fs::write(&path, config.to_string()).expect("write config");
     path
@@ -146,17 +147,18 @@ async fn named_tokens_are_made_listed_bound_and_revoked_while_the_gateway_runs()
         .expect("GET /metrics");
     assert_eq!(metrics.status().as_u16(), 403);
 
-    // Bound to "ops": refused on /mcp and on another profile's path, let
-    // through on its own (a 404 there until profiles exist on this branch
-    // is the router's answer, not the auth layer's).
+    // Bound to "ops": refused on /mcp and on another profile's path, served
+    // on its own.
     let (status, _, body) = post(&gateway.url, Some(&ops), initialize()).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("\"ops\""), "{body}");
     let (status, _, body) = post(&format!("{base}/mcp/dev"), Some(&ops), initialize()).await;
     assert_eq!(status, 403, "{body}");
-    let (status, _, body) = post(&format!("{base}/mcp/ops"), Some(&ops), initialize()).await;
-    assert_ne!(status, 403, "{body}");
-    assert_ne!(status, 401, "{body}");
+    assert_eq!(echo(&format!("{base}/mcp/ops"), &ops, "ops").await, "ops");
+    // A token for a profile the config lacks is not made.
+    let stray = token_cli(&config, &["create", "stray", "--profile", "nope"]);
+    assert_eq!(stray.code, Some(2), "{stray:?}");
+    assert!(stray.stderr.contains("nope"), "{stray:?}");
 
     // Revoked through the CLI: refused from the next request, no restart.
     let revoked = token_cli(&config, &["revoke", "ci"]);

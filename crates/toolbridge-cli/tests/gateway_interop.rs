@@ -392,3 +392,69 @@ fn two_clients_at_once_each_get_only_their_own_progress_from_a_stdio_upstream() 
         );
     }
 }
+
+#[test]
+fn the_typescript_sdk_searches_a_search_mode_profile_and_calls_what_it_found() {
+    let _serial = one_at_a_time();
+    // A profile in search mode over server-everything and a server that
+    // pulls the rug (tool_cache.py: its `change` rewrites `ping`'s
+    // description and adds a tool, both then withheld by pinning).
+    let home = tempdir();
+    let config = home.path().join("config.json");
+    let text = json!({
+        "mcpServers": {
+            "everything": { "command": "node", "args": [everything_js(), "stdio"] },
+            "rug": {
+                "command": python(),
+                "args": [test_server("tool_cache.py")],
+                "env": {
+                    "STARTS_FILE": home.path().join("starts"),
+                    "TOOLS": "ping",
+                    "RUG_PULL": "1",
+                },
+            },
+        },
+        "profiles": {
+            "finder": { "tools": ["!everything__get-sum"], "discovery": "search" },
+        },
+    });
+    std::fs::write(&config, text.to_string()).expect("write config");
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    // Both upstreams started, their definitions pinned.
+    gateway.wait_for_tools(&["everything__echo", "everything__get-sum", "rug__ping"]);
+    let via = Via::Http(format!("{}/finder", gateway.url));
+    let plan = json!({ "search": {
+        "query": "echoes back the input message",
+        "arguments": { "message": "found by search" },
+        "noMatch": "zebra xylophone quasar",
+        "outside": "the sum of two numbers",
+        "pull": "rug__change",
+        "pulled": "answers pong from ping",
+    } });
+    let seen = run_client(Sdk::TypeScript, &via, &plan, home.path());
+    let log = gateway.log();
+    assert_eq!(
+        strings(&seen["tools"]),
+        ["search_tools", "call_tool"],
+        "{seen}\n{log}"
+    );
+    assert_eq!(seen["found"][0], "everything__echo", "{seen}");
+    assert_eq!(seen["calledError"], false, "{seen}\n{log}");
+    assert_eq!(
+        strings(&seen["called"]),
+        ["Echo: found by search"],
+        "{seen}"
+    );
+    assert_eq!(seen["noMatch"], json!([]), "{seen}");
+    assert_eq!(seen["noMatchError"], false, "{seen}");
+    assert!(
+        !strings(&seen["outside"]).contains(&"everything__get-sum".to_owned()),
+        "a tool the profile leaves out was found: {seen}"
+    );
+    assert_eq!(seen["beforePull"][0], "rug__ping", "{seen}");
+    let after = strings(&seen["afterPull"]);
+    assert!(
+        !after.contains(&"rug__ping".to_owned()) && !after.contains(&"rug__added".to_owned()),
+        "a withheld tool was found: {seen}\n{log}"
+    );
+}

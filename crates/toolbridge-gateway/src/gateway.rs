@@ -1,6 +1,7 @@
 //! [`Gateway`]: the state every client session shares: the upstream pools,
-//! the name tables, the resource routes, the connected clients and their
-//! resource subscriptions, the metrics.
+//! the profiles and each view's name tables, the resource routes, the
+//! connected clients (by view) and their resource subscriptions, the
+//! metrics.
 
 use std::{
     collections::HashMap,
@@ -22,7 +23,7 @@ use rmcp::{
     service::{Peer, SubscriptionSink},
 };
 use toolbridge::{
-    config::ServerSpec,
+    config::{Profile, ServerSpec},
     pool::{CallOptions, ClientFeatures, Pool, PoolError, PoolOptions},
     tools::McpTool,
 };
@@ -32,6 +33,7 @@ use crate::{
     held_calls::HeldCalls,
     metrics::Metrics,
     names::{Catalog, Route},
+    profile::{View, ViewName, ViewTools},
     relay::{self, ListKind},
     subscriptions::{ClientKey, Subscriptions, Target},
     upstreams::{Changes, SharedUpstreams, Upstreams},
@@ -50,6 +52,8 @@ pub struct GatewayOptions {
     pub page_size: usize,
     /// What one client may hold at once over HTTP (`limits`).
     pub limits: crate::limits::Limits,
+    /// The config's profiles, each served at `/mcp/NAME`.
+    pub profiles: Vec<Profile>,
 }
 
 impl Default for GatewayOptions {
@@ -58,6 +62,7 @@ impl Default for GatewayOptions {
             pool: PoolOptions::default(),
             page_size: 200,
             limits: crate::limits::Limits::default(),
+            profiles: Vec::new(),
         }
     }
 }
@@ -75,17 +80,28 @@ struct Inner {
     pool_options: PoolOptions,
     /// Items per page to clients.
     page_size: usize,
-    /// The tool catalog and the lists it was built from: rebuilt when a
-    /// server's cached list is another one (it changed) or the servers did.
-    tools: Mutex<Option<ToolsCache>>,
-    /// The prompt catalog of the latest prompt listing.
-    prompts: Mutex<Option<Arc<Catalog<Prompt>>>>,
+    /// The profiles by name; swapped whole by [`Gateway::reload`].
+    profiles: RwLock<Arc<HashMap<String, Arc<Profile>>>>,
+    /// What `/mcp` shows: every server, every tool.
+    everything: Arc<Profile>,
+    /// Each view's tools and the lists they were built from: rebuilt when a
+    /// server's cached list is another one (it changed), the servers did or
+    /// the profile did.
+    tools: Mutex<HashMap<ViewName, ToolsCache>>,
+    /// The servers whose tools the gateway listed itself, to tell whether a
+    /// list change concerns a profile, since a client last listed them: a
+    /// server that says its list changed after every listing gets one such
+    /// listing per client listing, not a loop.
+    compared: Mutex<std::collections::HashSet<String>>,
+    /// Each view's prompt catalog of its latest prompt listing.
+    prompts: Mutex<HashMap<ViewName, Arc<Catalog<Prompt>>>>,
     /// Resource URI → server, from the latest listings.
     resources: Mutex<HashMap<String, String>>,
     /// Resource template → server, from the latest listings.
     templates: Mutex<Vec<(String, String)>>,
-    /// Connected clients (sessions), told when lists change.
-    clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// Connected clients (sessions) and their views, told when their
+    /// view's lists change.
+    clients: Mutex<Vec<(ViewName, Peer<RoleServer>)>>,
     /// 2026-07-28 clients' `subscriptions/listen` streams, told too.
     listeners: Arc<Listeners>,
     /// Which client session wants the updates of which resource.
@@ -104,8 +120,13 @@ struct Inner {
 
 struct ToolsCache {
     upstreams: SharedUpstreams,
+    profile: Arc<Profile>,
     lists: Vec<Arc<Vec<McpTool>>>,
-    catalog: Arc<Catalog<Tool>>,
+    tools: Arc<ViewTools>,
+    /// The tools the view's clients were last told of (listed, or told
+    /// changed): what a list change is compared with, so that a listing
+    /// between the change and its notification does not hide it.
+    announced: Arc<ViewTools>,
 }
 
 impl Gateway {
@@ -127,8 +148,11 @@ impl Gateway {
                 upstreams: RwLock::new(upstreams.clone()),
                 pool_options,
                 page_size: options.page_size.max(1),
-                tools: Mutex::new(None),
-                prompts: Mutex::new(None),
+                profiles: RwLock::new(Arc::new(by_name(options.profiles))),
+                everything: Arc::new(Profile::everything("")),
+                tools: Mutex::new(HashMap::new()),
+                compared: Mutex::default(),
+                prompts: Mutex::new(HashMap::new()),
                 resources: Mutex::new(HashMap::new()),
                 templates: Mutex::new(Vec::new()),
                 clients: Mutex::new(Vec::new()),
@@ -150,20 +174,140 @@ impl Gateway {
         WeakGateway(Arc::downgrade(&self.inner))
     }
 
-    /// An upstream's `kind` list changed: what the gateway keeps of it is
-    /// dropped (rebuilt on next use) and clients are told.
-    pub async fn list_changed(&self, kind: ListKind) {
-        match kind {
-            ListKind::Tools => *self.inner.tools.lock_unpoisoned() = None,
-            ListKind::Prompts => {
-                *self.inner.prompts.lock_unpoisoned() = None;
+    /// Upstream `server`'s `kind` list changed: the clients whose view
+    /// shows that server are told. For tools, a search-mode view is not
+    /// (it lists the same two tools whatever the server has), and a view
+    /// whose `tools` globs pick some of the server's tools only when the
+    /// tools it shows are now other than it was told (a change to a tool
+    /// its profile leaves out is not its own). That takes a listing of the
+    /// server, made once per change and then not again until a client has
+    /// listed (a server that says its list changed after every listing
+    /// would otherwise be listed in a loop): meanwhile such views are told.
+    pub async fn list_changed(&self, kind: ListKind, server: &str) {
+        if kind == ListKind::Prompts {
+            self.inner.prompts.lock_unpoisoned().clear();
+        }
+        let may_list = kind == ListKind::Tools
+            && self
+                .inner
+                .compared
+                .lock_unpoisoned()
+                .insert(server.to_owned());
+        // The resource routes are refreshed by the next listing, or on a miss.
+        let mut told = Vec::new();
+        for name in self.watched_views() {
+            let Ok(view) = self.view(&name) else {
+                continue;
+            };
+            if !view.profile.includes_server(server) {
+                continue;
             }
-            // The routes are refreshed by the next listing, or on a miss.
-            ListKind::Resources => {}
+            let tell = match kind {
+                ListKind::Tools if view.searches() => false,
+                ListKind::Tools if may_list && !view.profile.tools.is_empty() => {
+                    self.tools_changed(&view).await
+                }
+                ListKind::Tools | ListKind::Prompts | ListKind::Resources => true,
+            };
+            if tell {
+                told.push(name);
+            }
+        }
+        self.notify(&told, kind).await;
+    }
+
+    /// A client of `view` listed its tools: the servers of the view may be
+    /// listed again to tell whether a list change concerns a profile.
+    pub fn client_listed(&self, view: &View) {
+        self.inner
+            .compared
+            .lock_unpoisoned()
+            .retain(|server| !view.profile.includes_server(server));
+    }
+
+    /// Whether `view`'s tools are other than its clients were last told,
+    /// noting the new ones as told.
+    async fn tools_changed(&self, view: &View) -> bool {
+        let known = self
+            .inner
+            .tools
+            .lock_unpoisoned()
+            .get(&view.name)
+            .map(|cached| cached.announced.clone());
+        let now = self.tools(view).await;
+        let mut cache = self.inner.tools.lock_unpoisoned();
+        if let Some(cached) = cache.get_mut(&view.name) {
+            cached.announced = now.clone();
+        }
+        known.is_none_or(|known| !known.same_as(&now))
+    }
+
+    /// Tells the clients of `views` that their `kind` list changed.
+    async fn notify(&self, views: &[ViewName], kind: ListKind) {
+        if views.is_empty() {
+            return;
         }
         let clients = self.live_clients();
-        join_all(clients.iter().map(|peer| kind.notify(peer))).await;
-        self.inner.listeners.send(&[kind.notification()]).await;
+        join_all(
+            clients
+                .iter()
+                .filter(|(view, _)| views.contains(view))
+                .map(|(_, peer)| kind.notify(peer)),
+        )
+        .await;
+        self.inner
+            .listeners
+            .send(|view| views.contains(view), &[kind.notification()])
+            .await;
+    }
+
+    /// The views that have clients to tell of changes now.
+    fn watched_views(&self) -> Vec<ViewName> {
+        let mut views: Vec<ViewName> = self
+            .live_clients()
+            .into_iter()
+            .map(|(view, _)| view)
+            .collect();
+        views.extend(self.inner.listeners.views());
+        let mut unique = Vec::with_capacity(views.len());
+        for view in views {
+            if !unique.contains(&view) {
+                unique.push(view);
+            }
+        }
+        unique
+    }
+
+    /// View `name` as the config says now; an error for a profile the
+    /// config no longer has.
+    pub fn view(&self, name: &ViewName) -> Result<View, ErrorData> {
+        let profile = match name {
+            ViewName::All => self.inner.everything.clone(),
+            ViewName::Profile(profile) => self
+                .inner
+                .profiles
+                .read_unpoisoned()
+                .get(profile.as_ref())
+                .cloned()
+                .ok_or_else(|| {
+                    ErrorData::invalid_request(
+                        format!(
+                            "profile {profile} is no longer in the gateway's config; \
+                             connect to another one"
+                        ),
+                        None,
+                    )
+                })?,
+        };
+        Ok(View {
+            name: name.clone(),
+            profile,
+        })
+    }
+
+    /// Whether the config has profile `name`.
+    pub fn has_profile(&self, name: &str) -> bool {
+        self.inner.profiles.read_unpoisoned().contains_key(name)
     }
 
     /// `update` of a resource of `server`, sent to the client sessions
@@ -186,16 +330,17 @@ impl Gateway {
         ClientKey::new(id, self.downgrade())
     }
 
-    /// Session `client` wants the updates of resource `uri` (sent to
-    /// `target`): subscribed on the server that has it (the upstream once,
-    /// however many clients want it).
+    /// Session `client` of `view` wants the updates of resource `uri` (sent
+    /// to `target`): subscribed on the server of the view that has it (the
+    /// upstream once, however many clients want it).
     pub async fn subscribe(
         &self,
+        view: &View,
         uri: &str,
         client: &ClientKey,
         target: Target,
     ) -> Result<(), ErrorData> {
-        let servers = self.servers_for_uri(uri).await;
+        let servers = self.servers_for_uri(view, uri).await;
         let upstreams = self.upstreams();
         let mut last = None;
         for server in &servers {
@@ -239,23 +384,23 @@ impl Gateway {
     }
 
     /// Tells a 2026-07-28 client's `subscriptions/listen` stream (`sink`)
-    /// of list changes until the guard drops.
-    pub fn listen(&self, sink: SubscriptionSink) -> Listening {
+    /// of the list changes of its `view` until the guard drops.
+    pub fn listen(&self, view: ViewName, sink: SubscriptionSink) -> Listening {
         let key = self.inner.listeners.next.fetch_add(1, Ordering::Relaxed);
         self.inner
             .listeners
             .sinks
             .lock_unpoisoned()
-            .push((key, sink));
+            .push((key, view, sink));
         Listening {
             listeners: self.inner.listeners.clone(),
             key,
         }
     }
 
-    fn live_clients(&self) -> Vec<Peer<RoleServer>> {
+    fn live_clients(&self) -> Vec<(ViewName, Peer<RoleServer>)> {
         let mut clients = self.inner.clients.lock_unpoisoned();
-        clients.retain(|peer| !peer.is_transport_closed());
+        clients.retain(|(_, peer)| !peer.is_transport_closed());
         clients.clone()
     }
 
@@ -298,12 +443,13 @@ impl Gateway {
             .collect()
     }
 
-    /// Replaces the servers with `specs`: new ones are added, removed and
-    /// changed ones closed (changed ones start again with their new entry
-    /// on next use), the others untouched. Connected clients are told the
-    /// lists changed.
-    pub async fn reload(&self, specs: Vec<ServerSpec>) -> Changes {
-        let (next, closing, changes) = {
+    /// Replaces the servers with `specs` and the profiles with `profiles`:
+    /// new servers are added, removed and changed ones closed (changed ones
+    /// start again with their new entry on next use), the others untouched.
+    /// The clients of each view that shows a server that changed, and of
+    /// each profile that changed, are told their lists changed.
+    pub async fn reload(&self, specs: Vec<ServerSpec>, profiles: Vec<Profile>) -> Changes {
+        let (next, closing, mut changes) = {
             let mut current = self.inner.upstreams.write_unpoisoned();
             let (next, closing, changes) = current.updated(specs, &self.inner.pool_options);
             let next = Arc::new(next);
@@ -312,6 +458,12 @@ impl Gateway {
             }
             (next, closing, changes)
         };
+        let before = self.inner.profiles.read_unpoisoned().clone();
+        let after = by_name(profiles);
+        changes.profiles = profile_changes(&before, &after);
+        if !changes.profiles.is_empty() {
+            *self.inner.profiles.write_unpoisoned() = Arc::new(after);
+        }
         if changes.is_empty() {
             return changes;
         }
@@ -319,7 +471,8 @@ impl Gateway {
             added = ?changes.added,
             removed = ?changes.removed,
             changed = ?changes.changed,
-            "config changed; servers updated"
+            profiles = ?changes.profiles,
+            "config changed; servers and profiles updated"
         );
         let started: Vec<String> = changes
             .added
@@ -342,24 +495,54 @@ impl Gateway {
                 });
             }
         }
-        self.lists_changed().await;
+        let touched: Vec<&String> = changes
+            .added
+            .iter()
+            .chain(&changes.removed)
+            .chain(&changes.changed)
+            .collect();
+        let affected: Vec<ViewName> = self
+            .watched_views()
+            .into_iter()
+            .filter(|name| match name {
+                ViewName::All => !touched.is_empty(),
+                ViewName::Profile(profile) => {
+                    changes.profiles.iter().any(|p| p == profile.as_ref())
+                        || self.view(name).is_ok_and(|view| {
+                            touched.iter().any(|s| view.profile.includes_server(s))
+                        })
+                }
+            })
+            .collect();
+        self.forget_lists();
+        for kind in ListKind::ALL {
+            self.notify(&affected, kind).await;
+        }
         join_all(closing.iter().map(Pool::close_all)).await;
         changes
     }
 
-    /// Forgets what the gateway knows of the lists and tells every client
-    /// that tools, prompts and resources may have changed.
-    pub async fn lists_changed(&self) {
-        for kind in ListKind::ALL {
-            self.list_changed(kind).await;
-        }
+    /// Forgets what the gateway knows of every view's lists (built again on
+    /// next use) and of the profiles that are gone.
+    fn forget_lists(&self) {
+        let profiles = self.inner.profiles.read_unpoisoned().clone();
+        let gone = |view: &ViewName| {
+            view.profile_name()
+                .is_some_and(|name| !profiles.contains_key(name))
+        };
+        self.inner
+            .tools
+            .lock_unpoisoned()
+            .retain(|view, _| !gone(view));
+        self.inner.prompts.lock_unpoisoned().clear();
     }
 
-    /// Remembers a connected client, to tell it when lists change.
-    pub fn register_client(&self, peer: Peer<RoleServer>) {
+    /// Remembers a connected client of `view`, to tell it when the view's
+    /// lists change.
+    pub fn register_client(&self, view: ViewName, peer: Peer<RoleServer>) {
         let mut clients = self.inner.clients.lock_unpoisoned();
-        clients.retain(|peer| !peer.is_transport_closed());
-        clients.push(peer);
+        clients.retain(|(_, peer)| !peer.is_transport_closed());
+        clients.push((view, peer));
     }
 
     /// Closes every upstream server (the gateway is stopping).
@@ -367,18 +550,22 @@ impl Gateway {
         self.upstreams().close_all().await;
     }
 
-    /// The tools of every upstream server under the names clients see.
-    /// Servers that cannot be listed are left out (and logged).
-    pub async fn tools(&self) -> Arc<Catalog<Tool>> {
+    /// The tools `view` shows, under the names its clients see. Servers
+    /// that cannot be listed are left out (and logged).
+    pub async fn tools(&self, view: &View) -> Arc<ViewTools> {
         let upstreams = self.upstreams();
+        let servers: Vec<(&str, &Pool)> = upstreams
+            .iter()
+            .filter(|(name, _)| view.profile.includes_server(name))
+            .collect();
         let results = join_all(
-            upstreams
+            servers
                 .iter()
                 .map(|(name, pool)| async move { pool.list_server_tools(name).await }),
         )
         .await;
         let mut lists = Vec::with_capacity(results.len());
-        for ((name, _), result) in upstreams.iter().zip(results) {
+        for ((name, _), result) in servers.iter().zip(results) {
             match result {
                 Ok(list) => lists.push(list),
                 Err(e) => {
@@ -388,8 +575,10 @@ impl Gateway {
             }
         }
         let mut cache = self.inner.tools.lock_unpoisoned();
-        if let Some(cached) = cache.as_ref()
+        let cached = cache.get(&view.name);
+        if let Some(cached) = cached
             && Arc::ptr_eq(&cached.upstreams, &upstreams)
+            && Arc::ptr_eq(&cached.profile, &view.profile)
             && cached.lists.len() == lists.len()
             && cached
                 .lists
@@ -397,48 +586,52 @@ impl Gateway {
                 .zip(&lists)
                 .all(|(a, b)| Arc::ptr_eq(a, b))
         {
-            return cached.catalog.clone();
+            return cached.tools.clone();
         }
-        let items = upstreams
-            .order
-            .iter()
-            .zip(&lists)
-            .flat_map(|(server, list)| {
-                list.iter()
-                    .map(move |t| (server.clone(), t.name.clone(), to_rmcp_tool(t)))
-            })
-            .collect();
-        let catalog = Arc::new(Catalog::build(
-            items,
-            upstreams.order.len() > 1,
-            |t, name| t.name = name.to_owned().into(),
+        let announced = cached.map(|c| c.announced.clone());
+        let tools = Arc::new(ViewTools::build(
+            view,
+            servers
+                .iter()
+                .zip(&lists)
+                .map(|((server, _), list)| (*server, list.as_slice()))
+                .collect(),
         ));
-        *cache = Some(ToolsCache {
-            upstreams,
-            lists,
-            catalog: catalog.clone(),
-        });
-        catalog
+        let announced = announced.unwrap_or_else(|| tools.clone());
+        cache.insert(
+            view.name.clone(),
+            ToolsCache {
+                upstreams: upstreams.clone(),
+                profile: view.profile.clone(),
+                lists,
+                tools: tools.clone(),
+                announced,
+            },
+        );
+        tools
     }
 
-    /// Where the tool clients call `name` is: itself on the one upstream
-    /// when there is one (no listing needed), else from the catalog.
-    pub async fn resolve_tool(&self, name: &str) -> Option<Route> {
+    /// Where the tool `view`'s clients call `name` is: itself on the one
+    /// upstream when the view is every tool of just one (no listing
+    /// needed), else from the view's catalog.
+    pub async fn resolve_tool(&self, view: &View, name: &str) -> Option<Route> {
         let upstreams = self.upstreams();
-        if let [only] = upstreams.order.as_slice() {
+        if view.profile.is_everything()
+            && let [only] = upstreams.order.as_slice()
+        {
             return Some(Route {
                 server: only.clone(),
                 name: name.to_owned(),
             });
         }
-        self.tools().await.resolve(name).cloned()
+        self.tools(view).await.catalog.resolve(name).cloned()
     }
 
-    /// The prompts of every upstream server under the names clients see.
-    pub async fn prompts(&self) -> Arc<Catalog<Prompt>> {
+    /// The prompts of `view`'s servers under the names its clients see.
+    pub async fn prompts(&self, view: &View) -> Arc<Catalog<Prompt>> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, |cursor| {
+            .list_each(&upstreams, view, |cursor| {
                 ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(
                     PaginatedRequestParams::default().with_cursor(cursor),
                 ))
@@ -459,19 +652,22 @@ impl Gateway {
             .collect();
         let catalog = Arc::new(Catalog::build(
             items,
-            upstreams.order.len() > 1,
+            view.servers(&upstreams.order).len() > 1,
             |p, name| p.name = name.to_owned(),
         ));
-        *self.inner.prompts.lock_unpoisoned() = Some(catalog.clone());
+        self.inner
+            .prompts
+            .lock_unpoisoned()
+            .insert(view.name.clone(), catalog.clone());
         catalog
     }
 
-    /// Where the prompt clients call `name` is.
-    pub async fn resolve_prompt(&self, name: &str) -> Option<Route> {
+    /// Where the prompt `view`'s clients call `name` is.
+    pub async fn resolve_prompt(&self, view: &View, name: &str) -> Option<Route> {
         let upstreams = self.upstreams();
-        if let [only] = upstreams.order.as_slice() {
+        if let [only] = view.servers(&upstreams.order).as_slice() {
             return Some(Route {
-                server: only.clone(),
+                server: (*only).clone(),
                 name: name.to_owned(),
             });
         }
@@ -479,20 +675,20 @@ impl Gateway {
             .inner
             .prompts
             .lock_unpoisoned()
-            .as_ref()
+            .get(&view.name)
             .and_then(|c| c.resolve(name).cloned());
         match known {
             Some(route) => Some(route),
-            None => self.prompts().await.resolve(name).cloned(),
+            None => self.prompts(view).await.resolve(name).cloned(),
         }
     }
 
-    /// The resources of every upstream server (URIs unchanged), noting which
+    /// The resources of `view`'s servers (URIs unchanged), noting which
     /// server has each.
-    pub async fn resources(&self) -> Vec<Resource> {
+    pub async fn resources(&self, view: &View) -> Vec<Resource> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, |cursor| {
+            .list_each(&upstreams, view, |cursor| {
                 ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
                     PaginatedRequestParams::default().with_cursor(cursor),
                 ))
@@ -500,6 +696,7 @@ impl Gateway {
             .await;
         let mut all = Vec::new();
         let mut routes = HashMap::new();
+        let listed: Vec<String> = lists.iter().map(|(server, _)| server.clone()).collect();
         for (server, results) in lists {
             for result in results {
                 if let ServerResult::ListResourcesResult(page) = result {
@@ -512,16 +709,21 @@ impl Gateway {
                 }
             }
         }
-        *self.inner.resources.lock_unpoisoned() = routes;
+        // The routes of the servers listed are replaced; other views' stay.
+        let mut known = self.inner.resources.lock_unpoisoned();
+        known.retain(|_, server| !listed.contains(server));
+        for (uri, server) in routes {
+            known.entry(uri).or_insert(server);
+        }
         all
     }
 
-    /// The resource templates of every upstream server, noting which server
-    /// has each.
-    pub async fn resource_templates(&self) -> Vec<ResourceTemplate> {
+    /// The resource templates of `view`'s servers, noting which server has
+    /// each.
+    pub async fn resource_templates(&self, view: &View) -> Vec<ResourceTemplate> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, |cursor| {
+            .list_each(&upstreams, view, |cursor| {
                 ClientRequest::ListResourceTemplatesRequest(
                     ListResourceTemplatesRequest::with_param(
                         PaginatedRequestParams::default().with_cursor(cursor),
@@ -531,6 +733,7 @@ impl Gateway {
             .await;
         let mut all = Vec::new();
         let mut routes = Vec::new();
+        let listed: Vec<String> = lists.iter().map(|(server, _)| server.clone()).collect();
         for (server, results) in lists {
             for result in results {
                 if let ServerResult::ListResourceTemplatesResult(page) = result {
@@ -541,21 +744,26 @@ impl Gateway {
                 }
             }
         }
-        *self.inner.templates.lock_unpoisoned() = routes;
+        let mut known = self.inner.templates.lock_unpoisoned();
+        known.retain(|(_, server)| !listed.contains(server));
+        known.extend(routes);
         all
     }
 
-    /// The servers that may have resource `uri`, the likeliest first: the
-    /// one that listed it, else those with a template it fits, else (when
-    /// nothing is known) every server in config order.
-    pub async fn servers_for_uri(&self, uri: &str) -> Vec<String> {
+    /// The servers of `view` that may have resource `uri`, the likeliest
+    /// first: the one that listed it, else those with a template it fits,
+    /// else (when nothing is known) every server of the view in config
+    /// order. Never a server the view does not show.
+    pub async fn servers_for_uri(&self, view: &View, uri: &str) -> Vec<String> {
         let upstreams = self.upstreams();
-        if let [only] = upstreams.order.as_slice() {
-            return vec![only.clone()];
+        let servers = view.servers(&upstreams.order);
+        if let [only] = servers.as_slice() {
+            return vec![(*only).clone()];
         }
+        let shown = |server: &String| view.profile.includes_server(server);
         for attempt in 0..2 {
             let listed = self.inner.resources.lock_unpoisoned().get(uri).cloned();
-            if let Some(server) = listed {
+            if let Some(server) = listed.filter(shown) {
                 return vec![server];
             }
             let fitting: Vec<String> = self
@@ -563,28 +771,33 @@ impl Gateway {
                 .templates
                 .lock_unpoisoned()
                 .iter()
-                .filter(|(template, _)| template_fits(template, uri))
+                .filter(|(template, server)| shown(server) && template_fits(template, uri))
                 .map(|(_, server)| server.clone())
                 .collect();
             if !fitting.is_empty() {
                 return fitting;
             }
             if attempt == 0 {
-                self.resources().await;
-                self.resource_templates().await;
+                self.resources(view).await;
+                self.resource_templates(view).await;
             }
         }
-        upstreams.order.clone()
+        servers.into_iter().cloned().collect()
     }
 
-    /// Every page of one listing from each server, in config order; a server
-    /// that does not offer it gives nothing, one that fails is logged.
+    /// Every page of one listing from each server of `view`, in config
+    /// order; a server that does not offer it gives nothing, one that fails
+    /// is logged.
     async fn list_each(
         &self,
         upstreams: &Upstreams,
+        view: &View,
         request: impl Fn(Option<String>) -> ClientRequest + Copy,
     ) -> Vec<(String, Vec<ServerResult>)> {
-        join_all(upstreams.iter().map(|(name, pool)| async move {
+        let servers = upstreams
+            .iter()
+            .filter(|(name, _)| view.profile.includes_server(name));
+        join_all(servers.map(|(name, pool)| async move {
             let pages = match list_pages(pool, name, request).await {
                 Ok(pages) => pages,
                 Err(e) if is_not_offered(&e) => Vec::new(),
@@ -610,21 +823,23 @@ impl WeakGateway {
     }
 }
 
-/// The open `subscriptions/listen` streams.
+/// The open `subscriptions/listen` streams, with their views.
 #[derive(Default)]
 struct Listeners {
-    sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    sinks: Mutex<Vec<(u64, ViewName, SubscriptionSink)>>,
     next: AtomicU64,
 }
 
 impl Listeners {
-    /// Sends each of `notifications` the stream accepted to every stream.
-    async fn send(&self, notifications: &[ServerNotification]) {
+    /// Sends each of `notifications` the stream accepted to every stream
+    /// of a view `to` takes.
+    async fn send(&self, to: impl Fn(&ViewName) -> bool, notifications: &[ServerNotification]) {
         let sinks: Vec<SubscriptionSink> = self
             .sinks
             .lock_unpoisoned()
             .iter()
-            .map(|(_, sink)| sink.clone())
+            .filter(|(_, view, _)| to(view))
+            .map(|(_, _, sink)| sink.clone())
             .collect();
         for sink in &sinks {
             for notification in notifications {
@@ -632,6 +847,15 @@ impl Listeners {
                 let _ = sink.send(notification.clone()).await;
             }
         }
+    }
+
+    /// The views of the open streams.
+    fn views(&self) -> Vec<ViewName> {
+        self.sinks
+            .lock_unpoisoned()
+            .iter()
+            .map(|(_, view, _)| view.clone())
+            .collect()
     }
 }
 
@@ -647,7 +871,7 @@ impl Drop for Listening {
         self.listeners
             .sinks
             .lock_unpoisoned()
-            .retain(|(key, _)| *key != self.key);
+            .retain(|(key, _, _)| *key != self.key);
     }
 }
 
@@ -683,6 +907,34 @@ async fn list_pages(
     Ok(pages)
 }
 
+/// The profiles by name.
+fn by_name(profiles: Vec<Profile>) -> HashMap<String, Arc<Profile>> {
+    profiles
+        .into_iter()
+        .map(|p| (p.name.clone(), Arc::new(p)))
+        .collect()
+}
+
+/// The names of the profiles added, removed or changed from `before` to
+/// `after`, sorted.
+fn profile_changes(
+    before: &HashMap<String, Arc<Profile>>,
+    after: &HashMap<String, Arc<Profile>>,
+) -> Vec<String> {
+    let mut names: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|name| match (before.get(*name), after.get(*name)) {
+            (Some(a), Some(b)) => a != b,
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Whether a server does not know a resource, or offers no subscriptions
 /// (so another server may).
 fn is_unknown_resource(error: &PoolError) -> bool {
@@ -713,7 +965,7 @@ fn template_fits(template: &str, uri: &str) -> bool {
 /// the server sent, its `_meta` included. Not its `execution`: the gateway
 /// runs a task-only tool as a task itself (the pool does) and offers its
 /// clients no tasks, so to them every tool is a plain call.
-fn to_rmcp_tool(tool: &McpTool) -> Tool {
+pub(crate) fn to_rmcp_tool(tool: &McpTool) -> Tool {
     let mut out = Tool::default();
     out.name = tool.name.clone().into();
     out.title = tool.title.clone();

@@ -1,21 +1,33 @@
 //! The gateway over HTTP: MCP's streamable HTTP at `/mcp` (rmcp's server:
 //! 2025-11-25 sessions with `Mcp-Session-Id`, and 2026-07-28 stateless
-//! requests with `server/discover`), `/healthz` and `/metrics`, all behind
-//! [`security::check`]. The web page ([`crate::web`]) is merged at `/`.
+//! requests with `server/discover`) and each profile's at `/mcp/NAME`,
+//! `/healthz` and `/metrics`, all behind [`security::check`]. The web page
+//! ([`crate::web`]) is merged at `/`.
 
-use std::{net::SocketAddr, sync::Arc};
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+};
 
-use axum::{Router, extract::State, response::IntoResponse, routing::get};
+use axum::{
+    Router,
+    extract::{Path, Request, State},
+    response::{IntoResponse, Response},
+    routing::{any, get},
+};
 use http::{StatusCode, header};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use toolbridge::lock::LockUnpoisoned as _;
 
 use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
+    profile::ViewName,
     security, session,
     session_owners::SessionOwners,
     stateless::Endpoint,
@@ -40,26 +52,23 @@ pub fn router(
 ) -> Router {
     // Host and Origin are checked by `security` for every route, so rmcp's
     // own checks (loopback Host names only, Origin off) are not repeated.
-    // A stateless request whose first message is its answer gets that
-    // answer as `application/json`; one that sends progress, a log message
-    // or a request first still gets an event stream with all of them. An
-    // event stream costs a task, a keep-alive timer and SSE framing on both
-    // sides for a single message (sessions are not affected).
-    let config = StreamableHttpServerConfig::default()
-        .disable_allowed_hosts()
-        .disable_allowed_origins()
-        .with_json_response(true)
-        .with_cancellation_token(shutdown);
-    let sessions = Arc::new(LocalSessionManager::default());
-    let mcp =
-        StreamableHttpService::new(session::factory(gateway.clone()), sessions.clone(), config);
-    // Stateless calls are answered by `stateless`, everything else by rmcp;
-    // a session answers only the client that opened it.
-    let endpoint = Endpoint::new(gateway.clone(), mcp, SessionOwners::new(sessions));
-    let mcp =
-        axum::routing::any(move |request: axum::extract::Request| endpoint.clone().handle(request));
+    let all = endpoint(&gateway, ViewName::All, &shutdown);
+    let mcp = any(move |request: Request| all.clone().handle(request));
+    let profiles = Profiles {
+        gateway: gateway.clone(),
+        shutdown,
+        endpoints: Arc::default(),
+    };
     let mut router = Router::new()
-        .nest_service("/mcp", mcp)
+        .route("/mcp", mcp.clone())
+        .route("/mcp/", mcp)
+        .route(
+            "/mcp/{profile}",
+            any(move |Path(name): Path<String>, request: Request| {
+                let profiles = profiles.clone();
+                async move { profiles.handle(&name, request).await }
+            }),
+        )
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .with_state(gateway);
@@ -70,6 +79,64 @@ pub fn router(
         Arc::new(security),
         security::check,
     ))
+}
+
+/// The MCP endpoint of `view`: its own rmcp service (its sessions are
+/// valid at its path only), stateless calls answered by [`Endpoint`].
+fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> Endpoint {
+    // A stateless request whose first message is its answer gets that
+    // answer as `application/json`; one that sends progress, a log message
+    // or a request first still gets an event stream with all of them. An
+    // event stream costs a task, a keep-alive timer and SSE framing on both
+    // sides for a single message (sessions are not affected).
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_json_response(true)
+        .with_cancellation_token(shutdown.clone());
+    let sessions = Arc::new(LocalSessionManager::default());
+    let mcp = StreamableHttpService::new(
+        session::factory(gateway.clone(), view.clone()),
+        sessions.clone(),
+        config,
+    );
+    // Stateless calls are answered by `stateless`, everything else by rmcp;
+    // a session answers only the client that opened it.
+    Endpoint::new(gateway.clone(), view, mcp, SessionOwners::new(sessions))
+}
+
+/// The profiles' endpoints at `/mcp/NAME`, each made on its first request
+/// (a profile added to the config is served without a restart).
+#[derive(Clone)]
+struct Profiles {
+    gateway: Gateway,
+    shutdown: CancellationToken,
+    endpoints: Arc<Mutex<HashMap<String, Endpoint>>>,
+}
+
+impl Profiles {
+    /// Answers a request to `/mcp/{name}`: 404 when the config has no such
+    /// profile.
+    async fn handle(&self, name: &str, request: Request) -> Response {
+        if !self.gateway.has_profile(name) {
+            return (
+                StatusCode::NOT_FOUND,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                format!(
+                    "Not Found: the gateway's config has no profile {name:?}; \
+                     /mcp serves every server, /mcp/NAME a profile of the config's \"profiles\""
+                ),
+            )
+                .into_response();
+        }
+        let endpoint = self
+            .endpoints
+            .lock_unpoisoned()
+            .entry(name.to_owned())
+            .or_insert_with(|| endpoint(&self.gateway, ViewName::profile(name), &self.shutdown))
+            .clone();
+        endpoint.handle(request).await
+    }
 }
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, each
@@ -89,6 +156,11 @@ pub async fn serve(
 /// The URL clients use for `addr`.
 pub fn mcp_url(addr: SocketAddr) -> String {
     format!("http://{addr}/mcp")
+}
+
+/// The URL clients of profile `profile` use for `addr`.
+pub fn profile_url(addr: SocketAddr, profile: &str) -> String {
+    format!("http://{addr}/mcp/{profile}")
 }
 
 /// `{"status":"ok"}` and nothing else: it needs no token (load balancers

@@ -13,6 +13,9 @@
 //!   each, so that a config change starts and stops only what changed;
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
+//! - [`profile`]: what one client sees: `/mcp` every server, `/mcp/NAME` a
+//!   profile of the config (its servers, tool globs, renames,
+//!   descriptions, search mode), one path for both;
 //! - [`session`]: the rmcp `ServerHandler` one client session talks to,
 //!   and [`session_owners`]: which client opened each session;
 //! - [`held_calls`]: a stateless client's call held open while an older
@@ -22,7 +25,7 @@
 //! - [`relay`]: what upstreams send on their own (list changes, resource
 //!   updates) passed on to clients, and [`subscriptions`]: which client
 //!   session wants the updates of which resource;
-//! - [`http`]: the axum router (`/mcp`, `/healthz`, `/metrics`) served by
+//! - [`http`]: the axum router (`/mcp`, `/mcp/NAME`, `/healthz`, `/metrics`) served by
 //!   [`connections`] (the accept loop: TCP_NODELAY, the connection cap,
 //!   header and idle timeouts), and
 //!   [`stateless`]: stateless `tools/call` and `tools/list` answered
@@ -38,7 +41,7 @@
 //! - [`watch`]: the config file watcher;
 //! - [`web`]: the settings web page at `/` and its JSON API under `/api`.
 //!
-//! Data flow: client ─► session (names resolved) ─► upstream pool
+//! Data flow: client ─► session (its view; names resolved) ─► upstream pool
 //! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
 
 pub mod audit;
@@ -54,6 +57,7 @@ pub mod limits;
 pub mod metrics;
 pub mod names;
 pub mod peer;
+pub mod profile;
 pub mod relay;
 pub mod resource_server;
 pub mod security;

@@ -1,6 +1,7 @@
 //! What upstream servers send on their own, passed on to the gateway's
-//! clients: their list changes (tools, prompts, resources: every client is
-//! told, the gateway's caches are dropped) and their resource updates (to
+//! clients: their list changes (tools, prompts, resources: the clients of
+//! each view that shows the server are told, see
+//! [`Gateway::list_changed`](crate::Gateway::list_changed)) and their resource updates (to
 //! the client sessions subscribed to that resource, see
 //! [`Subscriptions`](crate::subscriptions::Subscriptions)).
 //!
@@ -83,7 +84,12 @@ pub fn watch(gateway: &Gateway, upstreams: &Upstreams, names: &[String]) {
         };
         for kind in ListKind::ALL {
             if let Ok(changes) = kind.watch(pool, name) {
-                runtime.spawn(relay_changes(gateway.downgrade(), kind, changes));
+                runtime.spawn(relay_changes(
+                    gateway.downgrade(),
+                    name.clone(),
+                    kind,
+                    changes,
+                ));
             }
         }
         if let Ok(updates) = pool.watch_resource_updates(name) {
@@ -92,7 +98,12 @@ pub fn watch(gateway: &Gateway, upstreams: &Upstreams, names: &[String]) {
     }
 }
 
-async fn relay_changes(gateway: WeakGateway, kind: ListKind, mut changes: Receiver<()>) {
+async fn relay_changes(
+    gateway: WeakGateway,
+    server: String,
+    kind: ListKind,
+    mut changes: Receiver<()>,
+) {
     loop {
         // Lagged: several changes, one notification says them all.
         if let Err(RecvError::Closed) = changes.recv().await {
@@ -101,7 +112,7 @@ async fn relay_changes(gateway: WeakGateway, kind: ListKind, mut changes: Receiv
         let Some(gateway) = gateway.upgrade() else {
             return;
         };
-        gateway.list_changed(kind).await;
+        gateway.list_changed(kind, &server).await;
     }
 }
 

@@ -1,7 +1,8 @@
 //! [`Session`]: the MCP server one client talks to. Every request is
-//! resolved to its upstream server (names and resource routes from
-//! [`Gateway`]) and forwarded through that server's pool, with the client's
-//! own handlers for what the server asks back.
+//! resolved, within the client's view (`/mcp` or a profile, see
+//! [`crate::profile`]), to its upstream server (names and resource routes
+//! from [`Gateway`]) and forwarded through that server's pool, with the
+//! client's own handlers for what the server asks back.
 
 // Logging and resources/subscribe are deprecated by SEP-2577 / SEP-2567 in
 // rmcp 3.11, but 2025-11-25 clients use them.
@@ -36,6 +37,7 @@ use crate::{
     gateway::{Gateway, page, to_mcp_error},
     held_calls::{self, HeldCall},
     identity::ClientIdentity,
+    profile::{self, View, ViewName},
     subscriptions::{ClientKey, Target},
 };
 
@@ -44,6 +46,8 @@ use crate::{
 #[derive(Clone)]
 pub struct Session {
     gateway: Gateway,
+    /// What the client sees: every server, or a profile.
+    view: ViewName,
     /// The log level the client asked for (`logging/setLevel`, or on
     /// 2026-07-28 the request's `_meta`): its calls
     /// ask the upstreams for it (on 2026-07-28 each request carries it) and
@@ -61,15 +65,21 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session on `gateway`.
-    pub fn new(gateway: Gateway) -> Session {
+    /// A session on `gateway` with `view`.
+    pub fn new(gateway: Gateway, view: ViewName) -> Session {
         Session {
             gateway,
+            view,
             log_level: Arc::default(),
             subscriber: Arc::default(),
             client: toolbridge::pool::ClientFeatures::new_client(),
             _slot: None,
         }
+    }
+
+    /// The session's view as the config says now.
+    fn view(&self) -> Result<View, ErrorData> {
+        self.gateway.view(&self.view)
     }
 
     /// The options of a call made for the request of `context`: its
@@ -138,7 +148,7 @@ impl Session {
         request: impl Fn() -> ClientRequest,
         context: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        let servers = self.gateway.servers_for_uri(uri).await;
+        let servers = self.gateway.servers_for_uri(&self.view()?, uri).await;
         let mut last = None;
         for server in &servers {
             match self.forward(server, request(), context).await {
@@ -184,12 +194,19 @@ impl ServerHandler for Session {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let _listening = self.gateway.listen(context.sink().clone());
+        let view = self.view()?;
+        let _listening = self
+            .gateway
+            .listen(self.view.clone(), context.sink().clone());
         // The stream's resource subscriptions end with it (the key drops).
         let subscriber = self.gateway.client_key();
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
             let target = Target::Stream(context.sink().clone());
-            if let Err(e) = self.gateway.subscribe(uri, &subscriber, target).await {
+            if let Err(e) = self
+                .gateway
+                .subscribe(&view, uri, &subscriber, target)
+                .await
+            {
                 tracing::debug!(uri, error = %e.message, "cannot subscribe to the resource");
             }
         }
@@ -198,7 +215,8 @@ impl ServerHandler for Session {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.gateway.register_client(context.peer);
+        self.gateway
+            .register_client(self.view.clone(), context.peer);
     }
 
     async fn list_tools(
@@ -206,7 +224,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        list_tools(&self.gateway, request).await
+        list_tools(&self.gateway, &self.view, request).await
     }
 
     async fn call_tool(
@@ -223,6 +241,7 @@ impl ServerHandler for Session {
         };
         call_tool(
             &self.gateway,
+            &self.view,
             request,
             self.call_options(&context),
             caller,
@@ -238,7 +257,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let catalog = self.gateway.prompts().await;
+        let catalog = self.gateway.prompts(&self.view()?).await;
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let (prompts, next) = page(&catalog.items, cursor, self.gateway.page_size())?;
         let mut result = ListPromptsResult::with_all_items(prompts);
@@ -251,7 +270,11 @@ impl ServerHandler for Session {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let Some(route) = self.gateway.resolve_prompt(&request.name).await else {
+        let Some(route) = self
+            .gateway
+            .resolve_prompt(&self.view()?, &request.name)
+            .await
+        else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "the gateway has no prompt named {:?}; list the prompts to see their names",
@@ -276,7 +299,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let resources = self.gateway.resources().await;
+        let resources = self.gateway.resources(&self.view()?).await;
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let (resources, next) = page(&resources, cursor, self.gateway.page_size())?;
         let mut result = ListResourcesResult::with_all_items(resources);
@@ -289,7 +312,7 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let templates = self.gateway.resource_templates().await;
+        let templates = self.gateway.resource_templates(&self.view()?).await;
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         let (templates, next) = page(&templates, cursor, self.gateway.page_size())?;
         let mut result = ListResourceTemplatesResult::with_all_items(templates);
@@ -324,9 +347,15 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let view = self.view()?;
         let subscriber = self.subscriber.get_or_init(|| self.gateway.client_key());
         self.gateway
-            .subscribe(&request.uri, subscriber, Target::Session(context.peer))
+            .subscribe(
+                &view,
+                &request.uri,
+                subscriber,
+                Target::Session(context.peer),
+            )
             .await
     }
 
@@ -346,11 +375,12 @@ impl ServerHandler for Session {
         mut request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let view = self.view()?;
         let server = match &mut request.r#ref {
             Reference::Prompt(prompt) => {
                 let route = self
                     .gateway
-                    .resolve_prompt(&prompt.name)
+                    .resolve_prompt(&view, &prompt.name)
                     .await
                     .ok_or_else(|| {
                         ErrorData::invalid_params(
@@ -362,7 +392,7 @@ impl ServerHandler for Session {
                 route.server
             }
             Reference::Resource(template) => {
-                let servers = self.gateway.servers_for_uri(&template.uri).await;
+                let servers = self.gateway.servers_for_uri(&view, &template.uri).await;
                 servers.into_iter().next().ok_or_else(|| {
                     ErrorData::invalid_params(
                         format!("no server of the gateway has template {}", template.uri),
@@ -390,10 +420,15 @@ impl ServerHandler for Session {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         *self.log_level.lock_unpoisoned() = Some(request.level);
-        // Every running upstream that offers logging; the others ignore it.
+        // Every running upstream of the view that offers logging; the
+        // others ignore it.
+        let view = self.view()?;
         let upstreams = self.gateway.upstreams();
         let options = self.call_options(&context);
-        let sends = upstreams.iter().map(|(server, pool)| {
+        let servers = upstreams
+            .iter()
+            .filter(|(server, _)| view.profile.includes_server(server));
+        let sends = servers.map(|(server, pool)| {
             let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request.clone()));
             let options = &options;
             async move {
@@ -409,36 +444,84 @@ impl ServerHandler for Session {
     }
 }
 
-/// The tools of the gateway, a page at a time: `tools/list` of every
-/// client (the rmcp handler's and [`crate::stateless`]'s).
+/// The tools of `view`, a page at a time: `tools/list` of every client
+/// (the rmcp handler's and [`crate::stateless`]'s). In search mode, the
+/// search and call tools.
 pub(crate) async fn list_tools(
     gateway: &Gateway,
+    view: &ViewName,
     request: Option<PaginatedRequestParams>,
 ) -> Result<ListToolsResult, ErrorData> {
-    let catalog = gateway.tools().await;
+    let view = gateway.view(view)?;
     let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-    let (tools, next) = page(&catalog.items, cursor, gateway.page_size())?;
+    let meta;
+    let tools;
+    let items = if view.searches() {
+        meta = profile::meta_tools();
+        &meta
+    } else {
+        gateway.client_listed(&view);
+        tools = gateway.tools(&view).await;
+        &tools.catalog.items
+    };
+    let (tools, next) = page(items, cursor, gateway.page_size())?;
     let mut result = ListToolsResult::with_all_items(tools);
     result.next_cursor = next;
     Ok(result)
 }
 
 /// `tools/call` of every client (the rmcp handler's and
-/// [`crate::stateless`]'s): the tool resolved to its upstream, called with
+/// [`crate::stateless`]'s): the tool resolved to its upstream within the
+/// client's `view` (in search mode, the search answered here and a call
+/// through the call tool made as the call of the tool it names), called with
 /// `options` (the client's handlers and log level), its progress relayed by
 /// `progress`, ended when `ct` is cancelled or the future is dropped; audited
 /// (as made by `client`) and counted either way. A stateless (2026-07-28) client gets an
 /// upstream's input requests in the result.
 pub(crate) async fn call_tool(
     gateway: &Gateway,
-    request: CallToolRequestParams,
+    view: &ViewName,
+    mut request: CallToolRequestParams,
     mut options: CallOptions,
     caller: Caller,
     progress: Option<ProgressRelay>,
     ct: &CancellationToken,
     client: Option<&ClientIdentity>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let Some(route) = gateway.resolve_tool(&request.name).await else {
+    let view = gateway.view(view)?;
+    let mut through_call_tool = false;
+    if view.searches() {
+        match request.name.as_ref() {
+            toolbridge::adapter::search::SEARCH_TOOL => {
+                let arguments = request.arguments.unwrap_or_default();
+                let mut result = gateway.tools(&view).await.search(&arguments);
+                result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                return Ok(CallToolResponse::Complete(result));
+            }
+            toolbridge::adapter::search::CALL_TOOL => match profile::unwrap_call(request) {
+                Ok(inner) => {
+                    request = inner;
+                    through_call_tool = true;
+                }
+                Err(message) => {
+                    let mut result = profile::error_result(message);
+                    result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                    return Ok(CallToolResponse::Complete(result));
+                }
+            },
+            _ => {}
+        }
+    }
+    let Some(route) = gateway.resolve_tool(&view, &request.name).await else {
+        if through_call_tool {
+            // The model's mistake, for the model to read.
+            let mut result = profile::error_result(format!(
+                "no tool is named `{}`; search_tools gives the names of the tools there are",
+                request.name
+            ));
+            result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+            return Ok(CallToolResponse::Complete(result));
+        }
         return Err(ErrorData::invalid_params(
             format!(
                 "the gateway has no tool named {:?}; list the tools to see their names",
@@ -761,9 +844,12 @@ async fn held_request(
 }
 
 /// A factory of sessions for rmcp's HTTP service.
-pub fn factory(gateway: Gateway) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
+pub fn factory(
+    gateway: Gateway,
+    view: ViewName,
+) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
     move || {
-        let mut session = Session::new(gateway.clone());
+        let mut session = Session::new(gateway.clone(), view.clone());
         // The `initialize` that opens a session brought its slot.
         session._slot = crate::limits::take_opening().map(Arc::new);
         Ok(session)

@@ -55,6 +55,7 @@ use crate::{
     identity::ClientIdentity,
     limits::{self, Caps, Client},
     peer::Peer,
+    profile::ViewName,
     session::{self, Caller, ProgressRelay},
     session_owners::SessionOwners,
 };
@@ -72,10 +73,12 @@ const BASE64_HEADER_PREFIX: &str = "=?base64?";
 /// rmcp's streamable HTTP service as the gateway configures it.
 pub type RmcpService = StreamableHttpService<session::Session, LocalSessionManager>;
 
-/// The `/mcp` endpoint: stateless calls answered here, the rest by rmcp.
+/// The `/mcp` endpoint (or a profile's `/mcp/NAME`): stateless calls
+/// answered here, the rest by rmcp.
 #[derive(Clone)]
 pub struct Endpoint {
     gateway: Gateway,
+    view: ViewName,
     rmcp: Arc<RmcpService>,
     owners: Arc<SessionOwners>,
 }
@@ -102,10 +105,17 @@ enum Lane {
 }
 
 impl Endpoint {
-    /// The endpoint of `gateway` in front of `rmcp`.
-    pub fn new(gateway: Gateway, rmcp: RmcpService, owners: SessionOwners) -> Endpoint {
+    /// The endpoint of `gateway`'s `view` in front of `rmcp` (whose
+    /// sessions have the same view).
+    pub fn new(
+        gateway: Gateway,
+        view: ViewName,
+        rmcp: RmcpService,
+        owners: SessionOwners,
+    ) -> Endpoint {
         Endpoint {
             gateway,
+            view,
             rmcp: Arc::new(rmcp),
             owners: Arc::new(owners),
         }
@@ -174,7 +184,7 @@ impl Endpoint {
     async fn answer(&self, lean: Lean, client: Option<ClientIdentity>) -> Response {
         match lean {
             Lean::List(id, params) => {
-                let result = session::list_tools(&self.gateway, params)
+                let result = session::list_tools(&self.gateway, &self.view, params)
                     .await
                     .map(ServerResult::ListToolsResult);
                 json_answer(id, result)
@@ -230,12 +240,14 @@ impl Endpoint {
         };
         let ct = CancellationToken::new();
         let gateway = self.gateway.clone();
+        let view = self.view.clone();
         let task_ct = ct.clone();
         // Boxed: moved into the task's cell by value, the call's state
         // machine (~6 KiB) was copied at the spawn and again as it finished.
         let mut task = tokio::spawn(Box::pin(async move {
             session::call_tool(
                 &gateway,
+                &view,
                 params,
                 options,
                 caller,

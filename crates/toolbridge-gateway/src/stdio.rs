@@ -1,5 +1,5 @@
-//! The gateway over stdin/stdout (`toolbridge serve --stdio`): one client,
-//! the program that started it.
+//! The gateway over stdin/stdout (`toolbridge serve --stdio [--profile
+//! NAME]`): one client, the program that started it.
 //!
 //! A line that is not JSON at all is answered with a JSON-RPC parse error
 //! (-32700, id `null`, as JSON-RPC 2.0 says) and the session goes on. rmcp's
@@ -15,19 +15,20 @@ use tokio::{
     sync::mpsc,
 };
 
-use crate::{Gateway, GatewayError, session::Session};
+use crate::{Gateway, GatewayError, profile::ViewName, session::Session};
 
 /// Bytes buffered between the screen, rmcp and the writer.
 const PIPE: usize = 64 * 1024;
 
-/// Serves one client on stdin/stdout until it closes them.
-pub async fn serve(gateway: Gateway) -> Result<(), GatewayError> {
+/// Serves one client, with `view` (every server, or a profile), on
+/// stdin/stdout until it closes them.
+pub async fn serve(gateway: Gateway, view: ViewName) -> Result<(), GatewayError> {
     let (screened, rmcp_in) = tokio::io::duplex(PIPE);
     let (rmcp_out, answers) = tokio::io::duplex(PIPE);
     let (errors, error_lines) = mpsc::unbounded_channel();
     tokio::spawn(screen(tokio::io::stdin(), screened, errors));
     let writer = tokio::spawn(write_lines(answers, error_lines, tokio::io::stdout()));
-    let service = Session::new(gateway)
+    let service = Session::new(gateway, view)
         .serve((rmcp_in, rmcp_out))
         .await
         .map_err(|e| GatewayError::Stdio(e.to_string()))?;

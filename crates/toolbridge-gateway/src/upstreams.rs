@@ -32,7 +32,7 @@ pub struct Upstreams {
     pub by_name: HashMap<String, Upstream>,
 }
 
-/// What [`Upstreams::updated`] changed.
+/// What [`Upstreams::updated`] (and a gateway's reload) changed.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Servers new in the config.
@@ -41,12 +41,18 @@ pub struct Changes {
     pub removed: Vec<String>,
     /// Servers whose entry changed (restarted).
     pub changed: Vec<String>,
+    /// Profiles added, removed or changed, sorted (set by
+    /// [`Gateway::reload`](crate::Gateway::reload)).
+    pub profiles: Vec<String>,
 }
 
 impl Changes {
     /// True when nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.profiles.is_empty()
     }
 }
 

@@ -10,7 +10,7 @@
 use std::{path::PathBuf, time::Duration};
 
 use tokio_util::sync::CancellationToken;
-use toolbridge::config::ServerSpec;
+use toolbridge::config::{Profile, ServerSpec};
 
 use crate::Gateway;
 
@@ -36,12 +36,13 @@ fn version(path: &PathBuf) -> Option<Version> {
     })
 }
 
-/// Until `stop`, reloads the gateway's servers with `load()` whenever the
-/// file at `path` changes. A version that does not load (a typo mid-edit)
-/// is logged and the servers stay as they were.
+/// Until `stop`, reloads the gateway's servers and profiles with `load()`
+/// whenever the file at `path` changes. A version that does not load (a
+/// typo mid-edit, a profile naming a server that is not there) is logged
+/// and the servers and profiles stay as they were.
 pub async fn watch<F>(path: PathBuf, gateway: Gateway, load: F, stop: CancellationToken)
 where
-    F: Fn() -> Result<Vec<ServerSpec>, String>,
+    F: Fn() -> Result<(Vec<ServerSpec>, Vec<Profile>), String>,
 {
     let mut seen = version(&path);
     loop {
@@ -55,8 +56,8 @@ where
         }
         seen = now;
         match load() {
-            Ok(specs) => {
-                gateway.reload(specs).await;
+            Ok((specs, profiles)) => {
+                gateway.reload(specs, profiles).await;
             }
             Err(e) => {
                 tracing::warn!(file = %path.display(), "keeping the servers as they were: {e}");

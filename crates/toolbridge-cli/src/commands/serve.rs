@@ -1,5 +1,7 @@
 //! `toolbridge serve`: the gateway, one MCP server over every configured
-//! server, on streamable HTTP (`--listen`) or stdio (`--stdio`).
+//! server, on streamable HTTP (`--listen`: every server at `/mcp`, each
+//! profile of the config at `/mcp/NAME`) or stdio (`--stdio`, with
+//! `--profile NAME` one profile's view).
 //!
 //! On HTTP it prints one line on stderr as soon as it listens, whatever
 //! `-q` says, for scripts and tests to read the address from:
@@ -17,11 +19,16 @@ use std::{
 
 use anyhow::anyhow;
 use tokio_util::sync::CancellationToken;
-use toolbridge::{config::ServerSpec, pins::PinOptions, pool::PoolOptions};
+use toolbridge::{
+    config::{Profile, ServerSpec},
+    pins::PinOptions,
+    pool::PoolOptions,
+};
 use toolbridge_gateway::{
     Clients, ConnectionLimits, Gateway, GatewayOptions, Limits, Security, TokenSource,
     client_tokens::ClientTokens,
     http,
+    profile::ViewName,
     resource_server::ResourceServer,
     security::{TOKEN_ENV, TOKEN_FILE},
 };
@@ -47,6 +54,10 @@ pub struct Args {
     /// Serve MCP on stdin/stdout instead of HTTP.
     #[arg(long)]
     pub stdio: bool,
+    /// With --stdio: serve this profile of the config (over HTTP every
+    /// profile is at /mcp/NAME).
+    #[arg(long, value_name = "NAME", requires = "stdio")]
+    pub profile: Option<String>,
     /// Serve only this server (repeatable; default: every enabled server).
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
@@ -166,7 +177,17 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
 /// `serve`, calling `listening` with the settings page's address once the
 /// HTTP listener is bound (`toolbridge ui` opens it in the browser).
 pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -> Outcome {
-    let specs = load(ctx, &args.servers)?;
+    let (specs, profiles) = load(ctx, &args.servers)?;
+    let view = match &args.profile {
+        None => ViewName::All,
+        Some(name) => {
+            // An unknown profile: the error names the ones there are.
+            ctx.load_config()?
+                .find_profile(name)
+                .map_err(Failure::usage)?;
+            ViewName::profile(name)
+        }
+    };
     let gateway = Gateway::new(
         specs,
         GatewayOptions {
@@ -175,6 +196,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
                 ..PoolOptions::default()
             },
             limits: args.connections.client_limits(),
+            profiles,
             ..GatewayOptions::default()
         },
     );
@@ -189,7 +211,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     );
     let serving = async {
         if args.stdio {
-            toolbridge_gateway::stdio::serve(gateway.clone()).await
+            toolbridge_gateway::stdio::serve(gateway.clone(), view).await
         } else {
             serve_http(&args, ctx, gateway.clone(), stop.clone(), listening).await
         }
@@ -285,8 +307,10 @@ fn resource_server(
 
 /// The servers to serve: the config's enabled servers, or those named with
 /// `--server` (an unknown name is a usage error). Entries that cannot be
-/// resolved (an unset `${VAR}`) are left out with a warning.
-fn load(ctx: &Context, only: &[String]) -> Result<Vec<ServerSpec>, Failure> {
+/// resolved (an unset `${VAR}`) are left out with a warning. And the
+/// config's profiles (a profile's servers left out by `--server` show
+/// nothing).
+fn load(ctx: &Context, only: &[String]) -> Result<(Vec<ServerSpec>, Vec<Profile>), Failure> {
     let config = ctx.load_config()?;
     let names = config.server_names();
     for wanted in only {
@@ -309,5 +333,5 @@ fn load(ctx: &Context, only: &[String]) -> Result<Vec<ServerSpec>, Failure> {
             Err(e) => ctx.say(format_args!("toolbridge: warning: not serving {name}: {e}")),
         }
     }
-    Ok(specs)
+    Ok((specs, config.profiles().to_vec()))
 }

@@ -67,6 +67,13 @@ pub fn run(command: TokenCommand, ctx: &Context) -> Outcome {
     };
     match command {
         TokenCommand::Create(args) => {
+            if let Some(profile) = &args.profile {
+                // A token for a profile the config lacks would open nothing.
+                let config = ctx.load_config()?;
+                config
+                    .find_profile(profile)
+                    .map_err(|e| Failure::new(exit::USAGE, e))?;
+            }
             let token = file
                 .create(&args.name, args.profile.as_deref())
                 .map_err(failed)?;

@@ -53,6 +53,7 @@ pub async fn run(args: Args, ctx: &Context) -> Outcome {
         command: None,
         listen,
         stdio: false,
+        profile: None,
         servers: Vec::new(),
         // `ui` runs on the one-thread runtime of every other command.
         threads: None,

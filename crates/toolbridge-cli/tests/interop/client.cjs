@@ -14,6 +14,14 @@
 //   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
 // or    {"progress": {"name", "arguments"}}
 //   -> {"result": [texts], "progress": [[progress, total]]}
+// or    {"search": {"query", "arguments", "noMatch", "outside", "pull", "pulled"}}: a
+//   search-mode profile: lists the tools, searches `query`, calls the first tool found
+//   through call_tool with `arguments`; searches `noMatch` and `outside`; searches
+//   `pulled` (for 30 s at most) until the tool the first such search found is gone
+//   after calling `pull` through call_tool
+//   -> {"tools": [names], "found": [names], "called": [texts], "calledError": bool,
+//       "noMatch": [names], "noMatchError": bool, "outside": [names],
+//       "beforePull": [names], "afterPull": [names]}
 // Any failure: the error on stderr and exit code 1.
 "use strict";
 const { createRequire } = require("node:module");
@@ -62,6 +70,32 @@ async function main() {
       timeout: 60000,
     });
     Object.assign(out, { result: texts(result.content), progress: steps });
+  } else if (plan.search) {
+    const s = plan.search;
+    const search = async (query) => {
+      const result = await client.callTool({ name: "search_tools", arguments: { query, limit: 5 } });
+      return { names: result.structuredContent.tools.map((t) => t.name), isError: !!result.isError };
+    };
+    out.tools = (await client.listTools()).tools.map((t) => t.name);
+    out.found = (await search(s.query)).names;
+    const called = await client.callTool({
+      name: "call_tool",
+      arguments: { name: out.found[0], arguments: s.arguments },
+    });
+    out.called = texts(called.content);
+    out.calledError = !!called.isError;
+    const none = await search(s.noMatch);
+    out.noMatch = none.names;
+    out.noMatchError = none.isError;
+    out.outside = (await search(s.outside)).names;
+    out.beforePull = (await search(s.pulled)).names;
+    await client.callTool({ name: "call_tool", arguments: { name: s.pull, arguments: {} } });
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      out.afterPull = (await search(s.pulled)).names;
+      if (!out.afterPull.includes(out.beforePull[0]) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } else if (plan.rendezvous) {
     const { name, tag, expect } = plan.rendezvous;
     if (client.getServerCapabilities()?.logging) await client.setLoggingLevel("info");

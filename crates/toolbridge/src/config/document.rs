@@ -188,8 +188,21 @@ impl Document {
     }
 
     /// Removes server `name` and returns its record; the others keep their
-    /// order.
+    /// order. A server a profile names is not removed (the file would no longer
+    /// load): the error names the profile.
     pub fn remove_server(&mut self, name: &str) -> Result<Value, ConfigError> {
+        if let Some(profile) = self.profile_naming(name) {
+            return Err(ConfigError::Profile {
+                at: Location::file(&self.path),
+                profile: profile.clone(),
+                server: Some(name.into()),
+                field: Some("servers"),
+                message: format!(
+                    "\"servers\" names server \"{name}\"; take it out of the profile before \
+                     removing the server"
+                ),
+            });
+        }
         let known = self.server_names();
         self.servers_mut()?
             .shift_remove(name)
@@ -198,6 +211,18 @@ impl Document {
                 name: name.to_string(),
                 known,
             })
+    }
+
+    /// The first profile whose `servers` names server `name`.
+    fn profile_naming(&self, name: &str) -> Option<&String> {
+        let profiles = self.root.get(super::PROFILES_KEY)?.as_object()?;
+        profiles.iter().find_map(|(profile, value)| {
+            let servers = value.get("servers")?.as_array()?;
+            servers
+                .iter()
+                .any(|s| s.as_str() == Some(name))
+                .then_some(profile)
+        })
     }
 
     /// Sets or clears `"disabled": true` on server `name`. Enabling removes

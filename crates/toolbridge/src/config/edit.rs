@@ -413,6 +413,26 @@ mod tests {
     }
 
     #[test]
+    fn a_server_a_profile_names_is_not_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original = r#"{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}},
+            "profiles": {"team": {"servers": ["a"]}}}"#;
+        fs::write(&path, original).unwrap();
+        let error = edit(&path, |doc| doc.remove_server("a")).unwrap_err();
+        assert_eq!(error.profile(), Some("team"));
+        assert!(
+            error
+                .to_string()
+                .contains("profile \"team\": \"servers\" names server \"a\"; take it out"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+        edit(&path, |doc| doc.remove_server("b")).unwrap();
+        assert_eq!(Config::load(&path).unwrap().server_names(), ["a"]);
+    }
+
+    #[test]
     fn a_failed_change_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");

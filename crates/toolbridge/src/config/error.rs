@@ -114,6 +114,31 @@ pub enum ConfigError {
         /// [`input_variable`](super::input_variable)`(input)`).
         input: String,
     },
+    /// A profile (the top-level `"profiles"`) is not valid.
+    #[error("{at}: profile \"{profile}\": {message}")]
+    Profile {
+        /// Where the offending value is.
+        at: Location,
+        /// The profile.
+        profile: String,
+        /// The server it names that is wrong (not in the config), if that is
+        /// what is wrong.
+        server: Option<Box<str>>,
+        /// The field that is wrong (`servers`, `tools`, ...), when one is.
+        field: Option<&'static str>,
+        /// What is wrong.
+        message: String,
+    },
+    /// No profile has this name.
+    #[error("{}", unknown_profile(.path, .name, .known))]
+    UnknownProfile {
+        /// The config file that was searched.
+        path: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The profiles the config does have.
+        known: Vec<String>,
+    },
     /// No server has this name.
     #[error("{}", unknown_server(.path, .name, .known))]
     UnknownServer {
@@ -163,11 +188,13 @@ impl ConfigError {
             ConfigError::Read { path, .. }
             | ConfigError::Missing { path }
             | ConfigError::UnknownServer { path, .. }
+            | ConfigError::UnknownProfile { path, .. }
             | ConfigError::ServerExists { path, .. }
             | ConfigError::Write { path, .. }
             | ConfigError::Lock { path, .. } => path,
             ConfigError::Syntax { at, .. }
             | ConfigError::Invalid { at, .. }
+            | ConfigError::Profile { at, .. }
             | ConfigError::UnsetVariable { at, .. }
             | ConfigError::UnsetInput { at, .. } => &at.path,
         }
@@ -177,6 +204,7 @@ impl ConfigError {
     pub fn server(&self) -> Option<&str> {
         match self {
             ConfigError::Invalid { server, .. } => server.as_deref(),
+            ConfigError::Profile { server, .. } => server.as_deref(),
             ConfigError::UnsetVariable { server, .. } | ConfigError::UnsetInput { server, .. } => {
                 Some(server)
             }
@@ -186,8 +214,18 @@ impl ConfigError {
             ConfigError::Read { .. }
             | ConfigError::Missing { .. }
             | ConfigError::Syntax { .. }
+            | ConfigError::UnknownProfile { .. }
             | ConfigError::Write { .. }
             | ConfigError::Lock { .. } => None,
+        }
+    }
+
+    /// The profile the error is about, when it concerns one.
+    pub fn profile(&self) -> Option<&str> {
+        match self {
+            ConfigError::Profile { profile, .. } => Some(profile),
+            ConfigError::UnknownProfile { name, .. } => Some(name),
+            _ => None,
         }
     }
 
@@ -195,6 +233,7 @@ impl ConfigError {
     pub fn field(&self) -> Option<&str> {
         match self {
             ConfigError::Invalid { field, .. } => field.as_deref(),
+            ConfigError::Profile { field, .. } => *field,
             ConfigError::UnsetVariable { field, .. } | ConfigError::UnsetInput { field, .. } => {
                 Some(field)
             }
@@ -207,6 +246,7 @@ impl ConfigError {
         match self {
             ConfigError::Syntax { at, .. }
             | ConfigError::Invalid { at, .. }
+            | ConfigError::Profile { at, .. }
             | ConfigError::UnsetVariable { at, .. }
             | ConfigError::UnsetInput { at, .. } => at.line_col,
             _ => None,
@@ -230,6 +270,22 @@ fn unknown_server(path: &Path, name: &str, known: &[String]) -> String {
     } else {
         format!(
             "unknown server \"{name}\"; {} has: {}",
+            path.display(),
+            known.join(", ")
+        )
+    }
+}
+
+fn unknown_profile(path: &Path, name: &str, known: &[String]) -> String {
+    if known.is_empty() {
+        format!(
+            "unknown profile \"{name}\": {} has no \"profiles\"; add one there \
+             (docs/config.md, \"Profiles\")",
+            path.display()
+        )
+    } else {
+        format!(
+            "unknown profile \"{name}\"; {} has: {}",
             path.display(),
             known.join(", ")
         )

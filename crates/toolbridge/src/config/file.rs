@@ -18,6 +18,7 @@ use super::{
     layout::{Layout, detect},
     listing::ServerListing,
     locate::ConfigLocation,
+    profile::{PROFILES_KEY, Profile, parse_profiles},
     record::{ServerRecord, Source},
     settings::{SETTINGS_KEY, Settings},
     spec::{ServerSpec, StdioSpec},
@@ -47,6 +48,8 @@ pub struct Config {
     places: Vec<Vec<String>>,
     /// The global `"toolbridge"` settings.
     settings: Settings,
+    /// The gateway's profiles (`"profiles"`), in file order.
+    profiles: Vec<Profile>,
     /// What the file declares for `${input:ID}` (VS Code's `inputs`).
     inputs: Vec<Input>,
     /// `${workspaceFolder}`: the folder holding `.vscode/` when the file is
@@ -113,6 +116,7 @@ impl Config {
             records: vec![ServerRecord::from_stdio(EXAMPLE_SERVER, &example)],
             places: vec![vec!["mcpServers".to_string()]],
             settings: Settings::default(),
+            profiles: Vec::new(),
             inputs: Vec::new(),
             workspace: workspace_of(path),
             warnings: Vec::new(),
@@ -155,6 +159,7 @@ impl Config {
             records: Vec::new(),
             places: Vec::new(),
             settings: Settings::default(),
+            profiles: Vec::new(),
             inputs: inputs(root.get("inputs")),
             workspace: workspace_of(path),
             warnings: Vec::new(),
@@ -172,7 +177,8 @@ impl Config {
                 config.warnings.extend(unknown_setting_keys(&src, obj));
             }
         }
-        if let Some(layout) = detect(path, &text, &root)? {
+        let layout = detect(path, &text, &root)?;
+        if let Some(layout) = layout {
             let keys: Vec<String> = layout.keys().iter().map(|k| k.to_string()).collect();
             config.add_servers(&text, &root, keys, layout)?;
         }
@@ -182,6 +188,21 @@ impl Config {
         if let Some(project) = claude_project(&root) {
             let keys = vec!["projects".to_string(), project, "mcpServers".to_string()];
             config.add_servers(&text, &root, keys, Layout::McpServers)?;
+        }
+        // After the servers: a profile may name only servers the file has.
+        // Not in an editor's settings.json, whose own `profiles` (Zed's
+        // settings profiles) are not toolbridge's.
+        let editor_settings = matches!(layout, Some(Layout::VsCodeSettings | Layout::Zed));
+        if let Some(value) = root
+            .get(PROFILES_KEY)
+            .filter(|v| !v.is_null() && !editor_settings)
+        {
+            let src = Source {
+                path,
+                text: &text,
+                servers_at: &[PROFILES_KEY],
+            };
+            config.profiles = parse_profiles(&src, value, &config.server_names())?;
         }
         config.text = text;
         Ok(config)
@@ -320,6 +341,26 @@ impl Config {
     /// The global settings (the file's `"toolbridge"` object).
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The gateway's profiles (the file's `"profiles"`), in file order.
+    pub fn profiles(&self) -> &[Profile] {
+        &self.profiles
+    }
+
+    /// Profile `name`, if the file has it.
+    pub fn profile(&self, name: &str) -> Option<&Profile> {
+        self.profiles.iter().find(|p| p.name == name)
+    }
+
+    /// Profile `name`; an unknown name is an error listing the known ones.
+    pub fn find_profile(&self, name: &str) -> Result<&Profile, ConfigError> {
+        self.profile(name)
+            .ok_or_else(|| ConfigError::UnknownProfile {
+                path: self.path.clone(),
+                name: name.to_string(),
+                known: self.profiles.iter().map(|p| p.name.clone()).collect(),
+            })
     }
 
     /// Keys the file has that toolbridge ignores and that look like

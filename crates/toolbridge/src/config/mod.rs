@@ -13,7 +13,8 @@
 //!   `${workspaceFolder}`, `${input:ID}` and `envFile`, and give
 //!   [`ServerSpec`]s; [`Config::listing`] shows servers with secrets masked;
 //!   [`Config::settings`] is the global `"toolbridge"` object;
-//!   [`Config::warnings`] the keys that look like mistakes. One model: every
+//!   [`Config::warnings`] the keys that look like mistakes;
+//!   [`Config::profiles`] the gateway's profiles ([`Profile`]). One model: every
 //!   server is a record as written (checked, unexpanded), from which the
 //!   spec, the listing and `doctor`'s checks are derived.
 //! - Secrets: expanded env and header values live in a [`SecretMap`], whose
@@ -39,6 +40,7 @@ mod listing;
 mod locate;
 mod new_server;
 mod patch;
+mod profile;
 #[cfg(test)]
 mod properties;
 mod record;
@@ -66,6 +68,7 @@ pub use locate::{
     user_data_dir,
 };
 pub use new_server::{NewServer, NewTarget};
+pub use profile::{Discovery, PROFILES_KEY, Profile};
 pub(crate) use record::ServerRecord;
 pub use secret::SecretMap;
 pub use settings::{SETTINGS_KEY, Settings};

@@ -135,7 +135,7 @@ fn unknown_keys(
 /// The known key `key` is most likely a misspelling of, ignoring case: one
 /// `key` starts with (`environment` is `env`), else the longest common
 /// prefix, ties broken by edit distance; `None` when nothing is close.
-fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
+pub(crate) fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
     let key = key.to_ascii_lowercase();
     known
         .iter()

@@ -3,7 +3,7 @@
 //! [`Pool::search_tools`](crate::pool::Pool::search_tools) and the adapters'
 //! "search, then call" pair.
 //!
-//! Ranking is the `bm25` crate's (embedder, scorer and English tokenizer);
+//! Ranking is BM25 with the `bm25` crate's embedder and English tokenizer;
 //! what is toolbridge's own is what a tool's document is made of, how tool
 //! names are split into words (`tokenize`), and a small thesaurus of tool
 //! vocabulary for queries (`synonyms`).

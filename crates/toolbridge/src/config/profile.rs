@@ -1,0 +1,701 @@
+//! [`Profile`]: one entry of the config file's top-level `"profiles"`: a
+//! view of the gateway's servers that it serves at `/mcp/NAME` (and over
+//! `serve --stdio --profile NAME`).
+//!
+//! ```json
+//! { "profiles": {
+//!     "dev": { "servers": ["github", "fs"],
+//!              "tools": ["github__*", "fs__read_*", "!github__delete_*"],
+//!              "rename": { "github__create_issue": "new_issue" },
+//!              "descriptions": { "fs__read_file": "Read a file of the project." },
+//!              "discovery": "search" } },
+//!   "mcpServers": { ... } }
+//! ```
+//!
+//! Every field is optional: without `servers`, every enabled server;
+//! without `tools`, every tool of those servers. A profile is checked when
+//! the file is loaded (the servers it names must exist, its globs and new
+//! names must be valid, its keys known: a typo in a profile would otherwise
+//! widen what its clients may call), so a mistake names the file, the line,
+//! the profile and the field.
+
+use std::{collections::BTreeSet, fmt};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde_json::{Map, Value};
+
+use super::{
+    error::ConfigError,
+    record::{Source, kind_of},
+    span::Step,
+    warning::nearest,
+};
+use crate::format::names::is_valid_name;
+
+/// The key of the profiles in a config file.
+pub const PROFILES_KEY: &str = "profiles";
+
+/// The keys a profile reads.
+const PROFILE_FIELDS: [&str; 5] = ["servers", "tools", "rename", "descriptions", "discovery"];
+
+/// The longest profile name (it is a URL path segment).
+const MAX_NAME: usize = 64;
+
+/// How a profile's clients find its tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Discovery {
+    /// `tools/list` gives every tool of the profile (`"list"`, the default).
+    #[default]
+    List,
+    /// `tools/list` gives a search tool and a call tool instead of the
+    /// definitions (`"search"`).
+    Search,
+}
+
+impl Discovery {
+    /// The word the config file uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Discovery::List => "list",
+            Discovery::Search => "search",
+        }
+    }
+}
+
+/// One profile, checked.
+///
+/// Tools are named as the gateway names them over several servers:
+/// `{server}__{tool}`, the server's config name and the tool's name as the
+/// server gives it. [`allows`](Profile::allows) applies the `tools` globs,
+/// [`new_name`](Profile::new_name) and [`description`](Profile::description)
+/// the overrides.
+#[derive(Clone)]
+pub struct Profile {
+    /// The key in `"profiles"`; the gateway serves it at `/mcp/NAME`.
+    pub name: String,
+    /// The servers it shows, in the order written; `None` means every
+    /// enabled server.
+    pub servers: Option<Vec<String>>,
+    /// The `tools` globs as written, `!` exclusions included; empty means
+    /// every tool of its servers.
+    pub tools: Vec<String>,
+    /// `{server}__{tool}` (or the tool's name in the profile) → the name its
+    /// clients see and call, in file order.
+    pub rename: Vec<(String, String)>,
+    /// `{server}__{tool}` (or the tool's name in the profile) → the
+    /// description its clients see, in file order.
+    pub descriptions: Vec<(String, String)>,
+    /// `"list"` or `"search"`.
+    pub discovery: Discovery,
+    /// The globs without `!`; `None` when there are none (every tool).
+    include: Option<GlobSet>,
+    /// The `!` globs.
+    exclude: GlobSet,
+}
+
+impl Profile {
+    /// A profile named `name` over every tool of every enabled server, as
+    /// the gateway's `/mcp` is.
+    pub fn everything(name: impl Into<String>) -> Profile {
+        Profile {
+            name: name.into(),
+            servers: None,
+            tools: Vec::new(),
+            rename: Vec::new(),
+            descriptions: Vec::new(),
+            discovery: Discovery::List,
+            include: None,
+            exclude: GlobSet::empty(),
+        }
+    }
+
+    /// True when the profile shows server `server`'s tools, prompts and
+    /// resources.
+    pub fn includes_server(&self, server: &str) -> bool {
+        self.servers
+            .as_ref()
+            .is_none_or(|servers| servers.iter().any(|s| s == server))
+    }
+
+    /// True when the profile shows tool `tool` of server `server`: the
+    /// server is one of the profile's, `{server}__{tool}` matches one of
+    /// the `tools` globs (or there are none) and no `!` glob.
+    pub fn allows(&self, server: &str, tool: &str) -> bool {
+        if !self.includes_server(server) {
+            return false;
+        }
+        let name = format!("{server}__{tool}");
+        self.include.as_ref().is_none_or(|set| set.is_match(&name)) && !self.exclude.is_match(&name)
+    }
+
+    /// The name its clients see for tool `tool` of `server`, listed in the
+    /// profile as `listed` before any rename: the `rename` entry for
+    /// `{server}__{tool}`, else for `listed`.
+    pub fn new_name(&self, server: &str, tool: &str, listed: &str) -> Option<&str> {
+        lookup(&self.rename, server, tool, listed)
+    }
+
+    /// The description its clients see for tool `tool` of `server` (listed
+    /// as `listed`), when the profile overrides it.
+    pub fn description(&self, server: &str, tool: &str, listed: &str) -> Option<&str> {
+        lookup(&self.descriptions, server, tool, listed)
+    }
+
+    /// True when the profile shows every tool of every enabled server as
+    /// they are, in list mode: what `/mcp` serves.
+    pub fn is_everything(&self) -> bool {
+        self.servers.is_none()
+            && self.tools.is_empty()
+            && self.rename.is_empty()
+            && self.descriptions.is_empty()
+            && self.discovery == Discovery::List
+    }
+
+    /// Reads the profile `name` (`value`, in the file of `src`, whose
+    /// `servers_at` is `["profiles"]`), checking the servers it names
+    /// against `known` (every server of the file, disabled ones included).
+    pub(crate) fn parse(
+        src: &Source<'_>,
+        name: &str,
+        value: &Value,
+        known: &[&str],
+    ) -> Result<Profile, ConfigError> {
+        let fields = ProfileFields { src, name };
+        check_name(&fields)?;
+        let Value::Object(obj) = value else {
+            return Err(fields.err(
+                None,
+                &[],
+                format!(
+                    "a profile must be an object ({{\"servers\": [...], \"tools\": [...]}}), not {}",
+                    kind_of(value)
+                ),
+            ));
+        };
+        if let Some(key) = obj.keys().find(|k| !PROFILE_FIELDS.contains(&k.as_str())) {
+            let hint = match nearest(key, &PROFILE_FIELDS) {
+                Some(meant) => format!("did you mean \"{meant}\"?"),
+                None => format!("a profile has {}", PROFILE_FIELDS.join(", ")),
+            };
+            return Err(fields.err(
+                None,
+                &[Step::Key(key)],
+                format!("unknown key \"{key}\"; {hint}"),
+            ));
+        }
+        let servers = match obj.get("servers") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(fields.servers(obj, known)?),
+        };
+        let tools = fields.strings(obj, "tools")?;
+        let (include, exclude) = fields.globs(&tools)?;
+        let rename = fields.map(obj, "rename")?;
+        let mut taken = BTreeSet::new();
+        for (i, (_, new)) in rename.iter().enumerate() {
+            let at = [Step::Key("rename"), Step::Key(&rename[i].0)];
+            if !is_valid_name(new) {
+                return Err(fields.err(
+                    Some("rename"),
+                    &at,
+                    format!(
+                        "\"rename\": {new:?} is not a tool name clients can use: letters, digits, \
+                         `_` and `-`, starting with a letter or `_`, at most 64 characters"
+                    ),
+                ));
+            }
+            if !taken.insert(new.as_str()) {
+                return Err(fields.err(
+                    Some("rename"),
+                    &at,
+                    format!("\"rename\": two tools are renamed {new:?}; give each its own name"),
+                ));
+            }
+        }
+        let descriptions = fields.map(obj, "descriptions")?;
+        let discovery = match obj.get("discovery") {
+            None | Some(Value::Null) => Discovery::List,
+            Some(Value::String(s)) if s == "list" => Discovery::List,
+            Some(Value::String(s)) if s == "search" => Discovery::Search,
+            Some(other) => {
+                return Err(fields.err(
+                    Some("discovery"),
+                    &[Step::Key("discovery")],
+                    format!(
+                        "\"discovery\" must be \"list\" or \"search\", not {}",
+                        shown(other)
+                    ),
+                ));
+            }
+        };
+        Ok(Profile {
+            name: name.to_string(),
+            servers,
+            tools,
+            rename,
+            descriptions,
+            discovery,
+            include,
+            exclude,
+        })
+    }
+}
+
+/// The value of `key` in `entries`, found by `{server}__{tool}` first, then
+/// by the name the tool is listed under.
+fn lookup<'a>(
+    entries: &'a [(String, String)],
+    server: &str,
+    tool: &str,
+    listed: &str,
+) -> Option<&'a str> {
+    let full = format!("{server}__{tool}");
+    entries
+        .iter()
+        .find(|(key, _)| *key == full)
+        .or_else(|| entries.iter().find(|(key, _)| key == listed))
+        .map(|(_, value)| value.as_str())
+}
+
+impl PartialEq for Profile {
+    /// Equal when written the same (the compiled globs follow from `tools`).
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.servers == other.servers
+            && self.tools == other.tools
+            && self.rename == other.rename
+            && self.descriptions == other.descriptions
+            && self.discovery == other.discovery
+    }
+}
+
+impl fmt::Debug for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Profile")
+            .field("name", &self.name)
+            .field("servers", &self.servers)
+            .field("tools", &self.tools)
+            .field("rename", &self.rename)
+            .field("descriptions", &self.descriptions.len())
+            .field("discovery", &self.discovery)
+            .finish()
+    }
+}
+
+/// Reads the fields of one profile, with errors located in it.
+struct ProfileFields<'a> {
+    src: &'a Source<'a>,
+    name: &'a str,
+}
+
+impl ProfileFields<'_> {
+    fn err(&self, field: Option<&'static str>, steps: &[Step<'_>], message: String) -> ConfigError {
+        ConfigError::Profile {
+            at: self.src.locate(Some(self.name), steps),
+            profile: self.name.to_string(),
+            server: None,
+            field,
+            message,
+        }
+    }
+
+    /// `servers`: names of servers the file has, each once.
+    fn servers(
+        &self,
+        obj: &Map<String, Value>,
+        known: &[&str],
+    ) -> Result<Vec<String>, ConfigError> {
+        let servers = self.strings(obj, "servers")?;
+        if servers.is_empty() {
+            return Err(self.err(
+                Some("servers"),
+                &[Step::Key("servers")],
+                "\"servers\" is empty, so the profile would show nothing; name its servers, or \
+                 leave \"servers\" out for every enabled server"
+                    .to_string(),
+            ));
+        }
+        for (i, server) in servers.iter().enumerate() {
+            if !known.contains(&server.as_str()) {
+                let has = if known.is_empty() {
+                    "the file has no servers".to_string()
+                } else {
+                    format!("the file has: {}", known.join(", "))
+                };
+                return Err(ConfigError::Profile {
+                    at: self
+                        .src
+                        .locate(Some(self.name), &[Step::Key("servers"), Step::Index(i)]),
+                    profile: self.name.to_string(),
+                    server: Some(server.as_str().into()),
+                    field: Some("servers"),
+                    message: format!(
+                        "\"servers\" names server \"{server}\", which is not in the config; {has}"
+                    ),
+                });
+            }
+        }
+        let mut seen = BTreeSet::new();
+        Ok(servers
+            .into_iter()
+            .filter(|s| seen.insert(s.clone()))
+            .collect())
+    }
+
+    /// An array of strings (absent or null: empty).
+    fn strings(
+        &self,
+        obj: &Map<String, Value>,
+        field: &'static str,
+    ) -> Result<Vec<String>, ConfigError> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+                    other => Err(self.err(
+                        Some(field),
+                        &[Step::Key(field), Step::Index(i)],
+                        format!(
+                            "\"{field}\" must be an array of non-empty strings; item {i} is {}",
+                            shown(other)
+                        ),
+                    )),
+                })
+                .collect(),
+            Some(other) => Err(self.err(
+                Some(field),
+                &[Step::Key(field)],
+                format!(
+                    "\"{field}\" must be an array of strings, not {}",
+                    kind_of(other)
+                ),
+            )),
+        }
+    }
+
+    /// An object of strings, in file order (absent or null: empty).
+    fn map(
+        &self,
+        obj: &Map<String, Value>,
+        field: &'static str,
+    ) -> Result<Vec<(String, String)>, ConfigError> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Object(entries)) => entries
+                .iter()
+                .map(|(key, value)| match value {
+                    Value::String(s) => Ok((key.clone(), s.clone())),
+                    other => Err(self.err(
+                        Some(field),
+                        &[Step::Key(field), Step::Key(key)],
+                        format!(
+                            "\"{field}\": the value for \"{key}\" must be a string, not {}",
+                            kind_of(other)
+                        ),
+                    )),
+                })
+                .collect(),
+            Some(other) => Err(self.err(
+                Some(field),
+                &[Step::Key(field)],
+                format!(
+                    "\"{field}\" must be an object of tool names to strings, not {}",
+                    kind_of(other)
+                ),
+            )),
+        }
+    }
+
+    /// The `tools` globs compiled: those without `!`, then the `!` ones.
+    fn globs(&self, tools: &[String]) -> Result<(Option<GlobSet>, GlobSet), ConfigError> {
+        let mut include = GlobSetBuilder::new();
+        let mut exclude = GlobSetBuilder::new();
+        let mut includes = 0;
+        for (i, written) in tools.iter().enumerate() {
+            let (negated, pattern) = match written.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, written.as_str()),
+            };
+            let at = [Step::Key("tools"), Step::Index(i)];
+            let glob = glob(pattern).map_err(|e| {
+                self.err(
+                    Some("tools"),
+                    &at,
+                    format!("\"tools\": {written:?} is not a valid glob: {e}"),
+                )
+            })?;
+            if negated {
+                exclude.add(glob);
+            } else {
+                includes += 1;
+                include.add(glob);
+            }
+        }
+        let build = |builder: GlobSetBuilder| {
+            builder.build().map_err(|e| {
+                self.err(
+                    Some("tools"),
+                    &[Step::Key("tools")],
+                    format!("\"tools\": {e}"),
+                )
+            })
+        };
+        let include = if includes == 0 {
+            None
+        } else {
+            Some(build(include)?)
+        };
+        Ok((include, build(exclude)?))
+    }
+}
+
+/// `pattern` as a glob over tool names: `*` and `?` match any characters
+/// (names have no path separators), `[...]` a class, case sensitive.
+fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+}
+
+/// A profile name is a URL path segment: letters, digits, `_` and `-`.
+fn check_name(fields: &ProfileFields<'_>) -> Result<(), ConfigError> {
+    let name = fields.name;
+    let fine = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if fine {
+        return Ok(());
+    }
+    Err(fields.err(
+        None,
+        &[],
+        format!(
+            "{name:?} is not a profile name: letters, digits, `_` and `-`, at most {MAX_NAME} \
+             characters (it is served at /mcp/NAME)"
+        ),
+    ))
+}
+
+/// A short rendering of a wrong value for a message (never long).
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.chars().count() <= 40 => format!("{s:?}"),
+        other => kind_of(other).to_string(),
+    }
+}
+
+/// Every profile of the file's top-level `"profiles"` (`value`), in file
+/// order, checked against the servers `known`.
+pub(crate) fn parse_profiles(
+    src: &Source<'_>,
+    value: &Value,
+    known: &[&str],
+) -> Result<Vec<Profile>, ConfigError> {
+    let Value::Object(entries) = value else {
+        return Err(ConfigError::Invalid {
+            at: src.locate(None, &[]),
+            server: None,
+            field: Some(PROFILES_KEY.to_string()),
+            message: format!(
+                "\"{PROFILES_KEY}\" must be an object of profiles by name, not {}",
+                kind_of(value)
+            ),
+        });
+    };
+    entries
+        .iter()
+        .map(|(name, value)| Profile::parse(src, name, value, known))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config::Config;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("cfg.json"), text)
+    }
+
+    fn with_profiles(profiles: &str) -> String {
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"github\": {{\"command\": \"gh\"}},\n    \"fs\": \
+             {{\"command\": \"fs\"}},\n    \"off\": {{\"command\": \"x\", \"disabled\": true}}\n  \
+             }},\n  \"profiles\": {profiles}\n}}"
+        )
+    }
+
+    fn profile(body: &str) -> Profile {
+        let config = parse(&with_profiles(&format!("{{\"p\": {body}}}")))
+            .unwrap_or_else(|e| panic!("{body}: {e}"));
+        config.profile("p").cloned().expect("profile p")
+    }
+
+    fn error(body: &str) -> String {
+        match parse(&with_profiles(&format!("{{\"p\": {body}}}"))) {
+            Ok(_) => panic!("{body} should be rejected"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_design_fields_are_read() {
+        let p = profile(
+            r#"{"servers": ["github", "fs"], "tools": ["github__*", "fs__read_*", "!github__delete_*"],
+                "rename": {"github__create_issue": "new_issue"},
+                "descriptions": {"read_file": "Read a project file."}, "discovery": "search"}"#,
+        );
+        assert_eq!(p.name, "p");
+        assert_eq!(
+            p.servers.as_deref(),
+            Some(&["github".to_string(), "fs".to_string()][..])
+        );
+        assert_eq!(p.discovery, Discovery::Search);
+        assert!(p.allows("github", "create_issue"));
+        assert!(p.allows("fs", "read_file"));
+        assert!(!p.allows("fs", "write_file"), "no glob takes it");
+        assert!(!p.allows("github", "delete_repo"), "excluded");
+        assert!(
+            !p.allows("other", "read_file"),
+            "not a server of the profile"
+        );
+        assert_eq!(
+            p.new_name("github", "create_issue", "github__create_issue"),
+            Some("new_issue")
+        );
+        assert_eq!(
+            p.new_name("github", "list_issues", "github__list_issues"),
+            None
+        );
+        // A key may be the name the tool is listed under.
+        assert_eq!(
+            p.description("fs", "read_file", "read_file"),
+            Some("Read a project file.")
+        );
+        assert!(!p.is_everything());
+    }
+
+    #[test]
+    fn without_fields_a_profile_is_everything_and_exclusions_alone_subtract() {
+        let all = profile("{}");
+        assert!(all.is_everything());
+        assert!(all.includes_server("anything") && all.allows("fs", "write_file"));
+        let most = profile(r#"{"tools": ["!*__delete_*", "!fs__write_file"]}"#);
+        assert!(most.allows("github", "create_issue"));
+        assert!(!most.allows("github", "delete_repo"));
+        assert!(!most.allows("fs", "write_file"));
+        assert!(most.allows("fs", "read_file"));
+        // Globs are case sensitive and `?` is one character.
+        let one = profile(r#"{"tools": ["fs__read_fil?"]}"#);
+        assert!(one.allows("fs", "read_file") && !one.allows("fs", "READ_FILE"));
+        assert!(parse(&with_profiles("{}")).unwrap().profiles().is_empty());
+        assert!(parse(&with_profiles("null")).unwrap().profiles().is_empty());
+    }
+
+    #[test]
+    fn an_unknown_server_names_the_file_the_line_the_profile_and_the_server() {
+        let text = with_profiles("{\n    \"team\": {\"servers\": [\"github\", \"gihub\"]}\n  }");
+        let error = parse(&text).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cfg.json:8:36: profile \"team\": \"servers\" names server \"gihub\", which is not \
+             in the config; the file has: github, fs, off"
+        );
+        assert_eq!(error.server(), Some("gihub"));
+        assert_eq!(error.field(), Some("servers"));
+        assert_eq!(error.path(), Path::new("cfg.json"));
+        // A disabled server may be named (it serves nothing while disabled).
+        assert!(profile(r#"{"servers": ["off"]}"#).includes_server("off"));
+    }
+
+    #[test]
+    fn each_field_is_checked() {
+        for (body, expected) in [
+            ("[]", "a profile must be an object"),
+            (
+                r#"{"tool": ["*"]}"#,
+                "unknown key \"tool\"; did you mean \"tools\"?",
+            ),
+            (r#"{"zzzz": 1}"#, "a profile has servers, tools, rename"),
+            (
+                r#"{"servers": "github"}"#,
+                "\"servers\" must be an array of strings, not a string",
+            ),
+            (r#"{"servers": []}"#, "\"servers\" is empty"),
+            (r#"{"tools": ["github__*", 5]}"#, "item 1 is a number"),
+            (
+                r#"{"tools": ["github__[a"]}"#,
+                "\"tools\": \"github__[a\" is not a valid glob",
+            ),
+            (r#"{"rename": ["a"]}"#, "\"rename\" must be an object"),
+            (
+                r#"{"rename": {"a": 1}}"#,
+                "the value for \"a\" must be a string",
+            ),
+            (
+                r#"{"rename": {"a": "has space"}}"#,
+                "\"has space\" is not a tool name",
+            ),
+            (
+                r#"{"rename": {"a": "x", "b": "x"}}"#,
+                "two tools are renamed \"x\"",
+            ),
+            (
+                r#"{"descriptions": {"a": null}}"#,
+                "must be a string, not null",
+            ),
+            (
+                r#"{"discovery": "grep"}"#,
+                "\"discovery\" must be \"list\" or \"search\", not \"grep\"",
+            ),
+        ] {
+            let message = error(body);
+            assert!(
+                message.contains(expected) && message.contains("profile \"p\""),
+                "{body}: {message}"
+            );
+            assert!(message.starts_with("cfg.json:"), "{message}");
+        }
+        let bad_name = parse(&with_profiles(r#"{"a/b": {}}"#))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            bad_name.contains("\"a/b\" is not a profile name"),
+            "{bad_name}"
+        );
+        let not_object = parse(&with_profiles("[1]")).unwrap_err().to_string();
+        assert!(
+            not_object.contains("\"profiles\" must be an object of profiles by name, not an array"),
+            "{not_object}"
+        );
+    }
+
+    #[test]
+    fn an_editors_own_profiles_are_not_read_as_toolbridges() {
+        // Zed's settings.json has settings profiles of its own.
+        let text = r#"{"context_servers": {"a": {"command": "x"}},
+                       "profiles": {"Presenting": {"buffer_font_size": 20}}}"#;
+        let config = Config::parse(Path::new("zed/settings.json"), text).unwrap();
+        assert_eq!(config.server_names(), ["a"]);
+        assert!(config.profiles().is_empty());
+    }
+
+    #[test]
+    fn profiles_are_read_from_jsonc_and_found_by_name() {
+        let text = "{ // team setup\n \"mcpServers\": {\"a\": {\"command\": \"x\"},},\n \
+                    \"profiles\": {\"one\": {\"servers\": [\"a\",],}, /* two */ \"two\": {},},\n}";
+        let config = parse(text).unwrap();
+        let names: Vec<&str> = config.profiles().iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["one", "two"]);
+        assert!(config.find_profile("one").is_ok());
+        let missing = config.find_profile("three").unwrap_err().to_string();
+        assert_eq!(missing, "unknown profile \"three\"; cfg.json has: one, two");
+    }
+}
