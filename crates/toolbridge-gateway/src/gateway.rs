@@ -344,6 +344,26 @@ impl Gateway {
         }
     }
 
+    /// The pins folder, when the gateway pins tool definitions.
+    pub fn pins_dir(&self) -> Option<&std::path::Path> {
+        self.inner
+            .pool_options
+            .pins
+            .as_ref()
+            .map(|p| p.dir.as_path())
+    }
+
+    /// The pins changed on disk (an approval made by another process):
+    /// each upstream whose visible tools changed tells its watchers, and
+    /// so the clients, that its list changed. The servers whose list did.
+    pub fn recheck_pins(&self) -> Vec<String> {
+        let upstreams = self.upstreams();
+        upstreams
+            .iter()
+            .flat_map(|(_, pool)| pool.recheck_pins())
+            .collect()
+    }
+
     /// Remembers a connected client, to tell it when lists change.
     pub fn register_client(&self, peer: Peer<RoleServer>) {
         let mut clients = self.inner.clients.lock_unpoisoned();
