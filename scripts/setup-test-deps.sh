@@ -36,6 +36,10 @@ PY1_REQS=("mcp[ws]==1.30.0")
 #   presets: the keyless Python preset servers (run as `uvx` by the presets;
 #   the tests start the venv's entry points directly, offline)
 PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
+#   uv: uv and uvx, as the presets run the Python servers (the sandbox tests
+#   start the time server through `uvx --offline`, from the uv cache that
+#   install_uvx_cache fills once)
+UV_REQS=("uv==0.13.8")
 #   kube-validate: the Kubernetes API's JSON schemas, offline, and a validator
 #   (tests/deploy_manifests.rs checks deploy/kubernetes with it)
 KUBE_VALIDATE_REQS=("kubernetes-validate==1.37.0")
@@ -116,6 +120,18 @@ install_suites() {
   echo "$want" > "$deps/py-tb/.stamp-suites"
 }
 
+# The user's uv cache holds the time server at its pinned version, so that
+# `uvx --offline` (tests/test_sandbox.rs) starts it without the network, as
+# uvx does once it has run a server.
+install_uvx_cache() {
+  local want="${PRESETS_PY_REQS[0]}"
+  if stamp_ok "$deps/uv/.uvx-cache" "$want"; then return; fi
+  log "caching $want for uvx"
+  # As a server's minimal environment has it: the cache in ~/.cache/uv.
+  env -u UV_CACHE_DIR -u XDG_CACHE_HOME "$deps/uv/bin/uvx" --quiet --from "$want" mcp-server-time --help >/dev/null
+  echo "$want" > "$deps/uv/.uvx-cache"
+}
+
 # HAProxy (Debian's package) in front of gateway replicas (gateway_replicas.rs):
 # installed with apt-get when missing and possible, else its .deb unpacked
 # into .deps/haproxy without root.
@@ -145,6 +161,8 @@ npm_pid=$!
 install_venv py2 "${PY2_REQS[@]}"
 install_venv py1 "${PY1_REQS[@]}"
 install_venv presets-py "${PRESETS_PY_REQS[@]}"
+install_venv uv "${UV_REQS[@]}"
+install_uvx_cache
 install_venv kube-validate "${KUBE_VALIDATE_REQS[@]}"
 install_venv py-tb "${PY_TB_REQS[@]}"
 install_suites

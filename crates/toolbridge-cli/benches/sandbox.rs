@@ -8,6 +8,12 @@
 //! - calls: sequential `echo` calls per second on a started server;
 //!   `RATIO calls sandboxed/unsandboxed=<x>`, the median per-round ratio.
 //!
+//! And the same for the strictest sandbox (`"network": "none"`, which adds a
+//! network namespace (and, not as root, a user namespace), with `memoryMb`
+//! and `processes`, which add limits and, as root, a `pids` cgroup): the
+//! `strict` row and its own `OVERHEAD`/`RATIO` lines against the same
+//! unsandboxed baseline.
+//!
 //! `cargo bench -p toolbridge-cli --bench sandbox [-- --rounds 7 --seq 2000]`
 
 mod common;
@@ -18,7 +24,7 @@ use common::*;
 use toolbridge::{
     config::{ServerSpec, TransportSpec},
     pool::{CallOptions, Pool, PoolOptions},
-    sandbox::Sandbox,
+    sandbox::{Network, Sandbox, SandboxRules},
 };
 
 /// Starts per configuration per round.
@@ -70,14 +76,24 @@ fn main() {
         toolbridge::sandbox::Support::get().summary()
     );
     let rt = runtime(false);
+    let strict = Sandbox::Rules(SandboxRules {
+        network: Network::None,
+        memory_mb: Some(4096),
+        processes: Some(64),
+        ..SandboxRules::default()
+    });
+    // The baseline is last: each row's figures are against it.
     let configs = [
         ("sandboxed", Sandbox::Default),
+        ("strict", strict),
         ("unsandboxed", Sandbox::Off),
     ];
-    let mut starts: [Vec<f64>; 2] = Default::default();
-    let mut overheads = Vec::new();
-    let mut rates: [Vec<f64>; 2] = Default::default();
-    let mut ratios = Vec::new();
+    const N: usize = 3;
+    const BASE: usize = N - 1;
+    let mut starts: [Vec<f64>; N] = Default::default();
+    let mut overheads: [Vec<f64>; N] = Default::default();
+    let mut rates: [Vec<f64>; N] = Default::default();
+    let mut ratios: [Vec<f64>; N] = Default::default();
     rt.block_on(async {
         // Warm the page cache and the binary once.
         start_ms(&Sandbox::Off).await;
@@ -90,40 +106,50 @@ fn main() {
             calls_per_sec(pool, 200).await;
         }
         for r in 0..opts.rounds {
-            let mut round = [Vec::new(), Vec::new()];
+            let mut round: [Vec<f64>; N] = Default::default();
             for _ in 0..STARTS {
                 for (i, (_, sandbox)) in configs.iter().enumerate() {
                     round[i].push(start_ms(sandbox).await);
                 }
             }
-            let medians = [median(&round[0]), median(&round[1])];
-            for i in 0..2 {
-                starts[i].push(medians[i]);
-            }
-            overheads.push(medians[0] - medians[1]);
-            // Which goes first alternates, so neither always runs warm.
-            let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
-            let mut rate = [0.0; 2];
-            for i in order {
+            let medians: Vec<f64> = round.iter().map(|r| median(r)).collect();
+            // Which goes first rotates, so none always runs warm.
+            let mut rate = [0.0; N];
+            for k in 0..N {
+                let i = (k + r) % N;
                 rate[i] = calls_per_sec(&pools[i], opts.seq_calls).await;
-                rates[i].push(rate[i]);
             }
-            ratios.push(rate[0] / rate[1]);
+            for i in 0..N {
+                starts[i].push(medians[i]);
+                overheads[i].push(medians[i] - medians[BASE]);
+                rates[i].push(rate[i]);
+                ratios[i].push(rate[i] / rate[BASE]);
+            }
         }
         for pool in &pools {
             pool.close_all().await;
         }
     });
     println!();
-    println!("{:<12} {:>14} {:>14}", "", "start ms p50", "calls/s p50");
+    println!(
+        "{:<12} {:>14} {:>14} {:>16} {:>14}",
+        "", "start ms p50", "calls/s p50", "start overhead", "calls ratio"
+    );
     for (i, (name, _)) in configs.iter().enumerate() {
         println!(
-            "{name:<12} {:>14.2} {:>14.0}",
+            "{name:<12} {:>14.2} {:>14.0} {:>13.2} ms {:>14.3}",
             median(&starts[i]),
-            median(&rates[i])
+            median(&rates[i]),
+            median(&overheads[i]),
+            median(&ratios[i]),
         );
     }
     println!();
-    println!("OVERHEAD start ms={:.2}", median(&overheads));
-    println!("RATIO calls sandboxed/unsandboxed={:.3}", median(&ratios));
+    println!("OVERHEAD start ms={:.2}", median(&overheads[0]));
+    println!(
+        "RATIO calls sandboxed/unsandboxed={:.3}",
+        median(&ratios[0])
+    );
+    println!("OVERHEAD strict start ms={:.2}", median(&overheads[1]));
+    println!("RATIO calls strict/unsandboxed={:.3}", median(&ratios[1]));
 }

@@ -224,3 +224,89 @@ async fn definitions_that_change_on_every_listing_are_withheld_each_time_without
     assert!(!log.contains("tool definition approved"), "{log}");
     client.cancel().await.unwrap();
 }
+
+/// `toolbridge tools approve` run by the user in another process while the
+/// gateway runs: the gateway sees the pins change (it watches the pins
+/// folder with its config), tells its clients their list changed, and
+/// lists and calls the approved tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_from_another_process_reaches_the_gateways_clients() {
+    let home = common::tempdir();
+    let switch = home.path().join("pulled");
+    let config = write_config(
+        home.path(),
+        json!({ "rug": {
+            "command": common::python(),
+            "args": [common::test_server("rug_pull.py")],
+            "env": { "RUG_PULL_FILE": switch },
+        } }),
+    );
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(common::toolbridge())
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env_remove("TOOLBRIDGE_CONFIG")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run toolbridge");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The benign server is pinned on first sight, then it pulls the rug.
+    let (code, _, stderr) = cli(&["tools", "--refresh"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::write(&switch, "").unwrap();
+
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let (client, mut changed) = connect(&gateway.url).await;
+    let pulled = names(&client).await;
+    assert_eq!(
+        pulled,
+        ["echo"],
+        "the changed add and the new send_report must be withheld"
+    );
+    let refused = format!(
+        "{:?}",
+        client
+            .call_tool(CallToolRequestParams::new("send_report"))
+            .await
+    );
+    assert!(
+        refused.contains("toolbridge tools approve rug send_report"),
+        "{refused}"
+    );
+    drain(&mut changed);
+
+    // The user approves in a terminal: another process.
+    let (code, stdout, stderr) = cli(&["tools", "approve", "rug"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    tokio::time::timeout(DEADLINE, changed.recv())
+        .await
+        .expect("the gateway's client was never told of the approval made by another process");
+    let back = names(&client).await;
+    assert_eq!(back, ["add", "echo", "send_report"]);
+    let sent = client
+        .call_tool(
+            CallToolRequestParams::new("send_report")
+                .with_arguments(json!({"text": "t"}).as_object().cloned().unwrap()),
+        )
+        .await
+        .expect("send_report after the approval");
+    assert!(format!("{sent:?}").contains("sent"), "{sent:?}");
+    // Once: nothing else changes, so nothing more is said.
+    assert!(
+        tokio::time::timeout(Duration::from_secs(3), changed.recv())
+            .await
+            .is_err(),
+        "a second list_changed with nothing changed"
+    );
+    client.cancel().await.unwrap();
+}

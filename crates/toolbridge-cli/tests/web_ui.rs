@@ -329,3 +329,42 @@ fn no_view_scrolls_sideways_at_360_pixels() {
     let served = Served::with_example();
     served.run("narrow");
 }
+
+#[test]
+fn each_servers_card_shows_its_sandbox() {
+    let served = Served::start(
+        json!({
+            "example": { "command": toolbridge(), "args": ["example-server"] },
+            "boxed": { "command": toolbridge(), "args": ["example-server"],
+                       "sandbox": { "write": ["/tmp/boxed"], "network": "none",
+                                    "memoryMb": 512, "processes": 32 } },
+            "open": { "command": toolbridge(), "args": ["example-server"], "sandbox": false },
+            "remote": { "url": "https://example.com/mcp", "disabled": true },
+        }),
+        None,
+    );
+    let facts = served.run("servers_sandbox");
+    let en = &facts["en"];
+    assert_eq!(en["example"]["sandbox"], "Sandbox: default", "{facts}");
+    assert_eq!(en["open"]["sandbox"], "Sandbox: off", "{facts}");
+    assert_eq!(
+        en["boxed"]["sandbox"],
+        "Sandbox: reads 0 more paths, writes 1, network none, memory 512 MB, at most 32 processes",
+        "{facts}"
+    );
+    // A remote server has no sandbox (it runs elsewhere).
+    assert_eq!(en["remote"]["sandbox"], Value::Null, "{facts}");
+    // This system sandboxes every one of them: no card says it cannot.
+    for name in ["example", "boxed", "open"] {
+        assert!(
+            en[name]["unavailable"]
+                .as_array()
+                .is_some_and(|errors| errors
+                    .iter()
+                    .all(|e| !e.as_str().unwrap_or("").contains("sandbox"))),
+            "{facts}"
+        );
+    }
+    assert_eq!(facts["zh"]["example"]["sandbox"], "沙箱：默认", "{facts}");
+    assert_eq!(facts["zh"]["open"]["sandbox"], "沙箱：关闭", "{facts}");
+}

@@ -537,6 +537,26 @@ impl Gateway {
         self.inner.prompts.lock_unpoisoned().clear();
     }
 
+    /// The pins folder, when the gateway pins tool definitions.
+    pub fn pins_dir(&self) -> Option<&std::path::Path> {
+        self.inner
+            .pool_options
+            .pins
+            .as_ref()
+            .map(|p| p.dir.as_path())
+    }
+
+    /// The pins changed on disk (an approval made by another process):
+    /// each upstream whose visible tools changed tells its watchers, and
+    /// so the clients, that its list changed. The servers whose list did.
+    pub fn recheck_pins(&self) -> Vec<String> {
+        let upstreams = self.upstreams();
+        upstreams
+            .iter()
+            .flat_map(|(_, pool)| pool.recheck_pins())
+            .collect()
+    }
+
     /// Remembers a connected client of `view`, to tell it when the view's
     /// lists change.
     pub fn register_client(&self, view: ViewName, peer: Peer<RoleServer>) {

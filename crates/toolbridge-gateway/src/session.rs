@@ -239,15 +239,18 @@ impl ServerHandler for Session {
         } else {
             Caller::Session
         };
+        let requester = Requester {
+            view: &self.view,
+            client: ClientIdentity::of_rmcp(&context.extensions),
+        };
         call_tool(
             &self.gateway,
-            &self.view,
+            requester,
             request,
             self.call_options(&context),
             caller,
             progress_relay(&context),
             &context.ct,
-            ClientIdentity::of_rmcp(&context.extensions),
         )
         .await
     }
@@ -476,19 +479,19 @@ pub(crate) async fn list_tools(
 /// through the call tool made as the call of the tool it names), called with
 /// `options` (the client's handlers and log level), its progress relayed by
 /// `progress`, ended when `ct` is cancelled or the future is dropped; audited
-/// (as made by `client`) and counted either way. A stateless (2026-07-28) client gets an
-/// upstream's input requests in the result.
+/// (as made by `requester`'s client) and counted either way. A stateless
+/// (2026-07-28) client gets an upstream's input requests in the result.
 pub(crate) async fn call_tool(
     gateway: &Gateway,
-    view: &ViewName,
+    requester: Requester<'_>,
     mut request: CallToolRequestParams,
     mut options: CallOptions,
     caller: Caller,
     progress: Option<ProgressRelay>,
     ct: &CancellationToken,
-    client: Option<&ClientIdentity>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let view = gateway.view(view)?;
+    let client = requester.client;
+    let view = gateway.view(requester.view)?;
     let mut through_call_tool = false;
     if view.searches() {
         match request.name.as_ref() {
@@ -841,6 +844,15 @@ async fn held_request(
         }
     };
     held_calls::respond(held, call.next(client.progress).await)
+}
+
+/// Who makes a call, and through which view of the gateway.
+#[derive(Clone, Copy)]
+pub(crate) struct Requester<'a> {
+    /// The view the client reaches: every server, or a profile.
+    pub view: &'a ViewName,
+    /// Who the client is, where the HTTP layer knows it.
+    pub client: Option<&'a ClientIdentity>,
 }
 
 /// A factory of sessions for rmcp's HTTP service.

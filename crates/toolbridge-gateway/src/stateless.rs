@@ -245,15 +245,12 @@ impl Endpoint {
         // Boxed: moved into the task's cell by value, the call's state
         // machine (~6 KiB) was copied at the spawn and again as it finished.
         let mut task = tokio::spawn(Box::pin(async move {
+            let requester = session::Requester {
+                view: &view,
+                client: client.as_ref(),
+            };
             session::call_tool(
-                &gateway,
-                &view,
-                params,
-                options,
-                caller,
-                progress,
-                &task_ct,
-                client.as_ref(),
+                &gateway, requester, params, options, caller, progress, &task_ct,
             )
             .await
             .map(ServerResult::from)

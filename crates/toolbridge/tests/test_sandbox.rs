@@ -100,7 +100,8 @@ async fn a_hostile_server_is_refused_each_attempt_and_answers_the_next_call() {
         processes: Some(64),
         ..SandboxRules::default()
     });
-    let pool = pool(vec![hostile("hostile", sandbox)]);
+    // Another server in the same pool, which must carry on throughout.
+    let pool = pool(vec![hostile("hostile", sandbox), example("other")]);
     let pid: u32 = call(&pool, "hostile", "pid", json!({}))
         .await
         .parse()
@@ -166,6 +167,10 @@ async fn a_hostile_server_is_refused_each_attempt_and_answers_the_next_call() {
     // 8 GiB of address space.
     let mapped = call(&pool, "hostile", "allocate", json!({"mb": 8192})).await;
     assert!(mapped.starts_with("refused: ENOMEM"), "{mapped}");
+
+    // The other server carries on.
+    let echoed = call(&pool, "other", "echo", json!({"text": "still here"})).await;
+    assert!(echoed.contains("still here"), "{echoed}");
 
     // Still answering, the same process.
     let again: u32 = call(&pool, "hostile", "pid", json!({}))
@@ -278,6 +283,44 @@ async fn the_python_time_server_starts_under_default() {
         program.to_string_lossy(),
         ["--local-timezone", "UTC"],
     );
+    let pool = pool(vec![spec]);
+    let now = call(
+        &pool,
+        "time",
+        "get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
+    assert!(now.contains("\"timezone\": \"UTC\""), "{now}");
+    pool.close_all().await;
+}
+
+/// As the presets run it: `uvx` fetching the time server into its cache
+/// and running it from there (offline: the setup script cached the pinned
+/// version), under `"default"`, which lets uvx write its cache.
+#[tokio::test]
+async fn the_python_time_server_starts_through_uvx_under_default() {
+    let uvx = common::deps().join("uv/bin/uvx");
+    assert!(
+        uvx.exists(),
+        "{} is missing: run scripts/setup-test-deps.sh",
+        uvx.display()
+    );
+    let spec = ServerSpec::stdio(
+        "time",
+        uvx.to_string_lossy(),
+        [
+            "--offline",
+            "--from",
+            "mcp-server-time==2026.10.19",
+            "mcp-server-time",
+            "--local-timezone",
+            "UTC",
+        ],
+    );
+    if let TransportSpec::Stdio(stdio) = &spec.transport {
+        assert_eq!(stdio.sandbox, Sandbox::Default);
+    }
     let pool = pool(vec![spec]);
     let now = call(
         &pool,

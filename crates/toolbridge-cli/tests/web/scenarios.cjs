@@ -209,6 +209,28 @@ const scenarios = {
     return { shown, before, after, regionLeft };
   },
 
+  /**
+   * Each server's sandbox on its card, as its config resolves it (and in
+   * Chinese too): what each card says, by server name.
+   */
+  async servers_sandbox(browser) {
+    const page = await b.openPage(browser);
+    const cards = () => page.$$eval('article.card', els => Object.fromEntries(els.map(el => [
+      el.querySelector('h2').textContent.trim(),
+      { sandbox: (el.querySelector('.sandbox') || {}).textContent || null,
+        unavailable: [...el.querySelectorAll('p.error')].map(p => p.textContent.trim()) },
+    ])));
+    const shown = {};
+    for (const lang of ['en', 'zh']) {
+      await b.openView(page, BASE, 'servers', { lang });
+      await b.until(`the four servers' cards in ${lang}`, async () => Object.keys(await cards()).length === 4);
+      await b.settled(page);
+      shown[lang] = await cards();
+    }
+    b.check(page, 'servers sandbox');
+    return shown;
+  },
+
   /** The language switch: strings change, CJK appears, remembered, ?lang=. */
   async languages(browser) {
     const page = await b.openPage(browser);

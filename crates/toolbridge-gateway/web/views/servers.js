@@ -15,8 +15,10 @@
 //   aria-invalid="true" and its message in aria-describedby;
 // - dialog "Remove server?": buttons "Remove", "Cancel";
 // - each server is a list item (article) labelled by its name, with a
-//   status badge (Running, Stopped, Failed, Disabled) and a test result
-//   region (role=status).
+//   status badge (Running, Stopped, Failed, Disabled), a stdio server's
+//   sandbox ("Sandbox: default", "Sandbox: off", or its rules; and, when
+//   this system cannot sandbox it, why) and a test result region
+//   (role=status).
 import { h, replace, uid } from '../dom.js';
 import { t, currentLanguage } from '../i18n.js';
 import { get, post, put, del } from '../api.js';
@@ -109,6 +111,7 @@ export async function render(main) {
       server.toolCount !== undefined ? h('span', {}, t('servers.toolCount', { count: server.toolCount })) : null,
       server.startedAtMs ? h('span', {}, t('servers.startedAt', { time: new Date(server.startedAtMs).toLocaleString(locale()) })) : null,
       server.enabled && !server.served ? h('span', { class: 'muted' }, t('servers.notServed')) : null,
+      server.sandbox !== undefined ? h('span', { class: 'sandbox' }, t('servers.sandbox.label', { what: sandboxText(server.sandbox) })) : null,
     ];
     const target = server.command ? [server.command, ...(server.args || [])].join(' ') : server.url;
     return h('article', { class: 'card', 'aria-labelledby': headingId },
@@ -117,6 +120,7 @@ export async function render(main) {
         h('label', { class: 'row', for: toggle.id }, toggle, h('span', { 'aria-hidden': 'true' }, t('servers.enabled')))),
       h('p', { class: 'row' }, facts),
       target ? h('p', {}, h('code', {}, target)) : null,
+      server.sandboxUnavailable ? h('p', { class: 'error' }, t('servers.sandbox.unavailable', { why: server.sandboxUnavailable })) : null,
       server.error ? h('p', { class: 'error' }, server.error) : null,
       server.stderr ? h('details', {}, h('summary', {}, t('servers.stderr')), h('pre', {}, server.stderr)) : null,
       h('div', { class: 'actions' }, edit, test, remove),
@@ -201,6 +205,21 @@ export async function render(main) {
   }
 
   await refresh();
+}
+
+// A stdio server's sandbox as its config resolves it (`servers list`):
+// false, "default", or its rules.
+function sandboxText(sandbox) {
+  if (sandbox === false) return t('servers.sandbox.off');
+  if (sandbox === 'default' || sandbox === true) return t('servers.sandbox.default');
+  const parts = [t('servers.sandbox.rules', {
+    read: (sandbox.read || []).length,
+    write: (sandbox.write || []).length,
+    network: sandbox.network || 'any',
+  })];
+  if (sandbox.memoryMb) parts.push(t('servers.sandbox.memory', { mb: sandbox.memoryMb }));
+  if (sandbox.processes) parts.push(t('servers.sandbox.processes', { count: sandbox.processes }));
+  return parts.join(', ');
 }
 
 function statusClass(status) {

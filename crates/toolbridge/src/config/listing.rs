@@ -72,6 +72,10 @@ pub struct ServerListing {
     /// neither has one): `false`, `"default"` or the object as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<serde_json::Value>,
+    /// Stdio: why this system cannot set up its sandbox, if it cannot (the
+    /// server then does not start unless its sandbox is `false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox_unavailable: Option<String>,
 }
 
 impl ServerListing {
@@ -88,6 +92,8 @@ impl ServerListing {
                 .map(|(key, _)| (key.clone(), MASK.to_string()))
                 .collect()
         };
+        let stdio = record.kind() == TransportKind::Stdio;
+        let own_sandbox = record.sandbox.as_ref().or(sandbox);
         ServerListing {
             name: record.name.clone(),
             transport: record.kind(),
@@ -106,13 +112,11 @@ impl ServerListing {
             startup_timeout: record.startup_timeout.map(|t| t.as_secs_f64()),
             disabled_tools: record.disabled_tools.clone(),
             result_budget: record.result_budget,
-            sandbox: (record.kind() == TransportKind::Stdio).then(|| {
-                record
-                    .sandbox
-                    .as_ref()
-                    .or(sandbox)
-                    .map_or_else(|| "default".into(), SandboxRecord::to_json)
-            }),
+            sandbox: stdio
+                .then(|| own_sandbox.map_or_else(|| "default".into(), SandboxRecord::to_json)),
+            sandbox_unavailable: stdio
+                .then(|| own_sandbox.unwrap_or(&SandboxRecord::Default).unavailable())
+                .flatten(),
         }
     }
 }

@@ -161,6 +161,23 @@ impl SandboxRecord {
         })
     }
 
+    /// Why this system cannot set up this sandbox, if it cannot
+    /// ([`crate::sandbox::Support::refuses`]; paths play no part in it).
+    pub(crate) fn unavailable(&self) -> Option<String> {
+        let sandbox = match self {
+            SandboxRecord::Off => Sandbox::Off,
+            SandboxRecord::Default => Sandbox::Default,
+            SandboxRecord::Rules {
+                network, processes, ..
+            } => Sandbox::Rules(SandboxRules {
+                network: *network,
+                processes: *processes,
+                ..SandboxRules::default()
+            }),
+        };
+        crate::sandbox::Support::get().refuses(&sandbox)
+    }
+
     /// The record that says `sandbox` (`None` for the default).
     pub(crate) fn from_sandbox(sandbox: &Sandbox) -> Option<Self> {
         let shown = |paths: &[PathBuf]| {

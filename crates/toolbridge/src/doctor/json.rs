@@ -45,6 +45,9 @@ pub fn report_json(config: &Config, probes: &[Probe], checks: &[ServerCheck]) ->
             server.insert("status".into(), json!(status));
             if let Some(sandbox) = &check.sandbox {
                 server.insert("sandbox".into(), json!(sandbox.to_string()));
+                if let Some(why) = Support::get().refuses(sandbox) {
+                    server.insert("sandboxUnavailable".into(), json!(why));
+                }
             }
             if status == "ok"
                 && let Some(Value::Object(started)) = check

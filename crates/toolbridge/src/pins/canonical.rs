@@ -53,103 +53,232 @@ pub fn canonical_json(value: &Value) -> String {
     out
 }
 
-fn write(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(object) => write_object(object, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(item, out);
-            }
-            out.push(']');
-        }
-        Value::String(text) => write_string(text, out),
-        // Null, booleans and numbers: serde_json's own text.
-        other => out.push_str(&other.to_string()),
+/// Where canonical text goes: a `String` (for a person, or a test), or a
+/// hash fed as the text is made (no text is kept: [`hash`]).
+trait Sink {
+    fn put(&mut self, text: &str);
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
     }
 }
 
-fn write_string(text: &str, out: &mut String) {
-    // serde_json escapes `"`, `\\` and the C0 controls only: text without
-    // them is written as it is, without an allocation.
-    if !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-        return;
+/// SHA-256 fed through a small buffer: the canonical text is written in
+/// many short pieces, and one `update` per piece costs more than copying.
+struct Hasher {
+    sha: Sha256,
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl Hasher {
+    fn new() -> Self {
+        Hasher {
+            sha: Sha256::new(),
+            buf: [0; 256],
+            len: 0,
+        }
     }
-    // Serializing a string cannot fail.
-    out.push_str(&serde_json::to_string(text).unwrap_or_default());
+
+    fn finish(mut self) -> String {
+        self.sha.update(&self.buf[..self.len]);
+        hex_pin(&self.sha.finalize())
+    }
+}
+
+impl Sink for Hasher {
+    fn put(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        if self.len + bytes.len() > self.buf.len() {
+            self.sha.update(&self.buf[..self.len]);
+            self.len = 0;
+            if bytes.len() > self.buf.len() {
+                self.sha.update(bytes);
+                return;
+            }
+        }
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+}
+
+fn write(value: &Value, out: &mut impl Sink) {
+    match value {
+        Value::Object(object) => write_object(object, out),
+        Value::Array(items) => {
+            out.put("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.put(",");
+                }
+                write(item, out);
+            }
+            out.put("]");
+        }
+        Value::String(text) => write_string(text, out),
+        Value::Null => out.put("null"),
+        Value::Bool(true) => out.put("true"),
+        Value::Bool(false) => out.put("false"),
+        // serde_json's own text of the number (integers through itoa,
+        // floats through ryu), without an allocation.
+        Value::Number(number) => {
+            let mut text = NumberText::default();
+            let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{number}"));
+            out.put(text.as_str());
+        }
+    }
+}
+
+/// A number's text on the stack (serde_json writes none longer than 24
+/// bytes; the arbitrary-precision feature is not used here).
+#[derive(Default)]
+struct NumberText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl NumberText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for NumberText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it: `"`, `\\`,
+/// `\b \f \n \r \t` and the other C0 controls as `\u00xx`; everything
+/// else as it is.
+fn write_string(text: &str, out: &mut impl Sink) {
+    out.put("\"");
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let escape: &str = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..0x20 => "",
+            _ => continue,
+        };
+        // Every byte escaped is ASCII: the slices fall on char boundaries.
+        out.put(&text[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let code = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 15)],
+            ];
+            out.put(std::str::from_utf8(&code).unwrap_or_default());
+        } else {
+            out.put(escape);
+        }
+        start = i + 1;
+    }
+    out.put(&text[start..]);
+    out.put("\"");
 }
 
 /// The canonical text of [`definition`]`(tool)`, written into `out`
 /// straight from the tool (its keys are fixed and in order: no copy of the
 /// schemas is made).
-fn write_definition(tool: &McpTool, out: &mut String) {
+fn write_definition(tool: &McpTool, out: &mut impl Sink) {
     // `annotations` < `description` < `inputSchema` < `name` <
     // `outputSchema` < `title`.
-    out.push('{');
+    out.put("{");
     if let Some(annotations) = &tool.annotations
         && let Ok(value) = serde_json::to_value(annotations)
     {
-        out.push_str("\"annotations\":");
+        out.put("\"annotations\":");
         write(&value, out);
-        out.push(',');
+        out.put(",");
     }
-    out.push_str("\"description\":");
+    out.put("\"description\":");
     write_string(&tool.description, out);
-    out.push_str(",\"inputSchema\":");
+    out.put(",\"inputSchema\":");
     write_object(&tool.input_schema, out);
-    out.push_str(",\"name\":");
+    out.put(",\"name\":");
     write_string(&tool.name, out);
     if let Some(output) = &tool.output_schema {
-        out.push_str(",\"outputSchema\":");
+        out.put(",\"outputSchema\":");
         write_object(output, out);
     }
     if let Some(title) = &tool.title {
-        out.push_str(",\"title\":");
+        out.put(",\"title\":");
         write_string(title, out);
     }
-    out.push('}');
+    out.put("}");
 }
 
-fn write_object(object: &Map<String, Value>, out: &mut String) {
-    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+fn write_object(object: &Map<String, Value>, out: &mut impl Sink) {
+    out.put("{");
+    // Most schemas are small objects: their entries sorted on the stack.
+    let mut small: [(&str, &Value); 16] = [("", &Value::Null); 16];
+    let mut large = Vec::new();
+    let entries: &mut [(&str, &Value)] = if object.len() <= small.len() {
+        for (slot, (key, value)) in small.iter_mut().zip(object) {
+            *slot = (key.as_str(), value);
+        }
+        &mut small[..object.len()]
+    } else {
+        large.extend(object.iter().map(|(k, v)| (k.as_str(), v)));
+        &mut large
+    };
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    out.push('{');
-    for (i, (key, value)) in entries.into_iter().enumerate() {
+    for (i, (key, value)) in entries.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.put(",");
         }
         write_string(key, out);
-        out.push(':');
+        out.put(":");
         write(value, out);
     }
-    out.push('}');
+    out.put("}");
 }
 
-/// The pin of a canonical text.
-pub(super) fn hash_text(canonical: &str) -> String {
-    let digest = Sha256::digest(canonical.as_bytes());
+/// `sha256:` and the 64 hex digits of `digest`.
+fn hex_pin(digest: &[u8]) -> String {
     let mut hex = String::with_capacity(7 + 64);
     hex.push_str("sha256:");
-    for byte in digest {
+    for &byte in digest {
         hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
         hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
     }
     hex
 }
 
+/// The pin of a canonical text.
+#[cfg(test)]
+pub(super) fn hash_text(canonical: &str) -> String {
+    hex_pin(&Sha256::digest(canonical.as_bytes()))
+}
+
 /// The pin of `tool`: the hash of its definition's canonical text (the
-/// same as hashing [`canonical_json`]`(&`[`definition`]`(tool))`, without
-/// copying the schemas).
+/// same as hashing [`canonical_json`]`(&`[`definition`]`(tool))`), fed to
+/// the hash as it is made: no copy of the schemas, no text kept.
 pub fn hash(tool: &McpTool) -> String {
-    let mut text = String::with_capacity(512);
-    write_definition(tool, &mut text);
-    hash_text(&text)
+    let mut hasher = Hasher::new();
+    write_definition(tool, &mut hasher);
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -168,6 +297,17 @@ mod tests {
             server_name: "s".into(),
             ..McpTool::default()
         }
+    }
+
+    #[test]
+    fn a_large_object_is_sorted_too() {
+        let keys: Vec<String> = (0..40).rev().map(|i| format!("k{i:02}")).collect();
+        let object: Map<String, Value> = keys.iter().map(|k| (k.clone(), json!(1))).collect();
+        let text = canonical_json(&Value::Object(object));
+        let mut sorted = keys.clone();
+        sorted.sort();
+        let expected: Vec<String> = sorted.iter().map(|k| format!("\"{k}\":1")).collect();
+        assert_eq!(text, format!("{{{}}}", expected.join(",")));
     }
 
     #[test]
@@ -252,6 +392,54 @@ mod tests {
             assert_eq!(direct, canonical_json(&definition(&t)));
             assert_eq!(hash(&t), hash_text(&canonical_json(&definition(&t))));
         }
+    }
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        let mut samples: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        samples.extend(
+            [
+                "",
+                "plain",
+                "é\u{200b}\u{e0041}",
+                "a\"b\\c\nd\u{1}\u{7f}\u{1f}e",
+                "\u{2028}",
+            ]
+            .map(String::from),
+        );
+        for text in &samples {
+            let mut out = String::new();
+            write_string(text, &mut out);
+            assert_eq!(
+                out,
+                serde_json::to_string(text).expect("string"),
+                "{text:?}"
+            );
+        }
+        for number in [
+            json!(0),
+            json!(-3),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.5),
+            json!(1e300),
+            json!(-2.5e-8),
+            json!(f64::MAX),
+        ] {
+            let mut out = String::new();
+            write(&number, &mut out);
+            assert_eq!(out, number.to_string());
+        }
+        // A hash fed in pieces of every size is the hash of the whole text.
+        let long = "x".repeat(1000);
+        let mut hasher = Hasher::new();
+        for piece in ["{", &long, "\u{e9}", &long[..300], "}"] {
+            hasher.put(piece);
+        }
+        assert_eq!(
+            hasher.finish(),
+            hash_text(&format!("{{{long}\u{e9}{}}}", &long[..300]))
+        );
     }
 
     #[test]

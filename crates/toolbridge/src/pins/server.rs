@@ -36,40 +36,72 @@ struct State {
     /// The pins as last read, and the file's stamp then (`None` stamp: no
     /// file).
     pins: Option<(Option<Stamp>, Arc<Loaded>)>,
-    /// The listing last judged, the pins file's stamp then, and the verdict.
-    judged: Option<(Arc<Vec<McpTool>>, Option<Stamp>, Verdict)>,
+    /// The listing last judged, and what was found.
+    judged: Option<Judged>,
     /// Per tool, the definition last reported withheld: each new one is
     /// reported once.
     reported: HashMap<String, String>,
-    /// Per tool, the definition last hashed and its pin: a listing that
-    /// gives the same definitions again (the usual relisting) is compared,
-    /// not hashed.
-    hashes: HashMap<String, (McpTool, String)>,
+}
+
+/// A listing judged.
+struct Judged {
+    /// The listing.
+    list: Arc<Vec<McpTool>>,
+    /// The pins file's stamp then.
+    stamp: Option<Stamp>,
+    /// The pin of each of its tools, in its order: a later listing that
+    /// gives the same definitions again (the usual relisting) is compared
+    /// with these, not hashed.
+    pins: Vec<String>,
+    /// The verdict.
+    verdict: Verdict,
+}
+
+impl Judged {
+    /// The pins of `listed`'s tools: the last listing's where a tool is
+    /// the same, else hashed.
+    fn pins_of(last: Option<&Judged>, listed: &[McpTool]) -> Vec<String> {
+        let Some(last) = last else {
+            return listed.iter().map(canonical::hash).collect();
+        };
+        // The same order (the usual case) is matched by position; another
+        // order through the names.
+        let mut by_name: Option<HashMap<&str, usize>> = None;
+        listed
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| {
+                let seen = match last.list.get(i) {
+                    Some(old) if old.name == tool.name => Some(i),
+                    _ => by_name
+                        .get_or_insert_with(|| {
+                            last.list
+                                .iter()
+                                .enumerate()
+                                .map(|(j, t)| (t.name.as_str(), j))
+                                .collect()
+                        })
+                        .get(tool.name.as_str())
+                        .copied(),
+                };
+                match seen {
+                    Some(j) if last.list[j] == *tool => last.pins[j].clone(),
+                    _ => canonical::hash(tool),
+                }
+            })
+            .collect()
+    }
 }
 
 impl State {
-    /// The pin of `tool`, from the last listing's when it is the same.
-    fn pin_of(&mut self, tool: &McpTool) -> String {
-        if let Some((seen, pin)) = self.hashes.get(&tool.name)
-            && seen == tool
-        {
-            return pin.clone();
-        }
-        let pin = canonical::hash(tool);
-        self.hashes
-            .insert(tool.name.clone(), (tool.clone(), pin.clone()));
-        pin
-    }
-
     /// Forgets what is kept of tools no longer listed, once it outgrows
     /// the listing: a server renaming its tools on every listing does not
     /// grow it without bound.
     fn trim(&mut self, listed: &[McpTool]) {
-        if self.reported.len() > listed.len() || self.hashes.len() > listed.len() {
+        if self.reported.len() > listed.len() {
             let names: HashSet<&str> = listed.iter().map(|t| t.name.as_str()).collect();
             self.reported
                 .retain(|tool, _| names.contains(tool.as_str()));
-            self.hashes.retain(|tool, _| names.contains(tool.as_str()));
         }
     }
 }
@@ -127,20 +159,32 @@ impl ServerPins {
 
     /// The verdict on `listed`, the server's latest listing: pins it when
     /// the server was never pinned. Costs one `stat` when neither the
-    /// listing nor the pins changed since the last call.
+    /// listing nor the pins changed since the last call, and a comparison
+    /// with the last listing when it gives the same definitions again.
     pub(crate) fn judge(&self, listed: &Arc<Vec<McpTool>>) -> Verdict {
         let stamp = self.store.stamp();
         let mut state = self.lock();
-        if let Some((list, seen, verdict)) = &state.judged
-            && Arc::ptr_eq(list, listed)
-            && *seen == stamp
+        if let Some(judged) = &mut state.judged
+            && judged.stamp == stamp
         {
-            return verdict.clone();
+            if Arc::ptr_eq(&judged.list, listed) {
+                return judged.verdict.clone();
+            }
+            // Listed again, the same definitions (the pins unchanged): the
+            // same verdict, on the new list.
+            if judged.list == *listed {
+                if Arc::ptr_eq(&judged.verdict.visible, &judged.list) {
+                    judged.verdict.visible = listed.clone();
+                }
+                judged.list = listed.clone();
+                return judged.verdict.clone();
+            }
         }
+        let pins = Judged::pins_of(state.judged.as_ref(), listed);
         let loaded = self.loaded(&mut state, stamp);
         let (verdict, stamp) = match &*loaded {
             Loaded::Missing => {
-                let stamp = self.pin_first_sight(&mut state, listed);
+                let stamp = self.pin_first_sight(&mut state, listed, &pins);
                 (
                     Verdict {
                         visible: listed.clone(),
@@ -149,10 +193,15 @@ impl ServerPins {
                     stamp,
                 )
             }
-            Loaded::Pins(pins) => (self.compare(&mut state, listed, Some(pins)), stamp),
-            Loaded::Damaged => (self.compare(&mut state, listed, None), stamp),
+            Loaded::Pins(file) => (self.compare(&mut state, listed, &pins, Some(file)), stamp),
+            Loaded::Damaged => (self.compare(&mut state, listed, &pins, None), stamp),
         };
-        state.judged = Some((listed.clone(), stamp, verdict.clone()));
+        state.judged = Some(Judged {
+            list: listed.clone(),
+            stamp,
+            pins,
+            verdict: verdict.clone(),
+        });
         verdict
     }
 
@@ -161,10 +210,10 @@ impl ServerPins {
     /// verdict this old can only be stricter than the file (an approval
     /// elsewhere); the next listing reads it.
     pub(crate) fn judged(&self, listed: &Arc<Vec<McpTool>>) -> Verdict {
-        if let Some((list, _, verdict)) = &self.lock().judged
-            && Arc::ptr_eq(list, listed)
+        if let Some(judged) = &self.lock().judged
+            && Arc::ptr_eq(&judged.list, listed)
         {
-            return verdict.clone();
+            return judged.verdict.clone();
         }
         self.judge(listed)
     }
@@ -172,11 +221,16 @@ impl ServerPins {
     /// Pins every tool of `listed` (the server's first listing); the pins
     /// file's stamp after. A failure to write is logged: the pins then hold
     /// for this process only.
-    fn pin_first_sight(&self, state: &mut State, listed: &[McpTool]) -> Option<Stamp> {
+    fn pin_first_sight(
+        &self,
+        state: &mut State,
+        listed: &[McpTool],
+        pinned: &[String],
+    ) -> Option<Stamp> {
         let mut pins = Pins::default();
         let mut definitions = HashMap::new();
-        for tool in listed {
-            pins.tools.insert(tool.name.clone(), state.pin_of(tool));
+        for (tool, pin) in listed.iter().zip(pinned) {
+            pins.tools.insert(tool.name.clone(), pin.clone());
             definitions.insert(tool.name.clone(), canonical::definition(tool));
         }
         if let Err(e) = self.store.write(&pins, definitions) {
@@ -196,18 +250,19 @@ impl ServerPins {
         stamp
     }
 
-    /// Compares `listed` with `pins` (`None`: nothing can be trusted).
+    /// Compares `listed`, whose tools' pins are `current`, with `pins`
+    /// (`None`: nothing can be trusted).
     fn compare(
         &self,
         state: &mut State,
         listed: &Arc<Vec<McpTool>>,
+        current: &[String],
         pins: Option<&Pins>,
     ) -> Verdict {
         let mut withheld = Vec::new();
-        for tool in listed.iter() {
-            let pin = state.pin_of(tool);
+        for (tool, pin) in listed.iter().zip(current) {
             let change = match pins.and_then(|p| p.tools.get(&tool.name)) {
-                Some(pinned) if *pinned == pin => continue,
+                Some(pinned) if pinned == pin => continue,
                 Some(_) => ChangeKind::Changed,
                 None if pins.is_some() => ChangeKind::Added,
                 None => ChangeKind::Changed,
@@ -216,7 +271,7 @@ impl ServerPins {
                 server: self.store.server.clone(),
                 tool: tool.name.clone(),
                 change,
-                hash: pin,
+                hash: pin.clone(),
             });
         }
         // Each definition not reported before, once.
@@ -318,18 +373,43 @@ impl ServerPins {
             .write(&pins, definitions)
             .map_err(|e| ApproveError::Write(format!("{}: {e}", self.store.path.display())))?;
         state.pins = Some((self.store.stamp(), Arc::new(Loaded::Pins(pins))));
-        state.judged = None;
         for w in &approved {
             state.reported.remove(&w.tool);
             tracing::info!(server = %w.server, tool = %w.tool, change = w.change.as_str(), "approved the tool's definition");
             self.options.emit(PinEvent::Approved(w.clone()));
         }
+        drop(state);
+        // Judged now, with the new pins: what the approval changed is
+        // announced by the caller, and [`ServerPins::recheck`] finds
+        // nothing more to say of it.
+        self.judge(listed);
         Ok(approved)
+    }
+
+    /// Judges the listing last judged again when the pins file changed
+    /// since (another process approved, or the file was removed): whether
+    /// what callers see of it changed. Costs one `stat` otherwise.
+    pub(crate) fn recheck(&self) -> bool {
+        let Some((listed, before)) = self
+            .lock()
+            .judged
+            .as_ref()
+            .map(|j| (j.list.clone(), j.verdict.visible.clone()))
+        else {
+            return false;
+        };
+        let after = self.judge(&listed).visible;
+        !Arc::ptr_eq(&before, &after)
+            && (before.len() != after.len()
+                || before
+                    .iter()
+                    .zip(after.iter())
+                    .any(|(a, b)| a.name != b.name))
     }
 
     /// The verdict on the listing last judged, if any.
     pub(crate) fn last_verdict(&self) -> Option<Verdict> {
-        self.lock().judged.as_ref().map(|(_, _, v)| v.clone())
+        self.lock().judged.as_ref().map(|j| j.verdict.clone())
     }
 }
 

@@ -45,11 +45,18 @@ pub(super) struct Pins {
     pub(super) tools: HashMap<String, String>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct PinsFile {
     version: u32,
     server: String,
     tools: std::collections::BTreeMap<String, String>,
+}
+
+/// [`PinsFile`] as read: into the map the pins are kept in, in one pass.
+#[derive(Deserialize)]
+struct PinsFileRead {
+    version: u32,
+    tools: HashMap<String, String>,
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -110,10 +117,8 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Missing,
             Err(e) => return Read::Damaged(format!("cannot read {}: {e}", self.path.display())),
         };
-        match serde_json::from_slice::<PinsFile>(&bytes) {
-            Ok(file) if file.version == VERSION => Read::Pins(Pins {
-                tools: file.tools.into_iter().collect(),
-            }),
+        match serde_json::from_slice::<PinsFileRead>(&bytes) {
+            Ok(file) if file.version == VERSION => Read::Pins(Pins { tools: file.tools }),
             Ok(file) => Read::Damaged(format!(
                 "{} is of version {}, which this toolbridge does not know",
                 self.path.display(),

@@ -550,6 +550,32 @@ impl Pool {
         Ok(approved)
     }
 
+    /// Looks at each server's pins file again (one `stat` each) and, where
+    /// it changed since the server's latest listing was judged (an approval
+    /// made by another process: `toolbridge tools approve` while a gateway
+    /// runs), judges that listing again; tells the watchers of each server
+    /// whose visible tools changed ([`Pool::watch_tool_list_changes`]), and
+    /// returns their names. Never starts or lists a server.
+    pub fn recheck_pins(&self) -> Vec<String> {
+        let mut changed = Vec::new();
+        for server in &self.inner.order {
+            let Some(pins) = self.inner.pins.get(server) else {
+                continue;
+            };
+            if pins.recheck()
+                && let Some(slot) = self.inner.slots.get(server)
+            {
+                tracing::info!(
+                    server,
+                    "the server's pins changed on disk; its tool list changed"
+                );
+                slot.cache.announce();
+                changed.push(server.clone());
+            }
+        }
+        changed
+    }
+
     /// The tools of every active server, listed in parallel. Servers that
     /// fail are reported separately; their failure never hides the others'
     /// tools.

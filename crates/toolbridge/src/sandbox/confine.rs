@@ -90,7 +90,7 @@ impl Confinement {
         env: &[(OsString, OsString)],
     ) -> Result<(Self, SandboxGuard), ConfineError> {
         let support = Support::get();
-        if let Some(why) = support.refused() {
+        if let Some(why) = support.refuses(sandbox) {
             return Err(ConfineError(why));
         }
         let network = sandbox.network();
@@ -113,12 +113,6 @@ impl Confinement {
         let mut cgroup = None;
         let mut unshare = 0;
         if network != Network::Any {
-            if let Some(why) = &support.netns_refused {
-                return Err(ConfineError(format!(
-                    "\"network\": \"{}\" needs a network namespace, and {why}",
-                    network.as_str()
-                )));
-            }
             unshare |= libc::CLONE_NEWNET;
         }
         if let Some(max) = processes {
@@ -130,11 +124,6 @@ impl Confinement {
                 })?);
             } else {
                 // Counted per user namespace: the server's processes only.
-                if let Some(why) = &support.netns_refused {
-                    return Err(ConfineError(format!(
-                        "\"processes\" needs a user namespace, and {why}"
-                    )));
-                }
                 unshare |= libc::CLONE_NEWUSER;
                 limits.push((libc::RLIMIT_NPROC, max as libc::rlim_t));
             }

@@ -36,6 +36,37 @@ impl Support {
         })
     }
 
+    /// Why `sandbox` cannot be set up on this system, if it cannot: the
+    /// server then does not start unless its config says `"sandbox":
+    /// false`. `None` for `false` itself. The one home of these rules:
+    /// the sandbox's setup refuses with the same words.
+    pub fn refuses(&self, sandbox: &super::Sandbox) -> Option<String> {
+        use super::{Network, Sandbox};
+        if !sandbox.is_on() {
+            return None;
+        }
+        if let Some(why) = self.refused() {
+            return Some(why);
+        }
+        let network = sandbox.network();
+        if network != Network::Any
+            && let Some(why) = &self.netns_refused
+        {
+            return Some(format!(
+                "\"network\": \"{}\" needs a network namespace, and {why}",
+                network.as_str()
+            ));
+        }
+        if let Sandbox::Rules(rules) = sandbox
+            && rules.processes.is_some()
+            && !self.root
+            && let Some(why) = &self.netns_refused
+        {
+            return Some(format!("\"processes\" needs a user namespace, and {why}"));
+        }
+        None
+    }
+
     /// Whether Landlock can restrict TCP connect and bind (ABI 4).
     pub fn tcp_rules(&self) -> bool {
         self.landlock_abi >= 4
@@ -117,4 +148,62 @@ fn netns_refused() -> Option<String> {
         );
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Network, Sandbox, SandboxRules};
+
+    fn rules(network: Network, processes: Option<u64>) -> Sandbox {
+        Sandbox::Rules(SandboxRules {
+            network,
+            processes,
+            ..SandboxRules::default()
+        })
+    }
+
+    #[test]
+    fn what_a_system_cannot_sandbox_is_named_per_server() {
+        let full = Support {
+            landlock_abi: 7,
+            netns_refused: None,
+            root: false,
+        };
+        assert_eq!(full.refuses(&rules(Network::None, Some(8))), None);
+        let no_landlock = Support {
+            landlock_abi: 0,
+            ..full.clone()
+        };
+        assert!(
+            no_landlock
+                .refuses(&Sandbox::Default)
+                .is_some_and(|why| why.contains("Landlock")),
+        );
+        // `false` is never refused: it is how such a server starts anyway.
+        assert_eq!(no_landlock.refuses(&Sandbox::Off), None);
+        let no_userns = Support {
+            netns_refused: Some("user.max_user_namespaces is 0".into()),
+            ..full.clone()
+        };
+        assert_eq!(no_userns.refuses(&Sandbox::Default), None);
+        assert_eq!(
+            no_userns
+                .refuses(&rules(Network::Loopback, None))
+                .as_deref(),
+            Some(
+                "\"network\": \"loopback\" needs a network namespace, and user.max_user_namespaces is 0"
+            )
+        );
+        assert_eq!(
+            no_userns.refuses(&rules(Network::Any, Some(8))).as_deref(),
+            Some("\"processes\" needs a user namespace, and user.max_user_namespaces is 0")
+        );
+        // As root the process limit is a cgroup's, no user namespace.
+        let root = Support {
+            root: true,
+            ..no_userns
+        };
+        assert_eq!(root.refuses(&rules(Network::Any, Some(8))), None);
+    }
 }

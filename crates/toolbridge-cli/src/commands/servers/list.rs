@@ -116,7 +116,13 @@ fn target(server: &ServerListing) -> String {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        parts.push(format!("[sandbox {shown}]"));
+        match &server.sandbox_unavailable {
+            Some(why) => parts.push(format!(
+                "[sandbox {shown}: cannot be sandboxed on this system: {why}; it does not start \
+                 unless its \"sandbox\" is false]"
+            )),
+            None => parts.push(format!("[sandbox {shown}]")),
+        }
     }
     if server.builtin {
         parts.push("[built-in]".to_string());

@@ -34,6 +34,11 @@ pub async fn diff(args: DiffArgs, ctx: &Context) -> Outcome {
     let servers = ctx.servers()?;
     let mut failures = Failures::default();
     let chosen = listing::chosen(servers, &args.servers, &mut failures);
+    // What the servers give now, not a cached list: the diff is what an
+    // approval would pin.
+    for server in &chosen {
+        servers.pool.forget_tools(server);
+    }
     let results =
         futures::future::join_all(chosen.iter().map(|server| servers.pool.pin_diff(server))).await;
     let mut diffs = Vec::new();
@@ -74,6 +79,10 @@ pub async fn approve(args: ApproveArgs, ctx: &Context) -> Outcome {
         ));
         return Ok(ExitCode::SUCCESS);
     }
+    // The definitions the server gives now: a cached list (up to a day
+    // old) would approve nothing while a running gateway, which lists
+    // afresh, withholds the change.
+    servers.pool.forget_tools(&args.server);
     let approved = servers
         .pool
         .approve_tools(&args.server, &args.tools)
