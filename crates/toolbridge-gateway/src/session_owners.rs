@@ -5,10 +5,11 @@
 //! id is no longer enough to say who may use it: a client that learnt
 //! another's id could send requests in that session under its own token,
 //! past its own profile binding and into the other's calls. The gateway
-//! notes the [`ClientIdentity::key`] of the client whose `initialize`
-//! opened a session, and answers a request in it from any other client as
-//! it answers an unknown session: 404 `Session not found` (so an id cannot
-//! be probed either; the client opens a session of its own).
+//! notes the [`ClientIdentity::key`](crate::identity::ClientIdentity::key)
+//! of the client whose `initialize` opened a session, and answers a
+//! request in it from any other client as it answers an unknown session:
+//! 404 `Session not found` (so an id cannot be probed either; the client
+//! opens a session of its own).
 //!
 //! Entries of sessions rmcp has closed (a `DELETE`, idle expiry) are dropped
 //! whenever the table has doubled since it was last pruned.
