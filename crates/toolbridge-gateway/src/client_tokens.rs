@@ -25,7 +25,6 @@ use std::{
     io,
     path::{Path, PathBuf},
     sync::RwLock,
-    time::SystemTime,
 };
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +34,7 @@ use toolbridge::lock::RwLockUnpoisoned as _;
 use crate::{
     identity::{ClientIdentity, ClientKind},
     security::{constant_time_eq, hex, random_token},
+    watch::{Version, version},
 };
 
 /// The file's name, in the config folder.
@@ -236,25 +236,6 @@ pub struct ClientTokens {
 struct Loaded {
     version: Option<Version>,
     entries: Vec<(String, Entry)>,
-}
-
-/// What identifies one version of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Version {
-    modified: Option<SystemTime>,
-    len: u64,
-    #[cfg(unix)]
-    inode: u64,
-}
-
-fn version(path: &Path) -> Option<Version> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some(Version {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-        #[cfg(unix)]
-        inode: std::os::unix::fs::MetadataExt::ino(&meta),
-    })
 }
 
 impl ClientTokens {

@@ -26,16 +26,18 @@ use crate::Gateway;
 /// How often the file is looked at.
 pub const POLL: Duration = Duration::from_secs(1);
 
-/// What identifies one version of the file.
+/// What identifies one version of a file (or folder): a write, a rename
+/// over it or a new inode each change it. The client tokens use it too.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Version {
+pub(crate) struct Version {
     modified: Option<std::time::SystemTime>,
     len: u64,
     #[cfg(unix)]
     inode: u64,
 }
 
-fn version(path: &Path) -> Option<Version> {
+/// The version of the file at `path`; `None` when there is none.
+pub(crate) fn version(path: &Path) -> Option<Version> {
     let meta = std::fs::metadata(path).ok()?;
     Some(Version {
         modified: meta.modified().ok(),
