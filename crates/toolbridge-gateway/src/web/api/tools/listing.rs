@@ -19,13 +19,19 @@ use toolbridge::{
 use super::preview::{Preview, previews};
 use crate::web::{WebState, api::ApiError};
 
-/// The served servers in config order, each with whether it runs now.
+/// The served servers in config order, each with whether it runs now and
+/// the tools its `disabledTools` switches off (the gateway neither lists
+/// nor calls those, so only the config knows them).
 pub async fn servers(State(state): State<WebState>) -> Json<Value> {
+    let mut disabled = super::switch::disabled_tools(&state);
     let servers: Vec<Value> = state
         .gateway()
         .upstream_states()
         .into_iter()
-        .map(|(name, running)| json!({ "name": name, "running": running }))
+        .map(|(name, running)| {
+            let off = disabled.remove(&name).unwrap_or_else(|| json!([]));
+            json!({ "name": name, "running": running, "disabledTools": off })
+        })
         .collect();
     Json(json!({ "servers": servers }))
 }
