@@ -468,6 +468,7 @@ fn a_tools_switch_takes_it_out_of_the_gateways_tools_list_and_back() {
 
     let off = served.run_with("tool_switch", &[("SWITCH", "off")]);
     assert_eq!(off["after"], false, "{off}");
+    assert_eq!(off["offShown"], true, "{off}");
     assert_eq!(
         served.servers()["example"]["disabledTools"],
         json!(["tiny_audio"])
@@ -483,6 +484,7 @@ fn a_tools_switch_takes_it_out_of_the_gateways_tools_list_and_back() {
     // and its switch brings it back.
     let on = served.run_with("tool_switch", &[("SWITCH", "on")]);
     assert_eq!(on["after"], true, "{on}");
+    assert_eq!(on["offShown"], false, "{on}");
     assert_eq!(
         served.servers()["example"],
         json!({ "command": toolbridge(), "args": ["example-server"] })

@@ -218,7 +218,7 @@ const scenarios = {
     const page = await b.openPage(browser);
     await b.openView(page, BASE, 'tools');
     const listed = () => page.$$eval('nav.tools-list li', items => items
-      .filter(li => !li.hidden && li.getClientRects().length > 0)
+      .filter(li => li.getClientRects().length > 0 && getComputedStyle(li).visibility !== 'hidden')
       .map(li => `${li.querySelector('.tools-item-server').textContent.trim()}/${li.querySelector('a, .tools-item-name').textContent.trim()}`));
     const count = () => page.$eval('.tools-count', el => el.textContent.trim());
     await b.until('tools of both servers listed', async () => {
@@ -260,8 +260,11 @@ const scenarios = {
     });
     await b.settled(page);
     const after = await toggle.evaluate(el => el.checked);
+    // The item says "switched off" (visibly) only while it is.
+    const offShown = await toggle.evaluate(el => [...el.closest('li').querySelectorAll('.badge')]
+      .some(badge => badge.textContent.trim() === 'switched off' && badge.getClientRects().length > 0));
     b.check(page, 'tool switch');
-    return { before, after, disabledTools: (b.servers(CONFIG).example || {}).disabledTools || null };
+    return { before, after, offShown, disabledTools: (b.servers(CONFIG).example || {}).disabledTools || null };
   },
 
   /**
