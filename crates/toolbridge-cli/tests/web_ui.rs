@@ -280,6 +280,11 @@ fn withheld_tools_are_shown_with_their_diff_and_approved_from_the_page() {
         "{facts}"
     );
     assert_eq!(facts["regionLeft"], false, "{facts}");
+    assert_eq!(
+        facts["pinned"],
+        json!(["add", "echo", "send_report"]),
+        "{facts}"
+    );
 }
 
 #[test]
@@ -532,4 +537,36 @@ fn axe_finds_no_serious_or_critical_violation_in_the_tools_view() {
     for (view, violations) in found {
         assert_eq!(violations, &json!([]), "{view}: {facts}");
     }
+}
+
+#[test]
+fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
+    let served = Served::with_example();
+    let facts = served.run("tool_compat");
+    assert_eq!(facts["closed"], true, "{facts}");
+    assert_eq!(facts["visible"], true, "{facts}");
+    let sentences: Vec<&str> = facts["sentences"]
+        .as_array()
+        .map(|s| s.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(sentences.len(), 3, "{facts}");
+    let forms = [
+        "takes the tool as the server wrote it.",
+        "small change(s) to its schema.",
+        "change(s) so it is accepted.",
+        "cannot take this tool",
+    ];
+    for (sentence, provider) in sentences.iter().zip(["OpenAI", "Anthropic", "Gemini"]) {
+        assert!(sentence.starts_with(provider), "{sentence}: {facts}");
+        assert!(
+            forms.iter().any(|f| sentence.contains(f)),
+            "{sentence}: {facts}"
+        );
+    }
+    // The example server's tools can all be sent: no warning in the list.
+    let list = facts["listText"].as_str().unwrap_or_default();
+    assert!(
+        !list.contains("refused") && !list.contains("not sent"),
+        "{facts}"
+    );
 }

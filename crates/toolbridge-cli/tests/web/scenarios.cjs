@@ -205,8 +205,11 @@ const scenarios = {
     }
     const after = await linked();
     const regionLeft = !!(await region());
+    const pinned = await page.$$eval('nav[aria-label="Tools of rug"] li', items => items
+      .filter(li => [...li.querySelectorAll('.badge')].some(b => b.textContent.trim() === 'pinned' && b.getClientRects().length > 0))
+      .map(li => li.querySelector('a').textContent.trim()));
     b.check(page, 'withheld tools');
-    return { shown, before, after, regionLeft };
+    return { shown, before, after, regionLeft, pinned };
   },
 
   /**
@@ -238,6 +241,24 @@ const scenarios = {
     const tinyImage = await listed();
     b.check(page, 'tools search');
     return { all, echo, echoCount, echoOfExample, navLabel, tinyImage };
+  },
+
+  /**
+   * echo's "Compatibility" disclosure: one sentence per provider, said on
+   * demand (closed at first); no provider warning in the list.
+   */
+  async tool_compat(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/example/echo');
+    const details = await page.waitForFunction(() => [...document.querySelectorAll('main details')]
+      .find(d => d.querySelector('summary').textContent.trim() === 'Compatibility')).then(h => h.asElement());
+    const closed = await details.evaluate(d => !d.open);
+    await (await details.$('summary')).click();
+    const sentences = await details.$$eval(':scope > ul > li > p:first-child', ps => ps.map(p => p.textContent.replace(/\s+/g, ' ').trim()));
+    const visible = await details.evaluate(d => d.querySelector('ul').getClientRects().length > 0);
+    const listText = await page.$eval('nav.tools-list', n => n.innerText);
+    b.check(page, 'tool compatibility');
+    return { closed, visible, sentences, listText };
   },
 
   /**

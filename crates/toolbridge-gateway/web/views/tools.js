@@ -21,7 +21,8 @@
 // - navigation "All tools" (or "Tools of {server}" with one server
 //   picked): one link per tool named by the tool's name (e.g. link
 //   "tiny_image"; a switched-off tool has no link), its server's name, and
-//   a switch "Use {tool} of {server}" (checked: listed and callable)
+//   a switch "Use {tool} of {server}" (checked: listed and callable), and
+//   a badge "pinned" when its server's definitions are pinned
 // - heading level 2: the open tool's name (focused when the tool opens)
 // - form "Try {tool}": fields labelled by the argument's name (textbox
 //   "text", spinbutton "ms", checkbox, combobox for an enum), buttons
@@ -122,7 +123,7 @@ export async function render(main, { params = [] } = {}) {
   for (const { server, listing } of listings) {
     if (!listing) continue;
     const listed = listing.tools || [];
-    for (const tool of listed) entries.push({ server: server.name, tool, enabled: true });
+    for (const tool of listed) entries.push({ server: server.name, tool, enabled: true, pinned: listing.pinned === true });
     for (const name of server.disabledTools || []) {
       if (!listed.some((tool) => tool.name === name)) entries.push({ server: server.name, tool: { name }, enabled: false });
     }
@@ -135,7 +136,7 @@ export async function render(main, { params = [] } = {}) {
   main.append(...failures, h('div', { class: 'tools-layout' }, side, detail));
 
   if (open) {
-    renderTool(detail, open.server, open.tool);
+    renderTool(detail, open.server, open.tool, { pinned: open.pinned });
     const heading = detail.querySelector('#tool-heading');
     if (heading) heading.focus();
   } else {
@@ -292,7 +293,7 @@ function toolItem(entry, current, problem) {
       h('label', { class: 'tools-switch' }, toggle)),
     titleOf(tool) ? h('span', { class: 'tools-item-title' }, titleOf(tool)) : null,
     tool.description ? h('span', { class: 'muted tools-item-description' }, tool.description) : null,
-    badges(tool, { list: true }));
+    badges(tool, { list: true, pinned: entry.pinned }));
 }
 
 /** The tool's human title: its own, else its annotations'. */
@@ -305,9 +306,10 @@ function titleOf(tool) {
  * badges; in the list also one per provider that cannot be sent the tool
  * at all (the only provider warning worth a badge).
  */
-function badges(tool, { list = false } = {}) {
+function badges(tool, { list = false, pinned = false } = {}) {
   const a = tool.annotations || {};
   const items = [];
+  if (pinned) items.push(['ok', t('tools.pinned')]);
   if (a.readOnlyHint === true) items.push(['ok', t('tools.annotations.readOnly')]);
   if (a.destructiveHint === true) items.push(['warn', t('tools.annotations.destructive')]);
   if (a.idempotentHint === true) items.push(['', t('tools.annotations.idempotent')]);
@@ -326,13 +328,14 @@ function badges(tool, { list = false } = {}) {
     items.map(([tone, text]) => h('span', { class: `badge ${tone}` }, text)));
 }
 
-function renderTool(container, server, tool) {
+function renderTool(container, server, tool, { pinned = false } = {}) {
   replace(container,
     h('h2', { id: 'tool-heading', tabindex: '-1' }, tool.name, ' ', h('span', { class: 'badge tools-item-server' }, server)),
     hiddenCharacters(tool),
     titleOf(tool) ? h('p', { class: 'tools-title' }, titleOf(tool)) : null,
     tool.description ? h('p', { class: 'tools-description' }, tool.description) : null,
-    badges(tool),
+    badges(tool, { pinned }),
+    pinned ? h('p', { class: 'hint' }, t('tools.pinnedHint')) : null,
     tryIt(server, tool),
     compatibility(tool),
     h('p', { class: 'muted' }, t('tools.exposedAs'), ' ', h('code', {}, tool.exposedName || tool.id || tool.name)),

@@ -1,6 +1,7 @@
 //! `GET /api/tools` and `GET /api/tools/{server}`: the served servers, and
 //! one server's tools as it names them, each with its provider previews and
-//! hidden characters, and the server's withheld tools with their diffs;
+//! hidden characters, whether its definitions are pinned, and the server's
+//! withheld tools with their diffs;
 //! `POST /api/tools/{server}/approve`: approving those.
 
 use axum::{
@@ -112,9 +113,12 @@ pub async fn tools(
             })
             .collect(),
     };
-    Ok(Json(
-        json!({ "server": server, "tools": views, "withheld": withheld }),
-    ))
+    Ok(Json(json!({
+        "server": server,
+        "pinned": pool.is_pinned(&server),
+        "tools": views,
+        "withheld": withheld,
+    })))
 }
 
 /// What the page's Approve button sends.
