@@ -710,3 +710,53 @@ async fn a_tools_switch_writes_disabled_tools_in_the_config() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(written["mcpServers"]["example"], example());
 }
+
+/// Cancelling a page call while its server's question waits ends both:
+/// the call answers "cancelled" and the question can no longer be
+/// answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_whose_question_waits_ends_the_question_too() {
+    let home = home();
+    let everything = deps().join("node/node_modules/.bin/mcp-server-everything");
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": everything, "args": ["stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = AsyncApi::new(&gateway.addr());
+    let caller = page.clone();
+    let running = tokio::spawn(async move {
+        call(
+            &caller,
+            "everything",
+            "trigger-elicitation-request",
+            json!({ "arguments": {}, "callId": "web-asks-2" }),
+        )
+        .await
+    });
+    let asked = poll_async(Duration::from_secs(60), || {
+        let page = page.clone();
+        async move {
+            let state = page.get("/calls/web-asks-2").await.json;
+            state["elicitation"].is_object().then_some(state)
+        }
+    })
+    .await
+    .expect("the question shows in the call's state");
+    let id = asked["elicitation"]["id"].clone();
+    assert_eq!(page.delete("/calls/web-asks-2").await.status, 204);
+    let Reply { status, json, .. } = running.await.expect("the call's task");
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(json["outcome"], "cancelled", "{json}");
+    let late = page
+        .post(
+            "/calls/web-asks-2/elicitation",
+            json!({ "id": id, "action": "accept", "content": { "name": "late" } }),
+        )
+        .await;
+    assert_eq!(late.status, 404, "{}", late.json);
+    assert_eq!(
+        page.get("/calls/web-asks-2").await.json,
+        json!({ "running": false })
+    );
+}
