@@ -577,3 +577,186 @@ async fn a_python_servers_log_messages_and_errors_come_with_the_result() {
         "{failed}"
     );
 }
+
+/// A page call whose server asks a question: `GET /api/calls/{id}` shows
+/// it, an accepted answer without the required field is refused (422,
+/// naming it), the answer with it reaches the server (its result quotes
+/// it), and the call's state then says it is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_the_server_asks_during_a_page_call_is_answered_through_the_api() {
+    let home = home();
+    let everything = deps().join("node/node_modules/.bin/mcp-server-everything");
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": everything, "args": ["stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = AsyncApi::new(&gateway.addr());
+    let caller = page.clone();
+    let running = tokio::spawn(async move {
+        call(
+            &caller,
+            "everything",
+            "trigger-elicitation-request",
+            json!({ "arguments": {}, "callId": "web-asks-1" }),
+        )
+        .await
+    });
+    let asked = poll_async(Duration::from_secs(60), || {
+        let page = page.clone();
+        async move {
+            let state = page.get("/calls/web-asks-1").await.json;
+            state["elicitation"].is_object().then_some(state)
+        }
+    })
+    .await
+    .expect("the question shows in the call's state");
+    assert_eq!(asked["running"], true, "{asked}");
+    let question = &asked["elicitation"];
+    assert!(
+        question["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Please provide inputs")),
+        "{asked}"
+    );
+    assert_eq!(question["requestedSchema"]["required"], json!(["name"]));
+    let id = question["id"].clone();
+
+    let refused = page
+        .post(
+            "/calls/web-asks-1/elicitation",
+            json!({ "id": id, "action": "accept", "content": {} }),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.json);
+    assert_eq!(refused.json["error"]["field"], "name", "{}", refused.json);
+    let unknown = page
+        .post(
+            "/calls/web-asks-1/elicitation",
+            json!({ "id": id, "action": "maybe" }),
+        )
+        .await;
+    assert_eq!(unknown.status, 422, "{}", unknown.json);
+    assert_eq!(unknown.json["error"]["field"], "action", "{}", unknown.json);
+
+    let answered = page
+        .post(
+            "/calls/web-asks-1/elicitation",
+            json!({ "id": id, "action": "accept", "content": { "name": "Ada Lovelace" } }),
+        )
+        .await;
+    assert_eq!(answered.status, 204, "{}", answered.json);
+    let Reply { status, json, .. } = running.await.expect("the call's task");
+    assert_eq!(status, 200, "{json}");
+    let text = json["text"].as_str().unwrap_or_default();
+    assert!(text.contains("Name: Ada Lovelace"), "{json}");
+    assert!(
+        text.contains("Favorite Integer: 42"),
+        "defaults filled: {json}"
+    );
+    assert_eq!(
+        page.get("/calls/web-asks-1").await.json,
+        json!({ "running": false })
+    );
+    let late = page
+        .post(
+            "/calls/web-asks-1/elicitation",
+            json!({ "id": id, "action": "decline" }),
+        )
+        .await;
+    assert_eq!(late.status, 404, "{}", late.json);
+}
+
+/// The switch per tool writes `disabledTools` and the page's list of the
+/// server's switched-off tools follows; an unknown server is a 404 naming
+/// it, and the file is left as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_switch_writes_disabled_tools_in_the_config() {
+    let home = home();
+    let config = write_config(home.path(), json!({ "example": example() }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = AsyncApi::new(&gateway.addr());
+    let off = page.post("/tools/example/slow/disable", json!({})).await;
+    assert_eq!(off.status, 200, "{}", off.json);
+    assert_eq!(off.json["changed"], true, "{}", off.json);
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(
+        written["mcpServers"]["example"]["disabledTools"],
+        json!(["slow"])
+    );
+    let servers = page.get("/tools").await.json;
+    assert_eq!(
+        servers["servers"][0]["disabledTools"],
+        json!(["slow"]),
+        "{servers}"
+    );
+    let again = page.post("/tools/example/slow/disable", json!({})).await;
+    assert_eq!(again.json["changed"], false, "{}", again.json);
+
+    let before = std::fs::read(&config).unwrap();
+    let unknown = page.post("/tools/nowhere/slow/disable", json!({})).await;
+    assert_eq!(unknown.status, 404, "{}", unknown.json);
+    assert!(
+        unknown.json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("nowhere")),
+        "{}",
+        unknown.json
+    );
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+
+    let on = page.post("/tools/example/slow/enable", json!({})).await;
+    assert_eq!(on.status, 200, "{}", on.json);
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(written["mcpServers"]["example"], example());
+}
+
+/// Cancelling a page call while its server's question waits ends both:
+/// the call answers "cancelled" and the question can no longer be
+/// answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_whose_question_waits_ends_the_question_too() {
+    let home = home();
+    let everything = deps().join("node/node_modules/.bin/mcp-server-everything");
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": everything, "args": ["stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = AsyncApi::new(&gateway.addr());
+    let caller = page.clone();
+    let running = tokio::spawn(async move {
+        call(
+            &caller,
+            "everything",
+            "trigger-elicitation-request",
+            json!({ "arguments": {}, "callId": "web-asks-2" }),
+        )
+        .await
+    });
+    let asked = poll_async(Duration::from_secs(60), || {
+        let page = page.clone();
+        async move {
+            let state = page.get("/calls/web-asks-2").await.json;
+            state["elicitation"].is_object().then_some(state)
+        }
+    })
+    .await
+    .expect("the question shows in the call's state");
+    let id = asked["elicitation"]["id"].clone();
+    assert_eq!(page.delete("/calls/web-asks-2").await.status, 204);
+    let Reply { status, json, .. } = running.await.expect("the call's task");
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(json["outcome"], "cancelled", "{json}");
+    let late = page
+        .post(
+            "/calls/web-asks-2/elicitation",
+            json!({ "id": id, "action": "accept", "content": { "name": "late" } }),
+        )
+        .await;
+    assert_eq!(late.status, 404, "{}", late.json);
+    assert_eq!(
+        page.get("/calls/web-asks-2").await.json,
+        json!({ "running": false })
+    );
+}

@@ -280,6 +280,11 @@ fn withheld_tools_are_shown_with_their_diff_and_approved_from_the_page() {
         "{facts}"
     );
     assert_eq!(facts["regionLeft"], false, "{facts}");
+    assert_eq!(
+        facts["pinned"],
+        json!(["add", "echo", "send_report"]),
+        "{facts}"
+    );
 }
 
 #[test]
@@ -367,4 +372,201 @@ fn each_servers_card_shows_its_sandbox() {
     }
     assert_eq!(facts["zh"]["example"]["sandbox"], "沙箱：默认", "{facts}");
     assert_eq!(facts["zh"]["open"]["sandbox"], "沙箱：关闭", "{facts}");
+}
+
+/// The example server and server-everything (stdio), as a `mcpServers`
+/// object.
+fn example_and_everything() -> Value {
+    json!({
+        "example": { "command": toolbridge(), "args": ["example-server"] },
+        "everything": { "command": "node", "args": [common::everything_js(), "stdio"] },
+    })
+}
+
+/// The tool names the gateway's `tools/list` gives an MCP client, polled
+/// (the config watcher reloads about once a second) until `done` holds
+/// of them or 60 s pass; the last list.
+fn mcp_tools_until(served: &Served, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut client = gateway_support::RawClient::new(&served.gateway.url);
+        client.initialize().await;
+        loop {
+            let answer = client.request("tools/list", json!({})).await;
+            let names: Vec<String> = answer
+                .body
+                .as_ref()
+                .and_then(|b| b.pointer("/result/tools"))
+                .and_then(Value::as_array)
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if done(&names) || std::time::Instant::now() > deadline {
+                return names;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
+}
+
+fn has_tiny_audio(names: &[String]) -> bool {
+    names.iter().any(|n| n.ends_with("tiny_audio"))
+}
+
+#[test]
+fn the_search_narrows_one_list_of_the_tools_of_two_servers() {
+    let served = Served::start(example_and_everything(), None);
+    let facts = served.run("tools_search");
+    let strings = |key: &str| -> Vec<String> {
+        facts[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (all, echo, of_example, tiny) = (
+        strings("all"),
+        strings("echo"),
+        strings("echoOfExample"),
+        strings("tinyImage"),
+    );
+    assert!(all.contains(&"example/tiny_audio".to_owned()), "{facts}");
+    assert!(all.contains(&"everything/echo".to_owned()), "{facts}");
+    // Both servers' echo, and fewer than all.
+    assert!(
+        echo.contains(&"example/echo".to_owned()) && echo.contains(&"everything/echo".to_owned()),
+        "{facts}"
+    );
+    assert!(echo.len() < all.len(), "{facts}");
+    assert!(!echo.contains(&"example/tiny_audio".to_owned()), "{facts}");
+    assert_eq!(
+        facts["echoCount"],
+        format!("{} of {} tools", echo.len(), all.len()),
+        "{facts}"
+    );
+    assert_eq!(of_example, ["example/echo"], "{facts}");
+    assert_eq!(facts["navLabel"], "Tools of example", "{facts}");
+    assert!(
+        tiny.contains(&"example/tiny_image".to_owned())
+            && tiny.contains(&"everything/get-tiny-image".to_owned()),
+        "{facts}"
+    );
+    assert!(!tiny.contains(&"example/echo".to_owned()), "{facts}");
+}
+
+#[test]
+fn a_tools_switch_takes_it_out_of_the_gateways_tools_list_and_back() {
+    let served = Served::with_example();
+    let before = mcp_tools_until(&served, has_tiny_audio);
+    assert!(has_tiny_audio(&before), "{before:?}");
+
+    let off = served.run_with("tool_switch", &[("SWITCH", "off")]);
+    assert_eq!(off["after"], false, "{off}");
+    assert_eq!(off["offShown"], true, "{off}");
+    assert_eq!(
+        served.servers()["example"]["disabledTools"],
+        json!(["tiny_audio"])
+    );
+    let listed = mcp_tools_until(&served, |names| !has_tiny_audio(names));
+    assert!(
+        !has_tiny_audio(&listed),
+        "still listed over MCP: {listed:?}"
+    );
+    assert!(listed.iter().any(|n| n.ends_with("echo")), "{listed:?}");
+
+    // The switched-off tool is still in the page's list (from the config),
+    // and its switch brings it back.
+    let on = served.run_with("tool_switch", &[("SWITCH", "on")]);
+    assert_eq!(on["after"], true, "{on}");
+    assert_eq!(on["offShown"], false, "{on}");
+    assert_eq!(
+        served.servers()["example"],
+        json!({ "command": toolbridge(), "args": ["example-server"] })
+    );
+    let listed = mcp_tools_until(&served, has_tiny_audio);
+    assert!(has_tiny_audio(&listed), "not listed again: {listed:?}");
+}
+
+#[test]
+fn a_slow_tools_progress_bar_moves_in_the_try_it_pane() {
+    let served = Served::with_example();
+    let facts = served.run("tool_progress");
+    let value = |step: &str| facts[step]["value"].as_f64().unwrap_or(0.0);
+    assert!(value("first") > 0.0, "{facts}");
+    assert!(value("later") > value("first"), "{facts}");
+    assert_eq!(facts["later"]["max"], 3000.0, "{facts}");
+    assert_eq!(facts["barLeft"], false, "{facts}");
+    // The pane is beside the list: Run is within the first 800 px.
+    assert!(facts["runBottom"].as_f64() < Some(800.0), "{facts}");
+}
+
+#[test]
+fn an_elicitation_is_answered_in_a_form_on_the_page() {
+    let served = Served::start(example_and_everything(), None);
+    let facts = served.run("tool_elicitation");
+    assert_eq!(facts["title"], "everything asks", "{facts}");
+    assert!(
+        facts["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Please provide inputs")),
+        "{facts}"
+    );
+    let result = facts["result"].as_str().unwrap_or_default();
+    assert!(result.contains("Name: Ada Lovelace"), "{facts}");
+    // The schema's defaults fill what the form left alone.
+    assert!(result.contains("Favorite Integer: 42"), "{facts}");
+}
+
+#[test]
+fn axe_finds_no_serious_or_critical_violation_in_the_tools_view() {
+    let served = Served::with_example();
+    let facts = served.run("tools_axe");
+    let found = facts["found"].as_object().expect("found");
+    assert_eq!(found.len(), 4, "{facts}");
+    for (view, violations) in found {
+        assert_eq!(violations, &json!([]), "{view}: {facts}");
+    }
+}
+
+#[test]
+fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
+    let served = Served::with_example();
+    let facts = served.run("tool_compat");
+    assert_eq!(facts["closed"], true, "{facts}");
+    assert_eq!(facts["visible"], true, "{facts}");
+    let sentences: Vec<&str> = facts["sentences"]
+        .as_array()
+        .map(|s| s.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(sentences.len(), 3, "{facts}");
+    let forms = [
+        "takes the tool as the server wrote it.",
+        "small change(s) to its schema.",
+        "change(s) so it is accepted.",
+        "cannot take this tool",
+    ];
+    for (sentence, provider) in sentences.iter().zip(["OpenAI", "Anthropic", "Gemini"]) {
+        assert!(sentence.starts_with(provider), "{sentence}: {facts}");
+        assert!(
+            forms.iter().any(|f| sentence.contains(f)),
+            "{sentence}: {facts}"
+        );
+    }
+    // The example server's tools can all be sent: no warning in the list.
+    let list = facts["listText"].as_str().unwrap_or_default();
+    assert!(
+        !list.contains("refused") && !list.contains("not sent"),
+        "{facts}"
+    );
 }

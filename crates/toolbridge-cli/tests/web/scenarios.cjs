@@ -205,8 +205,173 @@ const scenarios = {
     }
     const after = await linked();
     const regionLeft = !!(await region());
+    const pinned = await page.$$eval('nav[aria-label="Tools of rug"] li', items => items
+      .filter(li => [...li.querySelectorAll('.badge')].some(b => b.textContent.trim() === 'pinned' && b.getClientRects().length > 0))
+      .map(li => li.querySelector('a').textContent.trim()));
     b.check(page, 'withheld tools');
-    return { shown, before, after, regionLeft };
+    return { shown, before, after, regionLeft, pinned };
+  },
+
+  /**
+   * One list of every server's tools: the search narrows it across both
+   * servers, the server filter to one. What is listed at each step, as
+   * "server/tool".
+   */
+  async tools_search(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools');
+    const listed = () => page.$$eval('nav.tools-list li', items => items
+      .filter(li => li.getClientRects().length > 0 && getComputedStyle(li).visibility !== 'hidden')
+      .map(li => `${li.querySelector('.tools-item-server').textContent.trim()}/${li.querySelector('a, .tools-item-name').textContent.trim()}`));
+    const count = () => page.$eval('.tools-count', el => el.textContent.trim());
+    await b.until('tools of both servers listed', async () => {
+      const all = await listed();
+      return all.some(e => e.startsWith('example/')) && all.some(e => e.startsWith('everything/'));
+    });
+    const all = await listed();
+    const search = await b.field(page, 'Search tools');
+    await b.typeInto(search, 'echo');
+    const echo = await listed();
+    const echoCount = await count();
+    await b.choose(await b.field(page, 'Server'), 'example');
+    const echoOfExample = await listed();
+    const navLabel = await page.$eval('nav.tools-list', n => n.getAttribute('aria-label'));
+    await b.choose(await b.field(page, 'Server'), '');
+    await b.typeInto(search, 'tiny image');
+    const tinyImage = await listed();
+    b.check(page, 'tools search');
+    return { all, echo, echoCount, echoOfExample, navLabel, tinyImage };
+  },
+
+  /**
+   * echo's "Compatibility" disclosure: one sentence per provider, said on
+   * demand (closed at first); no provider warning in the list.
+   */
+  async tool_compat(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/example/echo');
+    const details = await page.waitForFunction(() => [...document.querySelectorAll('main details')]
+      .find(d => d.querySelector('summary').textContent.trim() === 'Compatibility')).then(h => h.asElement());
+    const closed = await details.evaluate(d => !d.open);
+    await (await details.$('summary')).click();
+    const sentences = await details.$$eval(':scope > ul > li > p:first-child', ps => ps.map(p => p.textContent.replace(/\s+/g, ' ').trim()));
+    const visible = await details.evaluate(d => d.querySelector('ul').getClientRects().length > 0);
+    const listText = await page.$eval('nav.tools-list', n => n.innerText);
+    b.check(page, 'tool compatibility');
+    return { closed, visible, sentences, listText };
+  },
+
+  /**
+   * The switch of example's tiny_audio: off (SWITCH=off) or on again
+   * (SWITCH=on); waits until the config file says so.
+   */
+  async tool_switch(browser) {
+    const want = process.env.SWITCH === 'on';
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/example');
+    const name = 'Use tiny_audio of example';
+    const toggle = await page.waitForFunction(name => [...document.querySelectorAll('input[role="switch"]')]
+      .find(el => el.getAttribute('aria-label') === name), {}, name).then(h => h.asElement());
+    const before = await toggle.evaluate(el => el.checked);
+    if (before === want) b.fail(`the switch "${name}" is already ${want ? 'on' : 'off'}`);
+    await toggle.click();
+    await b.until(`the config's disabledTools ${want ? 'without' : 'with'} tiny_audio`, () => {
+      const disabled = (b.servers(CONFIG).example || {}).disabledTools || [];
+      return disabled.includes('tiny_audio') !== want;
+    });
+    await b.settled(page);
+    const after = await toggle.evaluate(el => el.checked);
+    // The item says "switched off" (visibly) only while it is.
+    const offShown = await toggle.evaluate(el => [...el.closest('li').querySelectorAll('.badge')]
+      .some(badge => badge.textContent.trim() === 'switched off' && badge.getClientRects().length > 0));
+    b.check(page, 'tool switch');
+    return { before, after, offShown, disabledTools: (b.servers(CONFIG).example || {}).disabledTools || null };
+  },
+
+  /**
+   * slow (3 s, progress every 100 ms) in the try-it pane: the progress
+   * bar's value, sampled as it runs, then the result. The pane's Run
+   * button is within the first screen at 1280 x 800.
+   */
+  async tool_progress(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 1280, height: 800 });
+    await b.openView(page, BASE, 'tools/example/slow');
+    const run = await b.button(page, 'Run');
+    const runBox = await run.boundingBox();
+    await b.typeInto(await b.field(page, 'ms', { within: 'form.tools-try' }), '3000');
+    await run.click();
+    const value = () => page.evaluate(() => {
+      const bar = document.querySelector('progress[aria-label="Progress"]');
+      return bar && bar.getClientRects().length && bar.hasAttribute('value') ? { value: bar.value, max: bar.max } : null;
+    });
+    const first = await b.until('the progress bar to show the server\'s progress', value);
+    const later = await b.until('the progress bar to move', async () => {
+      const now = await value();
+      return now && now.value > first.value ? now : null;
+    });
+    await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''), { timeout: b.LIMIT });
+    const barLeft = await page.evaluate(() => {
+      const bar = document.querySelector('progress[aria-label="Progress"]');
+      return !!bar && bar.getClientRects().length > 0;
+    });
+    b.check(page, 'tool progress');
+    return { first, later, barLeft, runTop: runBox.y, runBottom: runBox.y + runBox.height };
+  },
+
+  /**
+   * server-everything's trigger-elicitation-request: its question is
+   * answered in the form on the page; the result shows the answer.
+   */
+  async tool_elicitation(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/everything/trigger-elicitation-request');
+    await (await b.button(page, 'Run')).click();
+    const asks = 'form.tools-question-form';
+    await page.waitForSelector(asks, { visible: true });
+    const title = await page.$eval(`${asks} h4`, el => el.textContent.trim());
+    const message = await page.$eval(`${asks} .tools-question-message`, el => el.textContent.trim());
+    await b.typeInto(await b.field(page, 'name', { within: asks }), 'Ada Lovelace');
+    await (await b.button(page, 'Send answer', { within: asks })).click();
+    const result = await page.waitForFunction(() => {
+      const region = document.querySelector('[role="region"][aria-label="Result"]');
+      return region && /Done/.test(region.textContent) ? region.innerText : null;
+    }, { timeout: b.LIMIT }).then(h => h.jsonValue());
+    b.check(page, 'tool elicitation');
+    return { title, message, result };
+  },
+
+  /**
+   * axe-core over the tools view (the list, and a tool open with its
+   * result and disclosures shown), at 1280 and 390 px: the serious and
+   * critical violations.
+   */
+  async tools_axe(browser) {
+    const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js', { paths: [process.env.WEB_DEPS] }), 'utf8');
+    const page = await b.openPage(browser);
+    const found = {};
+    for (const width of [1280, 390]) {
+      await page.setViewport({ width, height: 800 });
+      for (const view of ['tools', 'tools/example/echo']) {
+        await b.openView(page, BASE, view);
+        if (view !== 'tools') {
+          await b.typeInto(await b.field(page, 'text', { within: 'form.tools-try' }), 'hi');
+          await (await b.button(page, 'Run')).click();
+          await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''));
+          await page.$$eval('main details', ds => ds.forEach(d => { d.open = true; }));
+        }
+        // Through DevTools, not a <script>: the page's CSP stays as it is.
+        await page.evaluate(axe);
+        const violations = await page.evaluate(async () => {
+          const results = await window.axe.run(document, { resultTypes: ['violations'] });
+          return results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }));
+        });
+        found[`${view}@${width}`] = violations;
+      }
+    }
+    b.check(page, 'tools axe');
+    return { found };
   },
 
   /**

@@ -21,24 +21,35 @@ const SHOTS = [
     await b.fillList(await b.field(page, L('Arguments')), ['mcp-server-time']);
   }],
   ['presets', async (page, L, lang) => b.openView(page, BASE, 'presets', { lang })],
-  ['tools', async (page, L, lang) => {
-    await b.openView(page, BASE, 'tools/example/tiny_image', { lang });
-    await (await b.button(page, L('Run'))).click();
-    await page.waitForFunction(() => [...document.querySelectorAll('main img')].some(i => i.naturalWidth > 0));
-    // Show the result, not the form above it.
+  // The tools view at 1280 px (the list beside the try-it pane with an
+  // image result) and at 390 px (one column, scrolled to the result).
+  ['tools', async (page, L, lang) => tryImage(page, L, lang), { width: 1280, height: 800 }],
+  ['tools-390', async (page, L, lang) => {
+    await tryImage(page, L, lang);
     await page.evaluate(() => document.querySelector('main img').scrollIntoView({ block: 'center' }));
-  }],
+  }, { width: 390, height: 844 }],
 ];
+
+/** Opens example's tiny_image and runs it until its image shows. */
+async function tryImage(page, L, lang) {
+  await b.openView(page, BASE, 'tools/example/tiny_image', { lang });
+  await (await b.button(page, L('Run'))).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('main img')].some(i => i.naturalWidth > 0));
+}
+
+/** The browser's size for the shots that do not name one. */
+const VIEWPORT = { width: 840, height: 600 };
 
 async function main() {
   const out = process.argv[2];
-  const browser = await b.launch({ width: 840, height: 600 });
+  const browser = await b.launch(VIEWPORT);
   try {
     for (const lang of ['en', 'zh', 'ja']) {
       const page = await b.openPage(browser);
       // Each shot opens its view with ?lang=; labels are found in that language.
       const L = await b.translator(BASE, lang);
-      for (const [name, go] of SHOTS) {
+      for (const [name, go, viewport] of SHOTS) {
+        await page.setViewport(viewport || VIEWPORT);
         await go(page, L, lang);
         await b.settled(page);
         const file = path.join(out, `${name}-${lang}.png`);

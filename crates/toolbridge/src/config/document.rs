@@ -261,6 +261,79 @@ impl Document {
         Ok(())
     }
 
+    /// Adds `tool` to server `name`'s `disabledTools` (it is then neither
+    /// listed nor called), or takes it out; the list goes when it empties.
+    /// The rest of the record stays as it is. Returns whether the file
+    /// changed.
+    pub fn set_tool_disabled(
+        &mut self,
+        name: &str,
+        tool: &str,
+        disabled: bool,
+    ) -> Result<bool, ConfigError> {
+        let known = self.server_names();
+        let path = self.path.clone();
+        let key = self.layout.dotted();
+        let Some(record) = self.servers_mut()?.get_mut(name) else {
+            return Err(ConfigError::UnknownServer {
+                path,
+                name: name.to_string(),
+                known,
+            });
+        };
+        let Value::Object(fields) = record else {
+            return Err(ConfigError::Invalid {
+                at: Location::file(&path),
+                server: Some(name.to_string()),
+                field: None,
+                message: format!(
+                    "must be an object, not {}; fix \"{key}\".\"{name}\" first",
+                    kind_of(record)
+                ),
+            });
+        };
+        let list = match fields.get_mut("disabledTools") {
+            None => None,
+            Some(Value::Array(items)) => Some(items),
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    at: Location::file(&path),
+                    server: Some(name.to_string()),
+                    field: Some("disabledTools".to_string()),
+                    message: format!(
+                        "\"disabledTools\" must be an array of tool names, not {}; fix \"{key}\".\"{name}\" first",
+                        kind_of(other)
+                    ),
+                });
+            }
+        };
+        let listed = list
+            .as_ref()
+            .is_some_and(|items| items.iter().any(|v| v.as_str() == Some(tool)));
+        match (disabled, list) {
+            (true, _) if listed => Ok(false),
+            (true, Some(items)) => {
+                items.push(Value::String(tool.to_string()));
+                Ok(true)
+            }
+            (true, None) => {
+                fields.insert(
+                    "disabledTools".to_string(),
+                    Value::Array(vec![Value::String(tool.to_string())]),
+                );
+                Ok(true)
+            }
+            (false, Some(items)) if listed => {
+                items.retain(|v| v.as_str() != Some(tool));
+                if items.is_empty() {
+                    fields.shift_remove("disabledTools");
+                }
+                Ok(true)
+            }
+            (false, _) => Ok(false),
+        }
+    }
+
     /// True when some server has env values or headers written out (not
     /// `${VAR}` references), or secrets in its URL or arguments: such a file
     /// is made readable by its owner only. A value that names a variable

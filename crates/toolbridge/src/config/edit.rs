@@ -357,6 +357,42 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_is_disabled_and_enabled_again_and_the_rest_of_the_file_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original = "{\n  // mine\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\"command\": \"b\",   \"args\": [\"1\"]}\n  }\n}\n";
+        fs::write(&path, original).unwrap();
+        assert!(edit(&path, |doc| doc.set_tool_disabled("b", "rm", true)).unwrap());
+        assert!(!edit(&path, |doc| doc.set_tool_disabled("b", "rm", true)).unwrap());
+        assert!(edit(&path, |doc| doc.set_tool_disabled("b", "mv", true)).unwrap());
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains("// mine"), "{text}");
+        assert!(text.contains("\"a\": {\"command\": \"a\"}"), "{text}");
+        let value: Value = serde_json::from_str(&jsonc::strip(&text)).unwrap();
+        assert_eq!(
+            value["mcpServers"]["b"]["disabledTools"],
+            json!(["rm", "mv"])
+        );
+
+        assert!(edit(&path, |doc| doc.set_tool_disabled("b", "rm", false)).unwrap());
+        assert!(edit(&path, |doc| doc.set_tool_disabled("b", "mv", false)).unwrap());
+        assert!(!edit(&path, |doc| doc.set_tool_disabled("b", "mv", false)).unwrap());
+        let text = fs::read_to_string(&path).unwrap();
+        let value: Value = serde_json::from_str(&jsonc::strip(&text)).unwrap();
+        assert_eq!(
+            value["mcpServers"]["b"],
+            json!({"command": "b", "args": ["1"]})
+        );
+        assert!(
+            text.contains("// mine") && text.contains("\"a\": {\"command\": \"a\"}"),
+            "{text}"
+        );
+
+        let unknown = edit(&path, |doc| doc.set_tool_disabled("zz", "rm", true)).unwrap_err();
+        assert!(unknown.to_string().contains("zz"), "{unknown}");
+    }
+
+    #[test]
     fn vs_code_style_files_are_edited_under_servers() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mcp.json");

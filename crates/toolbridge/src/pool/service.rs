@@ -492,6 +492,13 @@ impl Pool {
         })
     }
 
+    /// Whether `server`'s tool definitions are pinned ([`PoolOptions::pins`]
+    /// applies to it): each tool it lists is then the definition approved,
+    /// and a changed or new one is withheld until approved.
+    pub fn is_pinned(&self, server: &str) -> bool {
+        self.inner.pins.contains_key(server)
+    }
+
     /// The tools of `server` withheld from its latest listing because their
     /// definition is not the pinned one (nothing before a listing, or
     /// without [`PoolOptions::pins`]). Never starts the server.

@@ -98,7 +98,7 @@ async fn one(
 
 /// The server a URL's `{name}` means: that name, or the server whose
 /// [`view::reference`] it is (the page addresses servers by reference).
-fn named(state: &WebState, segment: String) -> String {
+pub(crate) fn named(state: &WebState, segment: String) -> String {
     let Ok(Some(config)) = load_config(state) else {
         return segment;
     };
@@ -276,7 +276,7 @@ fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
 
 /// Editing needs a config file: without one only the built-in example
 /// server exists, and it cannot be edited (as in the CLI).
-fn require_file(path: &Path, name: &str) -> Result<(), ApiError> {
+pub(crate) fn require_file(path: &Path, name: &str) -> Result<(), ApiError> {
     if path.exists() {
         return Ok(());
     }
@@ -290,7 +290,7 @@ fn require_file(path: &Path, name: &str) -> Result<(), ApiError> {
 /// off the async threads (the edit waits for the file's lock). `change`
 /// returns `Ok(Err(..))` for a refusal found before it changed anything:
 /// nothing is written then.
-async fn write<T: Send + 'static>(
+pub(crate) async fn write<T: Send + 'static>(
     state: &WebState,
     change: impl FnOnce(&mut Document) -> Result<Result<T, ApiError>, ConfigError> + Send + 'static,
 ) -> Result<T, ApiError> {

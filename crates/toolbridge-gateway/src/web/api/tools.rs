@@ -14,6 +14,14 @@
 //!   definitions of the server's withheld tools (all of them without
 //!   `tools`); the gateway's clients are told their tool list changed
 //!   ([`listing::approve`]);
+//! - `POST /api/tools/{server}/{tool}/disable` and `.../enable`: adds the
+//!   tool to the server's `disabledTools` in the config file, or takes it
+//!   out; the config watcher then reloads and the gateway's `tools/list`
+//!   follows ([`switch`]);
+//! - `GET /api/calls/{callId}`: a call's latest progress and the
+//!   elicitation waiting for the page; `POST
+//!   /api/calls/{callId}/elicitation` `{id, action, content}` answers it
+//!   ([`page_client`]);
 //! - `DELETE /api/calls/{callId}`: cancels a call in flight; the upstream
 //!   is sent `notifications/cancelled` ([`in_flight`]). A page that goes
 //!   away (its fetch aborted, the connection closed) cancels its call the
@@ -24,6 +32,7 @@ pub mod in_flight;
 pub mod listing;
 pub mod page_client;
 pub mod preview;
+pub mod switch;
 
 use axum::{
     Extension, Router,
@@ -39,6 +48,9 @@ pub fn routes() -> Router<WebState> {
         .route("/tools/{server}", get(listing::tools))
         .route("/tools/{server}/approve", post(listing::approve))
         .route("/tools/{server}/{tool}/call", post(call::call))
-        .route("/calls/{call_id}", delete(call::cancel))
+        .route("/tools/{server}/{tool}/disable", post(switch::disable))
+        .route("/tools/{server}/{tool}/enable", post(switch::enable))
+        .route("/calls/{call_id}", delete(call::cancel).get(call::state))
+        .route("/calls/{call_id}/elicitation", post(call::answer))
         .layer(Extension(in_flight::Calls::default()))
 }

@@ -20,12 +20,19 @@ use axum::{
     extract::{Path, State, rejection::JsonRejection},
 };
 use http::StatusCode;
-use rmcp::model::ErrorCode;
+use rmcp::model::{ElicitationAction, ErrorCode};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolbridge::{PoolError, pool::CallOptions};
+use toolbridge::{
+    PoolError,
+    pool::{CallOptions, forward_progress},
+};
 
-use super::{in_flight::Calls, listing::unknown_server, page_client::PageClient};
+use super::{
+    in_flight::Calls,
+    listing::unknown_server,
+    page_client::{AnswerError, PageClient},
+};
 use crate::{
     Gateway,
     audit::{self, Outcome},
@@ -114,17 +121,19 @@ pub async fn call(
         )));
     }
 
-    let entered = calls.enter(&call_id).ok_or_else(|| ApiError {
-        status: StatusCode::CONFLICT,
-        message: format!(
-            "a call with id \"{call_id}\" is already running; give each call its own id"
-        ),
-        field: Some("callId".into()),
-    })?;
-    audit::arguments(&server, &tool, arguments.as_ref());
-    // The server's log messages and requests during the call are the
-    // page's, not a gateway client's.
+    // The server's log messages, progress and requests during the call are
+    // the page's, not a gateway client's.
     let client = Arc::new(PageClient::default());
+    let entered = calls
+        .enter(&call_id, client.clone())
+        .ok_or_else(|| ApiError {
+            status: StatusCode::CONFLICT,
+            message: format!(
+                "a call with id \"{call_id}\" is already running; give each call its own id"
+            ),
+            field: Some("callId".into()),
+        })?;
+    audit::arguments(&server, &tool, arguments.as_ref());
     let features = PageClient::features(&client);
     let _in_flight = gateway.enter_call(&server, features.clone());
     let mut recorded = Recorded::start(gateway, &server, &tool, identity.map(|Extension(c)| c));
@@ -135,7 +144,10 @@ pub async fn call(
         ..CallOptions::default()
     };
     let result = tokio::select! {
-        result = pool.call_tool(&server, &tool, arguments, options) => Some(result),
+        result = forward_progress(
+            PageClient::progress_forward(&client),
+            pool.call_tool(&server, &tool, arguments, options),
+        ) => Some(result),
         () = entered.token().cancelled() => None,
     };
     let outcome = match &result {
@@ -190,6 +202,81 @@ pub async fn cancel(
             "no call with id \"{call_id}\" is running; it may have finished already"
         )))
     }
+}
+
+/// `GET /api/calls/{callId}`: `{"running": true, "progress", "elicitation"}`,
+/// the call's latest progress and the elicitation waiting for the page's
+/// answer ([`PageClient::state`]), or `{"running": false}` when no such
+/// call is in flight (it just ended: the page polls until its call
+/// answers, and the last poll may come after the end).
+pub async fn state(Extension(calls): Extension<Calls>, Path(call_id): Path<String>) -> Json<Value> {
+    match calls.client(&call_id) {
+        Some(client) => {
+            let mut state = client.state();
+            state["running"] = true.into();
+            Json(state)
+        }
+        None => Json(json!({ "running": false })),
+    }
+}
+
+/// What the page sends to answer an elicitation.
+#[derive(Debug, Deserialize)]
+pub struct ElicitationAnswer {
+    /// The `id` of the elicitation shown.
+    pub id: u64,
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// The answers, for `accept`.
+    #[serde(default)]
+    pub content: Option<serde_json::Map<String, Value>>,
+}
+
+/// `POST /api/calls/{callId}/elicitation` `{id, action, content}`: the
+/// person's answer to the server's question, passed on to it: 204; 404 when
+/// no such question waits (answered already, or the call ended); 422 for an
+/// unknown action, or naming the required fields an accepted answer lacks.
+pub async fn answer(
+    Extension(calls): Extension<Calls>,
+    Path(call_id): Path<String>,
+    body: Result<Json<ElicitationAnswer>, JsonRejection>,
+) -> Result<StatusCode, ApiError> {
+    let Json(answer) = body.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let action = match answer.action.as_str() {
+        "accept" => ElicitationAction::Accept,
+        "decline" => ElicitationAction::Decline,
+        "cancel" => ElicitationAction::Cancel,
+        other => {
+            return Err(ApiError::field(
+                "action",
+                format!("unknown action \"{other}\"; send accept, decline or cancel"),
+            ));
+        }
+    };
+    let client = calls
+        .client(&call_id)
+        .ok_or_else(|| not_running(&call_id))?;
+    match client.answer(answer.id, action, answer.content) {
+        Ok(()) => Ok(StatusCode::NO_CONTENT),
+        Err(AnswerError::NotWaiting) => Err(ApiError::not_found(format!(
+            "call \"{call_id}\" has no question {} waiting; it was answered already or the call ended",
+            answer.id
+        ))),
+        Err(AnswerError::Missing(fields)) => Err(ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            message: format!(
+                "the server needs an answer for {}; fill them in or decline",
+                fields.join(", ")
+            ),
+            field: fields.first().cloned(),
+        }),
+    }
+}
+
+fn not_running(call_id: &str) -> ApiError {
+    ApiError::not_found(format!(
+        "no call with id \"{call_id}\" is running; it may have finished already"
+    ))
 }
 
 /// A call's audit line and metrics, written once: when it ends, or as

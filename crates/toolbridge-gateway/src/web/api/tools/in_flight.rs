@@ -1,5 +1,7 @@
 //! The page's tool calls in flight, by the id the page gave each, so that
-//! `DELETE /api/calls/{callId}` can cancel one.
+//! `DELETE /api/calls/{callId}` can cancel one, `GET /api/calls/{callId}`
+//! read its progress and elicitation, and `POST
+//! /api/calls/{callId}/elicitation` answer that.
 
 use std::{
     collections::HashMap,
@@ -9,22 +11,27 @@ use toolbridge::lock::LockUnpoisoned as _;
 
 use tokio_util::sync::CancellationToken;
 
+use super::page_client::PageClient;
+
+/// One call in flight: what cancels it, and its client side.
+type InFlight = (CancellationToken, Arc<PageClient>);
+
 /// The calls in flight. Cheap to clone (shared).
 #[derive(Clone, Default)]
 pub struct Calls {
-    by_id: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    by_id: Arc<Mutex<HashMap<String, InFlight>>>,
 }
 
 impl Calls {
-    /// Notes the call `id` until the returned guard drops; `None` when a
-    /// call with that id is already in flight.
-    pub fn enter(&self, id: &str) -> Option<Entered> {
+    /// Notes the call `id`, answered by `client`, until the returned guard
+    /// drops; `None` when a call with that id is already in flight.
+    pub fn enter(&self, id: &str, client: Arc<PageClient>) -> Option<Entered> {
         let mut by_id = self.by_id.lock_unpoisoned();
         if by_id.contains_key(id) {
             return None;
         }
         let token = CancellationToken::new();
-        by_id.insert(id.to_owned(), token.clone());
+        by_id.insert(id.to_owned(), (token.clone(), client));
         Some(Entered {
             calls: self.clone(),
             id: id.to_owned(),
@@ -34,7 +41,7 @@ impl Calls {
 
     /// Cancels the call `id`; false when no such call is in flight.
     pub fn cancel(&self, id: &str) -> bool {
-        let token = self.by_id.lock_unpoisoned().get(id).cloned();
+        let token = self.by_id.lock_unpoisoned().get(id).map(|(t, _)| t.clone());
         match token {
             Some(token) => {
                 token.cancel();
@@ -42,6 +49,11 @@ impl Calls {
             }
             None => false,
         }
+    }
+
+    /// The client side of the call `id` in flight.
+    pub fn client(&self, id: &str) -> Option<Arc<PageClient>> {
+        self.by_id.lock_unpoisoned().get(id).map(|(_, c)| c.clone())
     }
 }
 
@@ -61,7 +73,11 @@ impl Entered {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        self.calls.by_id.lock_unpoisoned().remove(&self.id);
+        let removed = self.calls.by_id.lock_unpoisoned().remove(&self.id);
+        // The call is over: an elicitation it left waiting is cancelled.
+        if let Some((_, client)) = removed {
+            client.end();
+        }
     }
 }
 
@@ -72,14 +88,23 @@ mod tests {
     #[test]
     fn a_call_is_cancelled_by_its_id_only_while_in_flight() {
         let calls = Calls::default();
-        let entered = calls.enter("a");
+        let client = Arc::new(PageClient::default());
+        let entered = calls.enter("a", client.clone());
         assert!(entered.is_some());
-        assert!(calls.enter("a").is_none(), "one id, one call at a time");
+        assert!(calls.client("a").is_some());
+        assert!(
+            calls.enter("a", client.clone()).is_none(),
+            "one id, one call at a time"
+        );
         assert!(!calls.cancel("b"));
         assert!(calls.cancel("a"));
         assert!(entered.as_ref().is_some_and(|e| e.token().is_cancelled()));
         drop(entered);
         assert!(!calls.cancel("a"), "a finished call is forgotten");
-        assert!(calls.enter("a").is_some(), "its id may be used again");
+        assert!(calls.client("a").is_none());
+        assert!(
+            calls.enter("a", client).is_some(),
+            "its id may be used again"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `GET /api/tools` and `GET /api/tools/{server}`: the served servers, and
 //! one server's tools as it names them, each with its provider previews and
-//! hidden characters, and the server's withheld tools with their diffs;
+//! hidden characters, whether its definitions are pinned, and the server's
+//! withheld tools with their diffs;
 //! `POST /api/tools/{server}/approve`: approving those.
 
 use axum::{
@@ -19,13 +20,19 @@ use toolbridge::{
 use super::preview::{Preview, previews};
 use crate::web::{WebState, api::ApiError};
 
-/// The served servers in config order, each with whether it runs now.
+/// The served servers in config order, each with whether it runs now and
+/// the tools its `disabledTools` switches off (the gateway neither lists
+/// nor calls those, so only the config knows them).
 pub async fn servers(State(state): State<WebState>) -> Json<Value> {
+    let mut disabled = super::switch::disabled_tools(&state);
     let servers: Vec<Value> = state
         .gateway()
         .upstream_states()
         .into_iter()
-        .map(|(name, running)| json!({ "name": name, "running": running }))
+        .map(|(name, running)| {
+            let off = disabled.remove(&name).unwrap_or_else(|| json!([]));
+            json!({ "name": name, "running": running, "disabledTools": off })
+        })
         .collect();
     Json(json!({ "servers": servers }))
 }
@@ -106,9 +113,12 @@ pub async fn tools(
             })
             .collect(),
     };
-    Ok(Json(
-        json!({ "server": server, "tools": views, "withheld": withheld }),
-    ))
+    Ok(Json(json!({
+        "server": server,
+        "pinned": pool.is_pinned(&server),
+        "tools": views,
+        "withheld": withheld,
+    })))
 }
 
 /// What the page's Approve button sends.
