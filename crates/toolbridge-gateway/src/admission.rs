@@ -10,7 +10,7 @@
 //!   scopes the tool needs (as the 2026-07-28 authorization spec has it:
 //!   the client adds them to those it has and signs in again). Any other
 //!   call without the right is refused by the call itself
-//!   ([`crate::session::call_tool`]), a JSON-RPC error naming the right.
+//!   (`session::call_tool`), a JSON-RPC error naming the right.
 //! - A call over a rate limit: `429 Too Many Requests` with `Retry-After`
 //!   (whole seconds) and the JSON-RPC error ([`Limited::error`]) as the
 //!   body, its `data.retryAfterMs` exact.

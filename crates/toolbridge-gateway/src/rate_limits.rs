@@ -412,6 +412,51 @@ mod tests {
             .expect("another client has its own bucket");
     }
 
+    #[test]
+    fn a_named_clients_own_bucket_and_a_tools_bucket_shared_by_all() {
+        let mut settings = settings(
+            Some(Rate {
+                per_second: 0.01,
+                burst: 1,
+            }),
+            None,
+        );
+        let rate = |burst| Rate {
+            per_second: 0.01,
+            burst,
+        };
+        settings.clients = vec![("ci".into(), rate(5))];
+        settings.tools = vec![("gh__create_*".into(), rate(2))];
+        let limits = RateLimits::new(&settings);
+        let ci = ClientIdentity::new(ClientKind::Token, "ci");
+        let bob = ClientIdentity::new(ClientKind::Token, "bob");
+        let eve = ClientIdentity::new(ClientKind::OAuth, "eve");
+        for _ in 0..3 {
+            limits
+                .take(&ci, Some("gh__list"))
+                .expect("ci's own burst of 5");
+        }
+        // The tool's bucket is shared: ci takes one, bob the other.
+        limits.take(&ci, Some("gh__create_issue")).expect("first");
+        limits.take(&bob, Some("gh__create_issue")).expect("second");
+        let limited = limits.take(&eve, Some("gh__create_issue")).unwrap_err();
+        assert_eq!(limited.limit, "tools.gh__create_*", "{limited:?}");
+        assert!(
+            limited.message().contains("for all clients"),
+            "{}",
+            limited.message()
+        );
+        // Each tool the glob matches has a bucket of its own.
+        let fred = ClientIdentity::new(ClientKind::OAuth, "fred");
+        limits
+            .take(&fred, Some("gh__create_pr"))
+            .expect("another tool");
+        // bob's own bucket (the `client` one) is spent by his one call.
+        let limited = limits.take(&bob, Some("gh__list")).unwrap_err();
+        assert_eq!(limited.limit, "client");
+        assert!(limits.take(&ci, Some("gh__list")).is_ok(), "ci has 5");
+    }
+
     #[tokio::test]
     async fn an_upstream_queues_then_refuses() {
         let limits = RateLimits::new(&settings(
