@@ -15,7 +15,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use common::{Sandbox, toolbridge};
+use common::{Sandbox, poll_async, toolbridge};
 use gateway_support::{Answer, Gateway, RawClient, access_token, issuer};
 
 /// A config over two example servers, `reader` and `writer`, with
@@ -221,6 +221,22 @@ async fn two_clients_on_two_profiles_see_and_call_only_what_their_rules_allow() 
         found,
         Some(0),
         "a search finds nothing for him: {refused:?}"
+    );
+
+    // Each refusal of a right is an audit line.
+    let audited = |line: &str| {
+        line.contains("tool=\"tiny_image\"")
+            && line.contains("client=\"alice\"")
+            && line.contains("outcome=\"refused\"")
+    };
+    let seen = poll_async(Duration::from_secs(10), || async {
+        gateway.log().lines().any(audited).then_some(())
+    })
+    .await;
+    assert!(
+        seen.is_some(),
+        "no audit line of the refusal:\n{}",
+        gateway.log()
     );
 }
 

@@ -28,8 +28,11 @@ use rmcp::model::ErrorData;
 use serde_json::{Value, json};
 use toolbridge::adapter::search::{CALL_TOOL, SEARCH_TOOL};
 
+use std::time::Duration;
+
 use crate::{
     Gateway,
+    audit::{self, Outcome},
     identity::{ClientIdentity, ClientKind},
     profile::ViewName,
     rate_limits::Limited,
@@ -117,16 +120,24 @@ pub async fn check(
         };
         if let Err(denied) = rights.check(Some(client), &view.name, &route) {
             if client.kind == ClientKind::OAuth && !denied.scopes.is_empty() {
-                tracing::info!(client = %client.key(), tool = %denied.tool, "insufficient scope");
+                audit::call(
+                    &route.server,
+                    &route.name,
+                    Duration::ZERO,
+                    Outcome::Refused,
+                    Some(client),
+                );
                 return Err(insufficient_scope(&denied, id, metadata));
             }
             // Refused by the call, in the JSON-RPC answer.
             return Ok(request);
         }
-        Some(format!("{}__{}", route.server, route.name))
+        Some(route)
     };
-    if let Err(limited) = rates.take(client, tool.as_deref()) {
-        tracing::info!(client = %client.key(), limit = %limited.limit, "rate limited");
+    let name = tool.map(|r| format!("{}__{}", r.server, r.name));
+    // Not an audit line each: a flood of refusals would be one of lines.
+    if let Err(limited) = rates.take(client, name.as_deref()) {
+        tracing::debug!(client = %client.key(), limit = %limited.limit, "rate limited");
         return Err(too_many_requests(&limited, id));
     }
     Ok(request)

@@ -559,10 +559,20 @@ pub(crate) async fn call_tool(
     };
     // Rights always; rates here over stdio only (over HTTP they were
     // taken before the request was dispatched, `admission`).
+    let refused = |error: ErrorData| {
+        audit::call(
+            &route.server,
+            &route.name,
+            std::time::Duration::ZERO,
+            Outcome::Refused,
+            client,
+        );
+        error
+    };
     gateway
         .rights()
         .check(client, &view.name, &route)
-        .map_err(|denied| denied.error())?;
+        .map_err(|denied| refused(denied.error()))?;
     if client.is_none() {
         over_rate(gateway, Some(&route))?;
     }
@@ -572,7 +582,7 @@ pub(crate) async fn call_tool(
         .ok_or_else(|| gone(&route.server))?;
     let _upstream_slot = tokio::select! {
         slot = gateway.rate_limits().enter_upstream(&route.server) => {
-            slot.map_err(|limited| limited.error())?
+            slot.map_err(|limited| refused(limited.error()))?
         }
         () = ct.cancelled() => return Err(cancelled()),
     };
