@@ -12,7 +12,7 @@ use std::{path::Path, time::Duration};
 use serde_json::{Value, json};
 
 use common::{Listening, Sandbox, poll_async, root, toolbridge};
-use gateway_support::{Gateway, RawClient, TOKEN};
+use gateway_support::{Gateway, RawClient, TOKEN, access_token, issuer};
 
 /// A config with the built-in example server (its tool `echo` keeps its
 /// name: one upstream), plus `toolbridge` settings.
@@ -209,48 +209,6 @@ async fn a_session_answers_only_the_client_that_opened_it() {
     assert_eq!(echo(&gateway.url, &intruder, "own").await, "own");
 }
 
-/// The authorization server, on a port of its own.
-fn issuer() -> Listening {
-    let script = root().join("crates/toolbridge-cli/tests/oauth/issuer.mjs");
-    let deps = root().join(".deps/oidc");
-    assert!(
-        deps.join("node_modules/oidc-provider").exists(),
-        "oidc-provider is missing: run scripts/setup-test-deps.sh"
-    );
-    Listening::start(
-        "node",
-        &[script.to_string_lossy().into_owned()],
-        &[("OIDC_DEPS", &deps.to_string_lossy())],
-    )
-}
-
-/// An access token of `issuer` for `resource` (client_credentials, RFC 8707).
-async fn access_token(issuer: &Listening, resource: &str) -> String {
-    let form = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs([
-            ("grant_type", "client_credentials"),
-            ("client_id", "gateway-client"),
-            ("client_secret", "test-secret"),
-            ("resource", resource),
-            ("scope", "tools.read tools.write"),
-        ])
-        .finish();
-    let response = reqwest::Client::new()
-        .post(issuer.url("/token"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form)
-        .send()
-        .await
-        .expect("POST /token");
-    let status = response.status();
-    let body: Value = response.json().await.expect("token JSON");
-    assert!(status.is_success(), "{body}");
-    body["access_token"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no access_token in {body}"))
-        .to_owned()
-}
-
 /// A token the issuer's test route signs: for `aud`, expiring in
 /// `exp_secs`, by a key it never published when `unpublished`.
 async fn forged(issuer: &Listening, aud: &str, exp_secs: i64, unpublished: bool) -> String {
@@ -335,7 +293,7 @@ async fn the_gateway_takes_the_issuers_jwt_access_tokens_and_refuses_bad_ones() 
 
     // The issuer's token for this resource: the call works, and the audit
     // line names the OAuth client (never its token).
-    let token = access_token(&issuer, &resource).await;
+    let token = access_token(&issuer, &resource, "tools.read tools.write").await;
     assert_eq!(echo(&resource, &token, "signed in").await, "signed in");
     let audited = poll_async(Duration::from_secs(10), || async {
         gateway
@@ -353,12 +311,17 @@ async fn the_gateway_takes_the_issuers_jwt_access_tokens_and_refuses_bad_ones() 
     assert!(!gateway.log().contains(&token), "the token reached the log");
 
     // A token the issuer made for another resource.
-    let elsewhere = access_token(&issuer, "http://127.0.0.1:1/mcp").await;
+    let elsewhere = access_token(&issuer, "http://127.0.0.1:1/mcp", "tools.read tools.write").await;
     let answer = post(&resource, Some(&elsewhere), initialize()).await;
     assert_challenge(&base, &answer, true, "wrong audience");
     assert!(answer.1.contains("another resource"), "{}", answer.1);
     // A token for the profile's resource is not one for /mcp.
-    let for_profile = access_token(&issuer, &format!("{base}/mcp/ops")).await;
+    let for_profile = access_token(
+        &issuer,
+        &format!("{base}/mcp/ops"),
+        "tools.read tools.write",
+    )
+    .await;
     assert_challenge(
         &base,
         &post(&resource, Some(&for_profile), initialize()).await,
@@ -395,7 +358,7 @@ async fn the_gateway_takes_the_issuers_jwt_access_tokens_and_refuses_bad_ones() 
         .json()
         .await
         .expect("rotate JSON");
-    let after = access_token(&issuer, &resource).await;
+    let after = access_token(&issuer, &resource, "tools.read tools.write").await;
     let kid = jsonwebtoken_kid(&after);
     assert_eq!(
         Some(kid.as_str()),

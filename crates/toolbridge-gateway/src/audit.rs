@@ -25,6 +25,10 @@ pub enum Outcome {
     Failed,
     /// The client cancelled it.
     Cancelled,
+    /// The gateway refused it: no right to the tool (`crate::rights`), or
+    /// its upstream's bound full (`crate::rate_limits`; a refusal over a
+    /// rate is no audit line, so a flood of them is not one of lines).
+    Refused,
 }
 
 impl Outcome {
@@ -35,6 +39,7 @@ impl Outcome {
             Outcome::ToolError => "tool_error",
             Outcome::Failed => "failed",
             Outcome::Cancelled => "cancelled",
+            Outcome::Refused => "refused",
         }
     }
 }

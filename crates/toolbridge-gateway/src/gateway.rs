@@ -54,6 +54,10 @@ pub struct GatewayOptions {
     pub limits: crate::limits::Limits,
     /// The config's profiles, each served at `/mcp/NAME`.
     pub profiles: Vec<Profile>,
+    /// Which clients may use which tools (`toolbridge.gateway.rules`).
+    pub rights: crate::rights::Rights,
+    /// Rate limits and upstream bounds (`toolbridge.gateway.limits`).
+    pub rate_limits: crate::rate_limits::RateLimits,
 }
 
 impl Default for GatewayOptions {
@@ -63,6 +67,8 @@ impl Default for GatewayOptions {
             page_size: 200,
             limits: crate::limits::Limits::default(),
             profiles: Vec::new(),
+            rights: crate::rights::Rights::default(),
+            rate_limits: crate::rate_limits::RateLimits::default(),
         }
     }
 }
@@ -116,6 +122,10 @@ struct Inner {
     in_flight: Arc<InFlight>,
     /// Sessions and requests in flight per client, against the limits.
     caps: Arc<crate::limits::Caps>,
+    /// The rules' rights.
+    rights: crate::rights::Rights,
+    /// Rate limits and upstream bounds.
+    rate_limits: crate::rate_limits::RateLimits,
 }
 
 struct ToolsCache {
@@ -163,6 +173,8 @@ impl Gateway {
                 metrics: Metrics::default(),
                 in_flight,
                 caps: crate::limits::Caps::new(options.limits),
+                rights: options.rights,
+                rate_limits: options.rate_limits,
             }),
         };
         relay::watch(&gateway, &upstreams, &upstreams.order);
@@ -418,6 +430,16 @@ impl Gateway {
     /// The sessions and requests in flight per client, against the limits.
     pub fn caps(&self) -> &Arc<crate::limits::Caps> {
         &self.inner.caps
+    }
+
+    /// Which clients may use which tools.
+    pub fn rights(&self) -> &crate::rights::Rights {
+        &self.inner.rights
+    }
+
+    /// The rate limits and upstream bounds.
+    pub fn rate_limits(&self) -> &crate::rate_limits::RateLimits {
+        &self.inner.rate_limits
     }
 
     /// The stateless clients' calls held open for their answers.

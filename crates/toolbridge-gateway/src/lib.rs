@@ -35,6 +35,10 @@
 //!   ([`client_tokens`]), OAuth access tokens ([`resource_server`]);
 //!   [`limits`]: sessions and requests in flight per client, and request
 //!   ids in flight once per session;
+//!   [`rights`]: which tools each client may list and call (the config's
+//!   rules), [`rate_limits`]: calls per second per client and per tool,
+//!   calls in flight per upstream, and [`admission`]: both checked before
+//!   an HTTP `tools/call` is dispatched (403 `insufficient_scope`, 429);
 //!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
 //! - [`metrics`] and [`audit`]: what each call leaves behind;
@@ -44,6 +48,7 @@
 //! Data flow: client ─► session (its view; names resolved) ─► upstream pool
 //! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
 
+pub mod admission;
 pub mod audit;
 pub mod client_peer;
 pub mod client_tokens;
@@ -58,8 +63,10 @@ pub mod metrics;
 pub mod names;
 pub mod peer;
 pub mod profile;
+pub mod rate_limits;
 pub mod relay;
 pub mod resource_server;
+pub mod rights;
 pub mod security;
 pub mod session;
 pub mod session_owners;

@@ -27,7 +27,8 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObjec
 use serde_json::Value;
 use toolbridge::{
     adapter::search::{
-        CALL_TOOL, SEARCH_TOOL, call_tool_definition, search_result, search_tool_definition,
+        CALL_TOOL, SEARCH_TOOL, call_tool_definition, search_result, search_result_where,
+        search_tool_definition,
     },
     config::{Discovery, Profile},
     search::ToolIndex,
@@ -154,6 +155,20 @@ impl ViewTools {
             .index
             .get_or_init(|| ToolIndex::from_tools(self.searchable.clone()));
         search_result(index, |t| t.name.clone(), arguments)
+    }
+
+    /// [`search`](ViewTools::search) over the tools whose route `keep`
+    /// keeps (the client's rights) only.
+    pub fn search_where(
+        &self,
+        arguments: &JsonObject,
+        keep: impl Fn(&crate::names::Route) -> bool,
+    ) -> CallToolResult {
+        let index = self
+            .index
+            .get_or_init(|| ToolIndex::from_tools(self.searchable.clone()));
+        let kept = |t: &McpTool| self.catalog.resolve(&t.name).is_some_and(&keep);
+        search_result_where(index, |t| t.name.clone(), kept, arguments)
     }
 
     /// True when a client would be listed the same tools from both.

@@ -401,6 +401,13 @@ pub async fn check(
         if let Err(why) = identity.may_reach(path) {
             return refused(&request, refusal(StatusCode::FORBIDDEN, why));
         }
+        // Where an OAuth client steps up its scopes (`admission`'s 403).
+        if let (ClientKind::OAuth, Some(oauth)) = (identity.kind, &security.oauth) {
+            let url = oauth.metadata_url(request.uri().path());
+            request
+                .extensions_mut()
+                .insert(crate::admission::ResourceMetadata(url));
+        }
         request.extensions_mut().insert(identity);
     }
     if request.uri().path() == session::SESSION_PATH {

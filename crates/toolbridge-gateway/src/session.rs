@@ -222,9 +222,13 @@ impl ServerHandler for Session {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        list_tools(&self.gateway, &self.view, request).await
+        let requester = Requester {
+            view: &self.view,
+            client: ClientIdentity::of_rmcp(&context.extensions),
+        };
+        list_tools(&self.gateway, requester, request).await
     }
 
     async fn call_tool(
@@ -449,23 +453,34 @@ impl ServerHandler for Session {
 
 /// The tools of `view`, a page at a time: `tools/list` of every client
 /// (the rmcp handler's and [`crate::stateless`]'s). In search mode, the
-/// search and call tools.
+/// search and call tools. Only those `requester`'s client may call
+/// ([`crate::rights`]).
 pub(crate) async fn list_tools(
     gateway: &Gateway,
-    view: &ViewName,
+    requester: Requester<'_>,
     request: Option<PaginatedRequestParams>,
 ) -> Result<ListToolsResult, ErrorData> {
-    let view = gateway.view(view)?;
+    let view = gateway.view(requester.view)?;
     let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+    let rights = gateway.rights();
     let meta;
     let tools;
-    let items = if view.searches() {
-        meta = profile::meta_tools();
+    let listed;
+    let items: &[rmcp::model::Tool] = if view.searches() {
+        // The pair only to a client that may call some tool of the view.
+        let any = !rights.has_rules()
+            || rights.any(requester.client, &view.name, &*gateway.tools(&view).await);
+        meta = if any {
+            profile::meta_tools()
+        } else {
+            Vec::new()
+        };
         &meta
     } else {
         gateway.client_listed(&view);
         tools = gateway.tools(&view).await;
-        &tools.catalog.items
+        listed = rights.listed(requester.client, &view.name, &tools);
+        &listed
     };
     let (tools, next) = page(items, cursor, gateway.page_size())?;
     let mut result = ListToolsResult::with_all_items(tools);
@@ -497,7 +512,16 @@ pub(crate) async fn call_tool(
         match request.name.as_ref() {
             toolbridge::adapter::search::SEARCH_TOOL => {
                 let arguments = request.arguments.unwrap_or_default();
-                let mut result = gateway.tools(&view).await.search(&arguments);
+                if client.is_none() {
+                    over_rate(gateway, None)?;
+                }
+                let rights = gateway.rights();
+                let mut result = gateway
+                    .tools(&view)
+                    .await
+                    .search_where(&arguments, |route| {
+                        rights.check(client, &view.name, route).is_ok()
+                    });
                 result.result_type = Some(rmcp::model::ResultType::COMPLETE);
                 return Ok(CallToolResponse::Complete(result));
             }
@@ -533,10 +557,35 @@ pub(crate) async fn call_tool(
             None,
         ));
     };
+    // Rights always; rates here over stdio only (over HTTP they were
+    // taken before the request was dispatched, `admission`).
+    let refused = |error: ErrorData| {
+        audit::call(
+            &route.server,
+            &route.name,
+            std::time::Duration::ZERO,
+            Outcome::Refused,
+            client,
+        );
+        error
+    };
+    gateway
+        .rights()
+        .check(client, &view.name, &route)
+        .map_err(|denied| refused(denied.error()))?;
+    if client.is_none() {
+        over_rate(gateway, Some(&route))?;
+    }
     let upstreams = gateway.upstreams();
     let pool = upstreams
         .pool(&route.server)
         .ok_or_else(|| gone(&route.server))?;
+    let _upstream_slot = tokio::select! {
+        slot = gateway.rate_limits().enter_upstream(&route.server) => {
+            slot.map_err(|limited| refused(limited.error()))?
+        }
+        () = ct.cancelled() => return Err(cancelled()),
+    };
     audit::arguments(&route.server, &route.name, request.arguments.as_ref());
     options.relay_input_required = !matches!(caller, Caller::Session);
     // A held call notes itself in its own task (see `held_calls`).
@@ -604,6 +653,19 @@ pub(crate) async fn call_tool(
         }
         other => other,
     }
+}
+
+/// A call of the stdio client (no HTTP identity) taken from the rate
+/// limits' buckets: `route`'s tool, or the search tool (`None`).
+fn over_rate(gateway: &Gateway, route: Option<&crate::names::Route>) -> Result<(), ErrorData> {
+    let limits = gateway.rate_limits();
+    if !limits.limits_calls() {
+        return Ok(());
+    }
+    let tool = route.map(|r| format!("{}__{}", r.server, r.name));
+    limits
+        .take(&ClientIdentity::stdio(), tool.as_deref())
+        .map_err(|limited| limited.error())
 }
 
 /// A call's audit line and metrics, written when it ends: with the outcome

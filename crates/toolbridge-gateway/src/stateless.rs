@@ -140,6 +140,18 @@ impl Endpoint {
             Ok(admitted) => admitted,
             Err(refused) => return refused,
         };
+        // The rights and rates of a `tools/call` ([`crate::admission`]).
+        let request = match crate::admission::check(
+            &self.gateway,
+            &self.view,
+            client.as_ref(),
+            request,
+        )
+        .await
+        {
+            Ok(request) => request,
+            Err(refused) => return refused,
+        };
         let (opening, call) = match admitted {
             Admitted::Free => (None, None),
             Admitted::Session(slot) => (Some(slot), None),
@@ -184,7 +196,11 @@ impl Endpoint {
     async fn answer(&self, lean: Lean, client: Option<ClientIdentity>) -> Response {
         match lean {
             Lean::List(id, params) => {
-                let result = session::list_tools(&self.gateway, &self.view, params)
+                let requester = session::Requester {
+                    view: &self.view,
+                    client: client.as_ref(),
+                };
+                let result = session::list_tools(&self.gateway, requester, params)
                     .await
                     .map(ServerResult::ListToolsResult);
                 json_answer(id, result)
@@ -580,7 +596,19 @@ fn json_answer(id: RequestId, result: Result<ServerResult, ErrorData>) -> Respon
         },
         _ => StatusCode::OK,
     };
-    match serde_json::to_vec(&message) {
+    // An upstream's full queue (`rate_limits`): 429, with when to retry.
+    let retry = match &message {
+        ServerJsonRpcMessage::Error(error) => {
+            crate::rate_limits::Limited::retry_after_of(&error.error)
+        }
+        _ => None,
+    };
+    let status = if retry.is_some() {
+        StatusCode::TOO_MANY_REQUESTS
+    } else {
+        status
+    };
+    let mut response = match serde_json::to_vec(&message) {
         Ok(body) => (
             status,
             [(
@@ -595,7 +623,14 @@ fn json_answer(id: RequestId, result: Result<ServerResult, ErrorData>) -> Respon
             format!("Internal Server Error: the answer could not be serialized: {e}"),
         )
             .into_response(),
+    };
+    if let Some(wait) = retry {
+        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     }
+    response
 }
 
 /// What is left to send of a call answered as an event stream.

@@ -29,7 +29,9 @@ use toolbridge_gateway::{
     client_tokens::ClientTokens,
     http,
     profile::ViewName,
+    rate_limits::RateLimits,
     resource_server::ResourceServer,
+    rights::Rights,
     security::{TOKEN_ENV, TOKEN_FILE},
 };
 
@@ -188,6 +190,8 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
             ViewName::profile(name)
         }
     };
+    // Rules and limits as the gateway starts (a change takes a restart).
+    let gateway_settings = ctx.load_config()?.settings().gateway.clone();
     let gateway = Gateway::new(
         specs,
         GatewayOptions {
@@ -197,6 +201,8 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
             },
             limits: args.connections.client_limits(),
             profiles,
+            rights: Rights::new(gateway_settings.rules),
+            rate_limits: RateLimits::new(&gateway_settings.limits),
             ..GatewayOptions::default()
         },
     );

@@ -17,7 +17,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::common::{poll_async, root, toolbridge, wait_until};
+use crate::common::{Listening, poll_async, root, toolbridge, wait_until};
 
 /// The bearer token every gateway of these tests requires.
 pub const TOKEN: &str = "interop-test-token-7f3a";
@@ -346,6 +346,18 @@ pub struct Answer {
     pub session: Option<String>,
     /// The JSON-RPC response (from a JSON body or the SSE event carrying it).
     pub body: Option<Value>,
+    /// The response's headers (`WWW-Authenticate`, `Retry-After`...).
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Answer {
+    /// Header `name` as text; empty when absent.
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+    }
 }
 
 /// A 2025-11-25 client speaking MCP over plain HTTP, step by step.
@@ -384,6 +396,15 @@ impl RawClient {
             session: None,
             next_id: 1,
             token: token.to_owned(),
+        }
+    }
+
+    /// A client of `url` sending the bearer `token` that keeps its
+    /// connection open between requests, as most clients do.
+    pub fn keep_alive(url: &str, token: &str) -> RawClient {
+        RawClient {
+            http: reqwest::Client::new(),
+            ..RawClient::with_token(url, token)
         }
     }
 
@@ -427,6 +448,35 @@ impl RawClient {
         .await
     }
 
+    /// A stateless (2026-07-28) request `method` with `params` (its
+    /// `_meta` and the `Mcp-Method` / `Mcp-Name` headers added), outside
+    /// any session.
+    pub async fn stateless(&mut self, method: &str, mut params: Value) -> Answer {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { "name": "raw-client", "version": "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let id = self.next_id;
+        self.next_id += 1;
+        let name = params["name"].as_str().map(str::to_owned);
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let mut request = self
+            .http
+            .post(&self.url)
+            .bearer_auth(&self.token)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .timeout(Duration::from_secs(30))
+            .json(&message);
+        if let Some(name) = name {
+            request = request.header("mcp-name", name);
+        }
+        answer(request, &message).await
+    }
+
     async fn post(&self, message: Value) -> Answer {
         let mut request = self
             .http
@@ -441,33 +491,40 @@ impl RawClient {
                 .header("mcp-session-id", session)
                 .header("mcp-protocol-version", "2025-11-25");
         }
-        let response = request.send().await.expect("POST to the gateway");
-        let status = response.status().as_u16();
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|t| t.starts_with("text/event-stream"));
-        let text = response.text().await.unwrap_or_default();
-        let id = message.get("id").cloned();
-        let body = if sse {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .find(|v| id.is_some() && v.get("id") == id.as_ref())
-        } else {
-            serde_json::from_str(&text).ok()
-        };
-        Answer {
-            status,
-            session,
-            body,
-        }
+        answer(request, &message).await
+    }
+}
+
+/// The answer to `request`, which sent `message`.
+async fn answer(request: reqwest::RequestBuilder, message: &Value) -> Answer {
+    let response = request.send().await.expect("POST to the gateway");
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let sse = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/event-stream"));
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap_or_default();
+    let id = message.get("id").cloned();
+    let body = if sse {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|v| id.is_some() && v.get("id") == id.as_ref())
+    } else {
+        serde_json::from_str(&text).ok()
+    };
+    Answer {
+        status,
+        session,
+        body,
+        headers,
     }
 }
 
@@ -519,4 +576,48 @@ pub fn http_text(addr: &str, method: &str, path: &str, headers: &[&str], body: &
 
 pub fn status_of(answer: &str) -> &str {
     answer.get(9..12).unwrap_or(answer)
+}
+
+/// The authorization server of the OAuth tests (panva's `oidc-provider`,
+/// .deps/oidc, with tests/oauth/issuer.mjs), on a port of its own.
+pub fn issuer() -> Listening {
+    let script = root().join("crates/toolbridge-cli/tests/oauth/issuer.mjs");
+    let deps = root().join(".deps/oidc");
+    assert!(
+        deps.join("node_modules/oidc-provider").exists(),
+        "oidc-provider is missing: run scripts/setup-test-deps.sh"
+    );
+    Listening::start(
+        "node",
+        &[script.to_string_lossy().into_owned()],
+        &[("OIDC_DEPS", &deps.to_string_lossy())],
+    )
+}
+
+/// An access token of `issuer` for `resource` with `scope` (space-separated;
+/// client_credentials, RFC 8707).
+pub async fn access_token(issuer: &Listening, resource: &str, scope: &str) -> String {
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            ("grant_type", "client_credentials"),
+            ("client_id", "gateway-client"),
+            ("client_secret", "test-secret"),
+            ("resource", resource),
+            ("scope", scope),
+        ])
+        .finish();
+    let response = reqwest::Client::new()
+        .post(issuer.url("/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .expect("POST /token");
+    let status = response.status();
+    let body: Value = response.json().await.expect("token JSON");
+    assert!(status.is_success(), "{body}");
+    body["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no access_token in {body}"))
+        .to_owned()
 }

@@ -90,6 +90,18 @@ pub fn search_result(
     name_of: impl Fn(&McpTool) -> String,
     arguments: &JsonObject,
 ) -> CallToolResult {
+    search_result_where(index, name_of, |_| true, arguments)
+}
+
+/// [`search_result`] over the tools of `index` that `keep` keeps only (a
+/// gateway client's rights): the best `limit` of those, none of the others
+/// named.
+pub fn search_result_where(
+    index: &ToolIndex,
+    name_of: impl Fn(&McpTool) -> String,
+    keep: impl Fn(&McpTool) -> bool,
+    arguments: &JsonObject,
+) -> CallToolResult {
     let Some(query) = arguments.get("query").and_then(Value::as_str) else {
         return error("search_tools needs a `query`: the task, in words");
     };
@@ -97,8 +109,16 @@ pub fn search_result(
         Some(n) => (n as usize).clamp(1, MAX_LIMIT),
         None => DEFAULT_LIMIT,
     };
-    let tools: Vec<Value> = index
-        .search(query, limit)
+    let mut hits = index.search(query, limit);
+    let full = hits.len() == limit;
+    hits.retain(|hit| keep(hit.tool));
+    if hits.len() < limit && full {
+        // Some of the best were not kept: the best of the kept ones.
+        hits = index.search(query, index.len());
+        hits.retain(|hit| keep(hit.tool));
+        hits.truncate(limit);
+    }
+    let tools: Vec<Value> = hits
         .into_iter()
         .map(|hit| {
             json!({

@@ -13,7 +13,9 @@
 use serde_json::Value;
 
 use super::{
+    rate_limits::{LIMITS_KEY, RateLimitSettings},
     record::{Source, kind_of},
+    rules::{RULES_KEY, Rule, parse_rules},
     span::Step,
 };
 use crate::config::ConfigError;
@@ -27,6 +29,11 @@ pub const GATEWAY_KEY: &str = "gateway";
 pub struct GatewaySettings {
     /// The gateway as an OAuth 2.1 resource server (`oauth`).
     pub oauth: Option<GatewayOAuth>,
+    /// Which clients may use which tools (`rules`, see [`Rule`]); empty:
+    /// every client every tool.
+    pub rules: Vec<Rule>,
+    /// Rate limits and the upstreams' bound (`limits`).
+    pub limits: RateLimitSettings,
 }
 
 /// `"gateway": {"oauth": {...}}`: the authorization server whose JWT access
@@ -67,6 +74,9 @@ impl GatewayOAuth {
     }
 }
 
+/// The keys of `"gateway"`.
+const GATEWAY_FIELDS: [&str; 3] = ["oauth", RULES_KEY, LIMITS_KEY];
+
 /// The keys of `"oauth"`.
 const OAUTH_FIELDS: [&str; 5] = ["issuer", "resource", "audience", "jwksUri", "scopes"];
 
@@ -87,14 +97,29 @@ impl GatewaySettings {
         };
         // A mistyped security setting must not pass unnoticed: unknown keys
         // are errors here, not warnings.
-        if let Some(unknown) = obj.keys().find(|k| k.as_str() != "oauth") {
+        if let Some(unknown) = obj.keys().find(|k| !GATEWAY_FIELDS.contains(&k.as_str())) {
             return Err(at(
                 &[unknown],
-                format!("\"gateway\" has no setting {unknown:?}; it takes \"oauth\""),
+                format!(
+                    "\"gateway\" has no setting {unknown:?}; it takes {}",
+                    GATEWAY_FIELDS.join(", ")
+                ),
             ));
         }
+        let rules = match obj.get(RULES_KEY).filter(|v| !v.is_null()) {
+            Some(value) => parse_rules(src, value)?,
+            None => Vec::new(),
+        };
+        let limits = match obj.get(LIMITS_KEY).filter(|v| !v.is_null()) {
+            Some(value) => RateLimitSettings::parse(src, value)?,
+            None => RateLimitSettings::default(),
+        };
         let Some(oauth) = obj.get("oauth").filter(|v| !v.is_null()) else {
-            return Ok(GatewaySettings::default());
+            return Ok(GatewaySettings {
+                oauth: None,
+                rules,
+                limits,
+            });
         };
         let Value::Object(oauth) = oauth else {
             return Err(at(
@@ -171,6 +196,8 @@ impl GatewaySettings {
                 jwks_uri: url("jwksUri")?,
                 scopes: strings("scopes")?,
             }),
+            rules,
+            limits,
         })
     }
 }

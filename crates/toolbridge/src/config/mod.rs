@@ -43,7 +43,9 @@ mod patch;
 mod profile;
 #[cfg(test)]
 mod properties;
+mod rate_limits;
 mod record;
+mod rules;
 mod sandbox;
 mod secret;
 pub mod server_name;
@@ -69,7 +71,9 @@ pub use locate::{
 };
 pub use new_server::{NewServer, NewTarget};
 pub use profile::{Discovery, PROFILES_KEY, Profile};
+pub use rate_limits::{LIMITS_KEY, Rate, RateLimitSettings, UpstreamBound};
 pub(crate) use record::ServerRecord;
+pub use rules::{RULES_KEY, Rule};
 pub use secret::SecretMap;
 pub use settings::{SETTINGS_KEY, Settings};
 pub use spec::{

@@ -87,10 +87,67 @@ pub struct Profile {
     pub descriptions: Vec<(String, String)>,
     /// `"list"` or `"search"`.
     pub discovery: Discovery,
+    /// The `tools` globs compiled.
+    globs: ToolGlobs,
+}
+
+/// Tool-name globs as a profile's `tools` and a rule's `allow` take them:
+/// `GLOB` includes, `!GLOB` excludes; a name matches when it matches an
+/// include (or there is none) and no exclude.
+#[derive(Clone)]
+pub(crate) struct ToolGlobs {
     /// The globs without `!`; `None` when there are none (every tool).
     include: Option<GlobSet>,
     /// The `!` globs.
     exclude: GlobSet,
+}
+
+impl ToolGlobs {
+    /// Every name.
+    pub(crate) fn everything() -> ToolGlobs {
+        ToolGlobs {
+            include: None,
+            exclude: GlobSet::empty(),
+        }
+    }
+
+    /// `written` compiled; `Err` names the index of the glob that is not
+    /// valid (`None`: the set as a whole) and why.
+    pub(crate) fn compile(written: &[String]) -> Result<ToolGlobs, (Option<usize>, String)> {
+        let mut include = GlobSetBuilder::new();
+        let mut exclude = GlobSetBuilder::new();
+        let mut includes = 0;
+        for (i, written) in written.iter().enumerate() {
+            let (negated, pattern) = match written.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, written.as_str()),
+            };
+            let glob = glob(pattern)
+                .map_err(|e| (Some(i), format!("{written:?} is not a valid glob: {e}")))?;
+            if negated {
+                exclude.add(glob);
+            } else {
+                includes += 1;
+                include.add(glob);
+            }
+        }
+        let build = |builder: GlobSetBuilder| builder.build().map_err(|e| (None, e.to_string()));
+        let include = if includes == 0 {
+            None
+        } else {
+            Some(build(include)?)
+        };
+        Ok(ToolGlobs {
+            include,
+            exclude: build(exclude)?,
+        })
+    }
+
+    /// True when `name` matches an include (or there is none) and no
+    /// exclude.
+    pub(crate) fn matches(&self, name: &str) -> bool {
+        self.include.as_ref().is_none_or(|set| set.is_match(name)) && !self.exclude.is_match(name)
+    }
 }
 
 impl Profile {
@@ -104,8 +161,7 @@ impl Profile {
             rename: Vec::new(),
             descriptions: Vec::new(),
             discovery: Discovery::List,
-            include: None,
-            exclude: GlobSet::empty(),
+            globs: ToolGlobs::everything(),
         }
     }
 
@@ -125,7 +181,7 @@ impl Profile {
             return false;
         }
         let name = format!("{server}__{tool}");
-        self.include.as_ref().is_none_or(|set| set.is_match(&name)) && !self.exclude.is_match(&name)
+        self.globs.matches(&name)
     }
 
     /// The name its clients see for tool `tool` of `server`, listed in the
@@ -188,7 +244,7 @@ impl Profile {
             Some(_) => Some(fields.servers(obj, known)?),
         };
         let tools = fields.strings(obj, "tools")?;
-        let (include, exclude) = fields.globs(&tools)?;
+        let globs = fields.globs(&tools)?;
         let rename = fields.map(obj, "rename")?;
         let mut taken = BTreeSet::new();
         for (i, (_, new)) in rename.iter().enumerate() {
@@ -234,8 +290,7 @@ impl Profile {
             rename,
             descriptions,
             discovery,
-            include,
-            exclude,
+            globs,
         })
     }
 }
@@ -408,46 +463,15 @@ impl ProfileFields<'_> {
         }
     }
 
-    /// The `tools` globs compiled: those without `!`, then the `!` ones.
-    fn globs(&self, tools: &[String]) -> Result<(Option<GlobSet>, GlobSet), ConfigError> {
-        let mut include = GlobSetBuilder::new();
-        let mut exclude = GlobSetBuilder::new();
-        let mut includes = 0;
-        for (i, written) in tools.iter().enumerate() {
-            let (negated, pattern) = match written.strip_prefix('!') {
-                Some(rest) => (true, rest),
-                None => (false, written.as_str()),
+    /// The `tools` globs compiled.
+    fn globs(&self, tools: &[String]) -> Result<ToolGlobs, ConfigError> {
+        ToolGlobs::compile(tools).map_err(|(i, why)| {
+            let at = match i {
+                Some(i) => vec![Step::Key("tools"), Step::Index(i)],
+                None => vec![Step::Key("tools")],
             };
-            let at = [Step::Key("tools"), Step::Index(i)];
-            let glob = glob(pattern).map_err(|e| {
-                self.err(
-                    Some("tools"),
-                    &at,
-                    format!("\"tools\": {written:?} is not a valid glob: {e}"),
-                )
-            })?;
-            if negated {
-                exclude.add(glob);
-            } else {
-                includes += 1;
-                include.add(glob);
-            }
-        }
-        let build = |builder: GlobSetBuilder| {
-            builder.build().map_err(|e| {
-                self.err(
-                    Some("tools"),
-                    &[Step::Key("tools")],
-                    format!("\"tools\": {e}"),
-                )
-            })
-        };
-        let include = if includes == 0 {
-            None
-        } else {
-            Some(build(include)?)
-        };
-        Ok((include, build(exclude)?))
+            self.err(Some("tools"), &at, format!("\"tools\": {why}"))
+        })
     }
 }
 
