@@ -368,3 +368,59 @@ fn each_servers_card_shows_its_sandbox() {
     assert_eq!(facts["zh"]["example"]["sandbox"], "沙箱：默认", "{facts}");
     assert_eq!(facts["zh"]["open"]["sandbox"], "沙箱：关闭", "{facts}");
 }
+
+/// The TypeScript SDK's folder (`scripts/setup-test-deps.sh`: .deps/node).
+fn node_deps() -> String {
+    root().join(".deps/node").display().to_string()
+}
+
+#[test]
+fn the_home_shows_the_url_copies_each_config_and_lists_a_connected_sdk_client() {
+    let served = Served::with_example();
+    let facts = served.run_with("home_connect", &[("NODE_DEPS", &node_deps())]);
+    let url = facts["url"].as_str().expect("the URL");
+    assert_eq!(
+        facts["claudeCode"],
+        format!("claude mcp add --transport http toolbridge {url}"),
+        "{facts}"
+    );
+    assert_eq!(
+        facts["vscode"]["servers"]["toolbridge"]["type"], "http",
+        "{facts}"
+    );
+    assert_eq!(
+        facts["vscode"]["servers"]["toolbridge"]["url"], url,
+        "{facts}"
+    );
+    assert_eq!(facts["copiedUrl"], url, "{facts}");
+    let row = &facts["row"];
+    assert!(
+        row[0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("web-ui-ts-client")),
+        "{facts}"
+    );
+    assert_eq!(row[1], "7.1.0", "{facts}");
+    assert_eq!(row[3], "/mcp", "{facts}");
+    assert_eq!(row[4], "1", "{facts}");
+}
+
+#[test]
+fn a_slow_tools_progress_bar_moves_on_the_activity_view() {
+    let served = Served::with_example();
+    let facts = served.run_with("activity_progress", &[("NODE_DEPS", &node_deps())]);
+    let seen = facts["seen"].as_array().expect("progress values");
+    assert!(seen.len() >= 2, "{facts}");
+    assert_eq!(facts["recent"][3], "ok", "{facts}");
+}
+
+#[test]
+fn home_activity_and_logs_in_every_language_at_1280_and_390_pixels() {
+    let served = Served::with_example();
+    let facts = served.run("live_views");
+    assert_eq!(
+        facts["rows"].as_object().map(|r| r.len()),
+        Some(18),
+        "{facts}"
+    );
+}

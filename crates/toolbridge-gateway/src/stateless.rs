@@ -230,7 +230,11 @@ impl Endpoint {
         });
         let options = CallOptions {
             client_features: Some(ClientFeatures {
-                logs: Some(Arc::new(Outbox(outbox))),
+                logs: Some(
+                    self.gateway
+                        .upstream_logs()
+                        .tee(Some(Arc::new(Outbox(outbox)))),
+                ),
                 log_level,
                 // A stateless request is a client of its own.
                 client: Some(ClientFeatures::new_client()),
