@@ -424,3 +424,15 @@ fn home_activity_and_logs_in_every_language_at_1280_and_390_pixels() {
         "{facts}"
     );
 }
+
+#[test]
+fn presets_are_a_grid_at_1280_pixels_narrowed_by_search_and_category() {
+    let served = Served::with_example();
+    let facts = served.run("presets_grid");
+    assert!(facts["columns"].as_u64() >= Some(2), "{facts}");
+    assert!(
+        facts["searched"].as_array().is_some_and(|s| !s.is_empty()),
+        "{facts}"
+    );
+    assert_eq!(facts["vision"], json!(["Vision"]), "{facts}");
+}

@@ -129,6 +129,37 @@ module.exports = {
   },
 
   /**
+   * Presets at 1280 px: the cards are a grid (several side by side); a
+   * search keeps only the matching ones, a category only its own.
+   */
+  async presets_grid(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 1280, height: 900 });
+    await b.openView(page, BASE, 'presets');
+    const cards = () => page.evaluate(() => [...document.querySelectorAll('main .preset-grid > article')].map(a => {
+      const r = a.getBoundingClientRect();
+      return { name: a.querySelector('h3').textContent, left: Math.round(r.left), top: Math.round(r.top) };
+    }));
+    const all = await cards();
+    const columns = new Set(all.filter(c => c.top === all[0].top).map(c => c.left)).size;
+    if (columns < 2) b.fail(`the presets are ${columns} column(s) at 1280 px`);
+    await b.typeInto(await b.field(page, 'Search presets'), 'tavily');
+    const searched = await b.until('the search to narrow the presets', async () => {
+      const now = await cards();
+      return now.length > 0 && now.length < all.length && now;
+    });
+    if (!searched.every(c => /tavily/i.test(c.name))) b.fail(`searching "tavily" shows ${JSON.stringify(searched.map(c => c.name))}`);
+    await b.typeInto(await b.field(page, 'Search presets'), '');
+    await b.choose(await b.field(page, 'Category'), 'Vision');
+    const vision = await b.until('the category to narrow the presets', async () => {
+      const now = await page.$$eval('main section h2', hs => hs.map(h2 => h2.textContent));
+      return now.length === 1 && now;
+    });
+    b.check(page, 'presets grid');
+    return { total: all.length, columns, searched: searched.map(c => c.name), vision };
+  },
+
+  /**
    * Home, Activity and Logs in every language at 1280 and 390 px: shown,
    * in that language, no console error, no serious accessibility violation;
    * at 390 px the navigation is one row and nothing scrolls sideways.
