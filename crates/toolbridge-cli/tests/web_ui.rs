@@ -436,3 +436,29 @@ fn presets_are_a_grid_at_1280_pixels_narrowed_by_search_and_category() {
     );
     assert_eq!(facts["vision"], json!(["Vision"]), "{facts}");
 }
+
+#[test]
+fn a_server_with_an_unset_variable_says_why_and_is_served_once_the_value_is_set_on_the_page() {
+    let served = Served::start(
+        json!({
+            "example": { "command": toolbridge(), "args": ["example-server"] },
+            "keyed": { "command": toolbridge(), "args": ["example-server"],
+                       "env": { "WEB_UI_KEY": "${WEB_UI_UNSET_KEY_29}" } },
+        }),
+        None,
+    );
+    let facts = served.run_with("servers_unset_variable", &[("NODE_DEPS", &node_deps())]);
+    let reason = facts["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("\"env\"") && reason.contains("not set"),
+        "{facts}"
+    );
+    assert_eq!(facts["mode"], "600", "{facts}");
+    assert_eq!(served.servers()["keyed"]["env"]["WEB_UI_KEY"], "s3cret-29");
+    // Two servers: the gateway prefixes the tools with their server.
+    assert!(
+        facts["tools"].to_string().contains("keyed__echo"),
+        "{facts}"
+    );
+    assert_eq!(facts["reasonAfter"], false, "{facts}");
+}

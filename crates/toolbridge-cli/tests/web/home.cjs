@@ -129,6 +129,44 @@ module.exports = {
   },
 
   /**
+   * A server whose env uses an unset ${VAR}: its card says so plainly, and
+   * the value entered there is stored in its env; the gateway then serves
+   * it without a restart (the page's API lists it served, and a call through
+   * /mcp reaches it).
+   */
+  async servers_unset_variable(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const variable = 'WEB_UI_UNSET_KEY_29';
+    const card = await page.waitForSelector('main article[aria-labelledby]');
+    const reason = await b.until('the plain reason on the card', () => page.evaluate((variable) => {
+      const p = [...document.querySelectorAll('main article p.warn')].find(el => el.textContent.includes(variable));
+      return p && p.textContent;
+    }, variable));
+    void card;
+    await b.typeInto(await b.field(page, `Value of ${variable}`), 's3cret-29');
+    await (await b.button(page, `Save ${variable}`)).click();
+    const stored = await b.until('the value in the config file', () => {
+      const env = (b.servers(process.env.CONFIG).keyed || {}).env || {};
+      return env.WEB_UI_KEY === 's3cret-29' && env;
+    });
+    const mode = (fs.statSync(process.env.CONFIG).mode & 0o777).toString(8);
+    const served = await b.until('the gateway serving keyed', async () => {
+      const list = await page.evaluate(async () => (await (await fetch('/api/servers')).json()).servers);
+      const keyed = list.find(s => s.name === 'keyed');
+      return keyed && keyed.served && keyed;
+    });
+    if (JSON.stringify(served).includes('s3cret-29')) b.fail('the API shows the stored value');
+    const client = await sdkClient('web-ui-after-fix');
+    const tools = (await client.listTools()).tools.map(t => t.name);
+    await client.end();
+    await b.openView(page, BASE, 'servers');
+    const after = await page.evaluate((variable) => document.querySelector('main').innerText.includes(variable), variable);
+    b.check(page, 'servers unset variable');
+    return { reason, stored, mode, tools, reasonAfter: after };
+  },
+
+  /**
    * Presets at 1280 px: the cards are a grid (several side by side); a
    * search keeps only the matching ones, a category only its own.
    */
