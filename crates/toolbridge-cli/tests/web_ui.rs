@@ -412,6 +412,13 @@ fn a_slow_tools_progress_bar_moves_on_the_activity_view() {
     let seen = facts["seen"].as_array().expect("progress values");
     assert!(seen.len() >= 2, "{facts}");
     assert_eq!(facts["recent"][3], "ok", "{facts}");
+    // The client as its clientInfo names it.
+    assert!(
+        facts["recent"][1]
+            .as_str()
+            .is_some_and(|c| c.starts_with("web-ui-slow-client")),
+        "{facts}"
+    );
 }
 
 #[test]

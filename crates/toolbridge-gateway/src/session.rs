@@ -257,9 +257,11 @@ impl ServerHandler for Session {
             Caller::Session
         };
         self.gateway.connected_clients().called(self.client);
+        let info = context.peer.peer_info();
         let requester = Requester {
             view: &self.view,
             client: ClientIdentity::of_rmcp(&context.extensions),
+            app: info.as_deref().map(|i| i.client_info.name.as_str()),
         };
         call_tool(
             &self.gateway,
@@ -569,11 +571,13 @@ pub(crate) async fn call_tool(
         Caller::Stateless { .. } => (None, progress),
         _ => (progress, None),
     };
-    let activity = gateway.activity().start(
-        &route.server,
-        &route.name,
-        client.map_or("local", |c| c.name.as_str()),
-    );
+    let who = match (requester.app, client) {
+        (Some(app), Some(c)) => format!("{app} ({})", c.name),
+        (Some(app), None) => app.to_owned(),
+        (None, Some(c)) => c.name.clone(),
+        (None, None) => "local".to_owned(),
+    };
+    let activity = gateway.activity().start(&route.server, &route.name, &who);
     let mut audited = Audited {
         gateway,
         route: &route,
@@ -902,6 +906,9 @@ pub(crate) struct Requester<'a> {
     pub view: &'a ViewName,
     /// Who the client is, where the HTTP layer knows it.
     pub client: Option<&'a ClientIdentity>,
+    /// The application, as its `clientInfo` names it, where known (the
+    /// page's Activity shows it).
+    pub app: Option<&'a str>,
 }
 
 /// A factory of sessions for rmcp's HTTP service.

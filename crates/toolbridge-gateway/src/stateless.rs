@@ -252,6 +252,7 @@ impl Endpoint {
             let requester = session::Requester {
                 view: &view,
                 client: client.as_ref(),
+                app: None,
             };
             session::call_tool(
                 &gateway, requester, params, options, caller, progress, &task_ct,

@@ -66,7 +66,7 @@ export async function render(main) {
     h('p', { class: 'muted' }, t('home.intro')),
     h('h2', {}, t('home.urls')), urls,
     h('p', {}, h('strong', {}, t('home.token.label')), ' ', token),
-    info.oauth ? h('p', {}, t('home.oauth')) : null,
+    info.oauth ? h('p', {}, t('home.oauth')) : '',
     h('p', { class: 'muted' }, t('home.clientTokens')),
     h('h2', {}, t('home.connect')),
     h('p', { class: 'muted' }, info.token.source === 'none' ? t('home.connectIntro') : t('home.connectIntroToken')),
