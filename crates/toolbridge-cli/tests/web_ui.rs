@@ -469,3 +469,21 @@ fn a_server_with_an_unset_variable_says_why_and_is_served_once_the_value_is_set_
     );
     assert_eq!(facts["reasonAfter"], false, "{facts}");
 }
+
+#[test]
+fn a_servers_log_message_shows_live_in_the_logs_view() {
+    let served = Served::start(
+        json!({ "whisper": {
+            "command": common::python(),
+            "args": [root().join("crates/toolbridge-cli/tests/interop/logging_server.py")],
+        } }),
+        None,
+    );
+    let facts = served.run_with("logs_live", &[("NODE_DEPS", &node_deps())]);
+    let line = facts["line"].as_str().unwrap_or_default();
+    assert!(
+        line.contains("whisper") && line.contains("info"),
+        "{facts}"
+    );
+    assert!(facts["card"].as_str().is_some_and(|c| c.starts_with("whisper")), "{facts}");
+}

@@ -167,6 +167,32 @@ module.exports = {
   },
 
   /**
+   * Logs: a log message a server sends during an SDK client's call shows
+   * in the Logs view, with its server and level; so does each server's
+   * card. No serious accessibility violation.
+   */
+  async logs_live(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'logs');
+    const client = await sdkClient('web-ui-logs-client');
+    // As a client that shows logs does: it asks for them.
+    await client.setLoggingLevel('info');
+    const said = await client.callTool({ name: 'whisper', arguments: { text: 'hello from the logs test' } });
+    await client.end();
+    if (!JSON.stringify(said).includes('hello from the logs test')) b.fail(`whisper answered ${JSON.stringify(said)}`);
+    const line = await b.until('the log message in the Logs view', () => page.evaluate(() => {
+      const list = document.querySelector('main ul[aria-label="Log messages"]');
+      const item = list && [...list.querySelectorAll('li')].find(li => li.textContent.includes('about to say hello from the logs test'));
+      return item && item.textContent;
+    }));
+    const card = await page.$eval('main section[aria-label="whisper"] h3', el => el.textContent);
+    const violations = await axeViolations(page);
+    if (violations.length) b.fail(`axe on Logs: ${JSON.stringify(violations)}`);
+    b.check(page, 'logs');
+    return { line, card };
+  },
+
+  /**
    * Presets at 1280 px: the cards are a grid (several side by side); a
    * search keeps only the matching ones, a category only its own.
    */
