@@ -481,9 +481,35 @@ fn a_servers_log_message_shows_live_in_the_logs_view() {
     );
     let facts = served.run_with("logs_live", &[("NODE_DEPS", &node_deps())]);
     let line = facts["line"].as_str().unwrap_or_default();
+    assert!(line.contains("whisper") && line.contains("info"), "{facts}");
     assert!(
-        line.contains("whisper") && line.contains("info"),
+        facts["card"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("whisper")),
         "{facts}"
     );
-    assert!(facts["card"].as_str().is_some_and(|c| c.starts_with("whisper")), "{facts}");
+}
+
+#[test]
+fn a_long_config_path_stays_within_390_pixels() {
+    let home = tempdir();
+    let dir = home
+        .path()
+        .join("averylongfoldernamefortheconfigurationoftoolbridgewithoutanyhyphen0123456789");
+    std::fs::create_dir_all(&dir).expect("the config folder");
+    let config = write_config(&dir, EXAMPLE.clone());
+    let gateway = Gateway::start_with(&config, home.path(), &[], None);
+    let served = Served {
+        base: format!("http://{}/", gateway.addr()),
+        gateway,
+        config,
+        _home: home,
+    };
+    let facts = served.run("long_config_path");
+    assert!(
+        facts["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("0123456789")),
+        "{facts}"
+    );
 }

@@ -193,6 +193,25 @@ module.exports = {
   },
 
   /**
+   * At 390 px, the servers view's config path (a long one) stays within
+   * the width, and the page does not scroll sideways.
+   */
+  async long_config_path(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 390, height: 844 });
+    await b.openView(page, BASE, 'servers');
+    const box = await page.evaluate(() => {
+      const about = [...document.querySelectorAll('main > p')].find(p => p.textContent.includes('config.json'));
+      const doc = document.documentElement;
+      return about && { right: about.getBoundingClientRect().right, scrollRight: about.scrollWidth > about.clientWidth, client: doc.clientWidth, scroll: doc.scrollWidth, text: about.textContent };
+    });
+    if (!box) b.fail('the servers view shows no config path');
+    if (box.right > box.client || box.scrollRight || box.scroll > box.client) b.fail(`the config path overflows at 390 px: ${JSON.stringify(box)}`);
+    b.check(page, 'long config path');
+    return box;
+  },
+
+  /**
    * Presets at 1280 px: the cards are a grid (several side by side); a
    * search keeps only the matching ones, a category only its own.
    */
