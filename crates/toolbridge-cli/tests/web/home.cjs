@@ -11,7 +11,7 @@ const b = require('./browser.cjs');
 
 const BASE = process.env.BASE_URL;
 const LANGUAGES = ['en', 'zh', 'ja'];
-const LIVE_VIEWS = ['home', 'activity', 'logs'];
+const LIVE_VIEWS = ['home', 'activity', 'logs', 'servers', 'presets'];
 
 /** A TypeScript SDK client connected to the gateway's /mcp, as `name`. */
 async function sdkClient(name) {
@@ -243,7 +243,8 @@ module.exports = {
   },
 
   /**
-   * Home, Activity and Logs in every language at 1280 and 390 px: shown,
+   * Home, Activity, Logs, Servers and Presets in every language at 1280
+   * and 390 px: shown,
    * in that language, no console error, no serious accessibility violation;
    * at 390 px the navigation is one row and nothing scrolls sideways.
    */
