@@ -6,6 +6,11 @@
 //! Memory is bounded: a call in flight is held while it runs (the gateway's
 //! limits bound how many run), and at most [`RECENT`] ended calls are kept.
 //! Arguments and results are never kept.
+//!
+//! Progress is noted only while someone watches (the page asked for the
+//! activity in the last [`WATCH`]): noting it wraps the call in the pool's
+//! progress forward, a registration per call that calls do not otherwise
+//! pay when their client asks for no progress.
 
 use std::{
     collections::{BTreeMap, VecDeque},
@@ -21,6 +26,9 @@ use crate::{audit::Outcome, connected_clients::now_ms};
 
 /// The most ended calls kept.
 pub const RECENT: usize = 100;
+
+/// How long after the page last asked for the activity progress is noted.
+pub const WATCH: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A call in flight.
 #[derive(Debug, Clone, Serialize)]
@@ -66,6 +74,8 @@ pub struct EndedCall {
 #[derive(Debug, Clone, Default)]
 pub struct Activity {
     state: Arc<Mutex<State>>,
+    /// Until when (ms since the Unix epoch) progress is noted.
+    watched_until: Arc<std::sync::atomic::AtomicU64>,
 }
 
 #[derive(Debug, Default)]
@@ -117,8 +127,15 @@ impl Activity {
     }
 
     /// A forward that notes call `id`'s progress, for
-    /// [`toolbridge::pool::forward_progress`].
-    pub fn tap(&self, id: u64) -> ProgressForward {
+    /// [`toolbridge::pool::forward_progress`]; `None` while nobody watches.
+    pub fn tap(&self, id: u64) -> Option<ProgressForward> {
+        let until = self
+            .watched_until
+            .load(std::sync::atomic::Ordering::Relaxed);
+        (now_ms() < until).then(|| self.tap_always(id))
+    }
+
+    fn tap_always(&self, id: u64) -> ProgressForward {
         let activity = self.clone();
         Arc::new(move |params: ProgressNotificationParam| activity.progress(id, &params))
     }
@@ -142,8 +159,12 @@ impl Activity {
         });
     }
 
-    /// The calls in flight and the last ended.
+    /// The calls in flight and the last ended; progress is noted for the
+    /// next [`WATCH`].
     pub fn snapshot(&self) -> Snapshot {
+        let until = now_ms() + WATCH.as_millis() as u64;
+        self.watched_until
+            .store(until, std::sync::atomic::Ordering::Relaxed);
         let state = self.state.lock_unpoisoned();
         Snapshot {
             running: state.running.values().cloned().collect(),
@@ -165,7 +186,9 @@ mod tests {
             300.0,
         );
         params.total = Some(1000.0);
-        activity.tap(id)(params);
+        assert!(activity.tap(id).is_none(), "nobody watches yet");
+        activity.snapshot();
+        activity.tap(id).expect("watched")(params);
         let shown = activity.snapshot();
         assert_eq!(shown.running.len(), 1);
         assert_eq!(shown.running[0].progress, Some(300.0));

@@ -615,7 +615,7 @@ pub(crate) async fn call_tool(
         }
     });
     let result = tokio::select! {
-        result = relaying_progress(progress, Some(gateway.activity().tap(activity)), call) => result,
+        result = relaying_progress(progress, gateway.activity().tap(activity), call) => result,
         () = ct.cancelled() => return Err(cancelled()),
     };
     audited.outcome = match &result {
