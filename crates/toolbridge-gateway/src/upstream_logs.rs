@@ -3,7 +3,7 @@
 //! (which the pool keeps, redacted).
 //!
 //! Each message still goes where the pool routes it (the client whose call
-//! it belongs to, see `toolbridge::pool`'s logs); a [`Tee`] around those
+//! it belongs to, see `toolbridge::pool`'s logs); a tee around those
 //! handlers notes a copy here first. Bounded: the last [`KEPT`] messages of
 //! all servers.
 
@@ -90,7 +90,7 @@ impl UpstreamLogs {
 
     /// `inner` (the pool-wide handler, which hands a message to the only
     /// call in flight on its server), noting the messages that no call's
-    /// handler (a [`Tee`] already) gets.
+    /// handler (a tee already) gets.
     pub(crate) fn tee_pool(
         &self,
         inner: Option<Arc<dyn LogHandler>>,
