@@ -46,6 +46,9 @@ pub struct ClientEntry {
     pub last_seen_ms: u64,
     /// The session is still open.
     pub open: bool,
+    /// A 2026-07-28 client without a session: one entry per application,
+    /// version, profile and sign-in, its calls counted together.
+    pub stateless: bool,
 }
 
 /// Every client seen, by session. Cheap to clone.
@@ -97,6 +100,7 @@ impl ConnectedClients {
             connected_ms: now,
             last_seen_ms: now,
             open: true,
+            stateless: false,
         };
         let mut entries = self.entries.lock_unpoisoned();
         entries.insert(session, entry);
@@ -114,6 +118,44 @@ impl ConnectedClients {
             entry.calls += 1;
             entry.last_seen_ms = now_ms();
         }
+    }
+
+    /// A stateless (2026-07-28) client that said it is `info` (in its
+    /// request's `_meta`) made a tool call on `view`, signed in as `identity`.
+    pub fn stateless_call(
+        &self,
+        info: &rmcp::model::Implementation,
+        view: &ViewName,
+        identity: Option<&ClientIdentity>,
+    ) {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut hasher = std::hash::DefaultHasher::new();
+        (
+            &info.name,
+            &info.version,
+            view.profile_name(),
+            identity.map(|c| &c.name),
+        )
+            .hash(&mut hasher);
+        // Apart from the sessions' ids, which count up from 0.
+        let key = hasher.finish() | 1 << 63;
+        let now = now_ms();
+        let mut entries = self.entries.lock_unpoisoned();
+        let entry = entries.entry(key).or_insert_with(|| ClientEntry {
+            name: info.name.clone(),
+            version: info.version.clone(),
+            protocol: "2026-07-28".to_owned(),
+            profile: view.profile_name().map(str::to_owned),
+            signed_in_as: identity.map(|c| format!("{} ({})", c.name, c.kind.as_str())),
+            calls: 0,
+            connected_ms: now,
+            last_seen_ms: now,
+            open: false,
+            stateless: true,
+        });
+        entry.calls += 1;
+        entry.last_seen_ms = now;
+        evict(&mut entries);
     }
 
     /// Every client kept, the open ones first, then the most recently seen.

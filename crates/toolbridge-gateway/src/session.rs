@@ -257,6 +257,15 @@ impl ServerHandler for Session {
             Caller::Session
         };
         self.gateway.connected_clients().called(self.client);
+        if stateless(&context)
+            && let Some(app) = context.meta.client_info()
+        {
+            self.gateway.connected_clients().stateless_call(
+                &app,
+                &self.view,
+                ClientIdentity::of_rmcp(&context.extensions),
+            );
+        }
         let info = context.peer.peer_info();
         let requester = Requester {
             view: &self.view,

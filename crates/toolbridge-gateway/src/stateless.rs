@@ -91,6 +91,8 @@ enum Lean {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
+        /// The application, from `_meta`'s clientInfo (the page's Home).
+        app: Option<Box<rmcp::model::Implementation>>,
     },
     List(RequestId, Option<PaginatedRequestParams>),
 }
@@ -195,7 +197,15 @@ impl Endpoint {
                 caller,
                 log_level,
                 progress,
+                app,
             } => {
+                if let Some(app) = &app {
+                    self.gateway.connected_clients().stateless_call(
+                        app,
+                        &self.view,
+                        client.as_ref(),
+                    );
+                }
                 self.call(id, params, caller, log_level, progress, client)
                     .await
             }
@@ -519,6 +529,7 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
                 caller,
                 log_level: meta.log_level(),
                 progress: meta.get_progress_token(),
+                app: meta.client_info().map(Box::new),
             })
         }
         "tools/list" if !headers.contains_key("mcp-name") => {
@@ -717,6 +728,7 @@ mod tests {
                     caller,
                     log_level,
                     progress,
+                    app,
                 },
                 ClientRequest::CallToolRequest(r),
             ) => {
@@ -726,6 +738,7 @@ mod tests {
                 );
                 assert_eq!(*log_level, meta.log_level());
                 assert_eq!(*progress, meta.get_progress_token());
+                assert_eq!(app.as_deref(), meta.client_info().as_ref());
                 let held = matches!(caller, Caller::Stateless { .. });
                 (id, json!({ "call": params, "held": held }))
             }

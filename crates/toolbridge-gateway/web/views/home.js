@@ -96,6 +96,6 @@ export async function render(main) {
         h('td', {}, c.profile || '/mcp'),
         h('td', {}, String(c.calls)),
         h('td', {}, ago(c.lastSeenMs, lang)),
-        h('td', {}, h('span', { class: `badge ${c.open ? 'ok' : 'muted'}` }, t(c.open ? 'home.open' : 'home.closed')))))))));
+        h('td', {}, h('span', { class: `badge ${c.open ? 'ok' : 'muted'}` }, t(c.stateless ? 'home.stateless' : c.open ? 'home.open' : 'home.closed')))))))));
   }
 }
