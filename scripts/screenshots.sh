@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of the settings page's main views (servers, the add-server
-# form, presets, tools with an image result) in en, zh and ja, into
+# form, presets, tools with an image result; Home, Activity, Logs and the
+# presets grid at 1280 and 390 px) in en, zh and ja, into
 # docs/screenshots/. Not run by CI: run it after changing the page.
 #
 # Needs what the browser tests need (scripts/setup-test-deps.sh: .deps/web)
@@ -72,5 +73,5 @@ done
 [ -n "$base" ] || { log "the gateway did not start"; cat "$home/serve.log" >&2; exit 1; }
 
 mkdir -p "$out"
-BASE_URL="$base" WEB_DEPS="$deps/web" node crates/toolbridge-cli/tests/web/screenshots.cjs "$out"
+BASE_URL="$base" WEB_DEPS="$deps/web" NODE_DEPS="$deps/node" node crates/toolbridge-cli/tests/web/screenshots.cjs "$out"
 du -ch "$out"/*.png | tail -1 >&2

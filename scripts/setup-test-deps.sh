@@ -22,9 +22,9 @@ NPM_PACKAGES=(
 )
 # The settings page's browser tests (tests/web_ui.rs): headless Chromium
 # packaged for npm (no other download; it unpacks into $TMPDIR) and the
-# DevTools client that drives it; axe-core, the accessibility checker the
-# tests run in the page. Their own folder, .deps/web.
-WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1" "axe-core@4.10.3")
+# DevTools client that drives it, and axe-core (Deque's accessibility rules
+# engine, evaluated in the page by the scenarios). Their own folder, .deps/web.
+WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1" "axe-core@4.14.1")
 # The authorization server of the gateway's OAuth tests (tests/gateway_oauth.rs):
 # panva's oidc-provider, an OpenID-certified implementation. Its own folder,
 # .deps/oidc.

@@ -321,3 +321,44 @@ fn a_prompt_whose_server_asks_mid_way_is_held_like_a_call() {
         );
     });
 }
+
+#[test]
+fn stateless_calls_show_on_the_pages_home_as_one_client_with_its_calls() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "example": { "command": toolbridge(), "args": ["example-server"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["echo"]);
+    runtime().block_on(async {
+        for text in ["one", "two"] {
+            let call = post(
+                &gateway.url,
+                "tools/call",
+                json!({ "name": "echo", "arguments": { "text": text }, "_meta": meta(json!({})) }),
+            )
+            .await;
+            assert_eq!(call.messages[0]["result"]["content"][0]["text"], text);
+        }
+        let page = gateway.url.trim_end_matches("/mcp");
+        let home: Value = reqwest::Client::new()
+            .get(format!("{page}/api/home"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .expect("GET /api/home")
+            .json()
+            .await
+            .expect("the Home's JSON");
+        let clients = home["clients"].as_array().expect("the clients");
+        let mine: Vec<&Value> = clients
+            .iter()
+            .filter(|c| c["name"] == "stateless-test")
+            .collect();
+        assert_eq!(mine.len(), 1, "{home}");
+        assert_eq!(mine[0]["calls"], 2, "{home}");
+        assert_eq!(mine[0]["protocol"], "2026-07-28", "{home}");
+        assert_eq!(mine[0]["stateless"], true, "{home}");
+    });
+}

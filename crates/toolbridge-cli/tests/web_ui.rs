@@ -567,6 +567,146 @@ fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
     let list = facts["listText"].as_str().unwrap_or_default();
     assert!(
         !list.contains("refused") && !list.contains("not sent"),
+/// The TypeScript SDK's folder (`scripts/setup-test-deps.sh`: .deps/node).
+fn node_deps() -> String {
+    root().join(".deps/node").display().to_string()
+}
+
+#[test]
+fn the_home_shows_the_url_copies_each_config_and_lists_a_connected_sdk_client() {
+    let served = Served::with_example();
+    let facts = served.run_with("home_connect", &[("NODE_DEPS", &node_deps())]);
+    let url = facts["url"].as_str().expect("the URL");
+    assert_eq!(
+        facts["claudeCode"],
+        format!("claude mcp add --transport http toolbridge {url}"),
+        "{facts}"
+    );
+    assert_eq!(
+        facts["vscode"]["servers"]["toolbridge"]["type"], "http",
+        "{facts}"
+    );
+    assert_eq!(
+        facts["vscode"]["servers"]["toolbridge"]["url"], url,
+        "{facts}"
+    );
+    assert_eq!(facts["copiedUrl"], url, "{facts}");
+    let row = &facts["row"];
+    assert!(
+        row[0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("web-ui-ts-client")),
+        "{facts}"
+    );
+    assert_eq!(row[1], "7.1.0", "{facts}");
+    assert_eq!(row[3], "/mcp", "{facts}");
+    assert_eq!(row[4], "1", "{facts}");
+}
+
+#[test]
+fn a_slow_tools_progress_bar_moves_on_the_activity_view() {
+    let served = Served::with_example();
+    let facts = served.run_with("activity_progress", &[("NODE_DEPS", &node_deps())]);
+    let seen = facts["seen"].as_array().expect("progress values");
+    assert!(seen.len() >= 2, "{facts}");
+    assert_eq!(facts["recent"][3], "ok", "{facts}");
+    // The client as its clientInfo names it.
+    assert!(
+        facts["recent"][1]
+            .as_str()
+            .is_some_and(|c| c.starts_with("web-ui-slow-client")),
+        "{facts}"
+    );
+}
+
+#[test]
+fn home_activity_logs_servers_and_presets_in_every_language_at_1280_and_390_pixels() {
+    let served = Served::with_example();
+    let facts = served.run("live_views");
+    // 5 views x 3 languages x 2 widths, each with one row of navigation.
+    let rows = facts["rows"].as_object().expect("the rows");
+    assert_eq!(rows.len(), 30, "{facts}");
+    assert!(rows.values().all(|r| r == 1), "{facts}");
+}
+
+#[test]
+fn presets_are_a_grid_at_1280_pixels_narrowed_by_search_and_category() {
+    let served = Served::with_example();
+    let facts = served.run("presets_grid");
+    assert!(facts["columns"].as_u64() >= Some(2), "{facts}");
+    assert!(
+        facts["searched"].as_array().is_some_and(|s| !s.is_empty()),
+        "{facts}"
+    );
+    assert_eq!(facts["vision"], json!(["Vision"]), "{facts}");
+}
+
+#[test]
+fn a_server_with_an_unset_variable_says_why_and_is_served_once_the_value_is_set_on_the_page() {
+    let served = Served::start(
+        json!({
+            "example": { "command": toolbridge(), "args": ["example-server"] },
+            "keyed": { "command": toolbridge(), "args": ["example-server"],
+                       "env": { "WEB_UI_KEY": "${WEB_UI_UNSET_KEY_29}" } },
+        }),
+        None,
+    );
+    let facts = served.run_with("servers_unset_variable", &[("NODE_DEPS", &node_deps())]);
+    let reason = facts["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("\"env\"") && reason.contains("not set"),
+        "{facts}"
+    );
+    assert_eq!(facts["mode"], "600", "{facts}");
+    assert_eq!(served.servers()["keyed"]["env"]["WEB_UI_KEY"], "s3cret-29");
+    // Two servers: the gateway prefixes the tools with their server.
+    assert!(
+        facts["tools"].to_string().contains("keyed__echo"),
+        "{facts}"
+    );
+    assert_eq!(facts["reasonAfter"], false, "{facts}");
+}
+
+#[test]
+fn a_servers_log_message_shows_live_in_the_logs_view() {
+    let served = Served::start(
+        json!({ "whisper": {
+            "command": common::python(),
+            "args": [root().join("crates/toolbridge-cli/tests/interop/logging_server.py")],
+        } }),
+        None,
+    );
+    let facts = served.run_with("logs_live", &[("NODE_DEPS", &node_deps())]);
+    let line = facts["line"].as_str().unwrap_or_default();
+    assert!(line.contains("whisper") && line.contains("info"), "{facts}");
+    assert!(
+        facts["card"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("whisper")),
+        "{facts}"
+    );
+}
+
+#[test]
+fn a_long_config_path_stays_within_390_pixels() {
+    let home = tempdir();
+    let dir = home
+        .path()
+        .join("averylongfoldernamefortheconfigurationoftoolbridgewithoutanyhyphen0123456789");
+    std::fs::create_dir_all(&dir).expect("the config folder");
+    let config = write_config(&dir, EXAMPLE.clone());
+    let gateway = Gateway::start_with(&config, home.path(), &[], None);
+    let served = Served {
+        base: format!("http://{}/", gateway.addr()),
+        gateway,
+        config,
+        _home: home,
+    };
+    let facts = served.run("long_config_path");
+    assert!(
+        facts["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("0123456789")),
         "{facts}"
     );
 }

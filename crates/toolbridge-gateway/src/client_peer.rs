@@ -224,7 +224,7 @@ impl InFlight {
     /// count: nothing tells its late request from this call's own, and
     /// refusing both refused every sampling and elicitation request behind
     /// a gateway its clients used in turn (9beb2dd).
-    fn only(&self, server: &str) -> Option<ClientFeatures> {
+    pub(crate) fn only(&self, server: &str) -> Option<ClientFeatures> {
         let calls = self.calls.lock_unpoisoned();
         match calls.get(server).map(Vec::as_slice) {
             Some([call]) if !call.shared => Some(call.features.clone()),

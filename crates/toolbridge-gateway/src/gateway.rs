@@ -126,6 +126,12 @@ struct Inner {
     rights: crate::rights::Rights,
     /// Rate limits and upstream bounds.
     rate_limits: crate::rate_limits::RateLimits,
+    /// The clients seen, for the page's Home.
+    connected: crate::connected_clients::ConnectedClients,
+    /// Calls in flight and the last ended, for the page's Activity.
+    activity: crate::activity::Activity,
+    /// The upstreams' log messages, for the page's Logs.
+    upstream_logs: crate::upstream_logs::UpstreamLogs,
 }
 
 struct ToolsCache {
@@ -146,6 +152,10 @@ impl Gateway {
         let in_flight = Arc::new(InFlight::default());
         let mut pool_options = options.pool;
         pool_options.client_features = Unrouted::features(in_flight.clone());
+        let upstream_logs = crate::upstream_logs::UpstreamLogs::default();
+        pool_options.client_features.logs = Some(
+            upstream_logs.tee_pool(pool_options.client_features.logs.take(), in_flight.clone()),
+        );
         // Each change pinning sees is an audit line.
         if let Some(pins) = pool_options.pins.as_mut()
             && pins.on_event.is_none()
@@ -175,6 +185,9 @@ impl Gateway {
                 caps: crate::limits::Caps::new(options.limits),
                 rights: options.rights,
                 rate_limits: options.rate_limits,
+                connected: Default::default(),
+                activity: Default::default(),
+                upstream_logs,
             }),
         };
         relay::watch(&gateway, &upstreams, &upstreams.order);
@@ -455,6 +468,34 @@ impl Gateway {
     /// The metrics.
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
+    }
+
+    /// The clients seen (the page's Home).
+    pub fn connected_clients(&self) -> &crate::connected_clients::ConnectedClients {
+        &self.inner.connected
+    }
+
+    /// Calls in flight and the last ended (the page's Activity).
+    pub fn activity(&self) -> &crate::activity::Activity {
+        &self.inner.activity
+    }
+
+    /// The upstreams' last log messages (the page's Logs).
+    pub fn upstream_logs(&self) -> &crate::upstream_logs::UpstreamLogs {
+        &self.inner.upstream_logs
+    }
+
+    /// The config's profile names, sorted (each served at `/mcp/NAME`).
+    pub fn profile_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .inner
+            .profiles
+            .read_unpoisoned()
+            .keys()
+            .cloned()
+            .collect();
+        names.sort();
+        names
     }
 
     /// Each upstream server and whether it is running now.

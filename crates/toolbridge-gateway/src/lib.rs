@@ -41,7 +41,10 @@
 //!   an HTTP `tools/call` is dispatched (403 `insufficient_scope`, 429);
 //!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
-//! - [`metrics`] and [`audit`]: what each call leaves behind;
+//! - [`metrics`] and [`audit`]: what each call leaves behind, and
+//!   [`activity`] (calls in flight and the last ended) and
+//!   [`connected_clients`] and [`upstream_logs`]: what the settings page's
+//!   Home, Activity and Logs show;
 //! - [`watch`]: the config file watcher;
 //! - [`web`]: the settings web page at `/` and its JSON API under `/api`.
 //!
@@ -49,9 +52,11 @@
 //! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
 
 pub mod admission;
+pub mod activity;
 pub mod audit;
 pub mod client_peer;
 pub mod client_tokens;
+pub mod connected_clients;
 pub mod connections;
 pub mod error;
 pub mod gateway;
@@ -73,6 +78,7 @@ pub mod session_owners;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
+pub mod upstream_logs;
 pub mod upstreams;
 pub mod watch;
 pub mod web;

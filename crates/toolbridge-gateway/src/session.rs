@@ -62,6 +62,9 @@ pub struct Session {
     /// The session's place under the gateway's session caps (HTTP
     /// sessions only), freed when rmcp drops the session.
     _slot: Option<Arc<crate::limits::SessionSlot>>,
+    /// The session among the page's connected clients, from its handshake;
+    /// marked closed when the session ends.
+    connected: Arc<OnceLock<crate::connected_clients::Connected>>,
 }
 
 impl Session {
@@ -74,6 +77,7 @@ impl Session {
             subscriber: Arc::default(),
             client: toolbridge::pool::ClientFeatures::new_client(),
             _slot: None,
+            connected: Arc::default(),
         }
     }
 
@@ -87,6 +91,7 @@ impl Session {
     fn call_options(&self, context: &RequestContext<RoleServer>) -> CallOptions {
         let mut features = ClientPeer::features(context.peer.clone(), Some(context.id.clone()));
         features.client = Some(self.client);
+        features.logs = Some(self.gateway.upstream_logs().tee(features.logs.take()));
         // A 2026-07-28 client names the level in each request's `_meta`.
         features.log_level = context
             .meta
@@ -133,7 +138,7 @@ impl Session {
             .gateway
             .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
-            result = relaying_progress(progress_relay(context), pool.request(server, request, &options)) => {
+            result = relaying_progress(progress_relay(context), None, pool.request(server, request, &options)) => {
                 result.map(stamp_complete).map_err(to_mcp_error)
             }
             () = context.ct.cancelled() => Err(cancelled()),
@@ -215,6 +220,18 @@ impl ServerHandler for Session {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(info) = context.peer.peer_info() {
+            let identity = ClientIdentity::of_rmcp(&context.extensions);
+            self.connected.get_or_init(|| {
+                self.gateway.connected_clients().opened(
+                    self.client,
+                    &info.client_info,
+                    info.protocol_version.as_str(),
+                    &self.view,
+                    identity,
+                )
+            });
+        }
         self.gateway
             .register_client(self.view.clone(), context.peer);
     }
@@ -243,9 +260,21 @@ impl ServerHandler for Session {
         } else {
             Caller::Session
         };
+        self.gateway.connected_clients().called(self.client);
+        if stateless(&context)
+            && let Some(app) = context.meta.client_info()
+        {
+            self.gateway.connected_clients().stateless_call(
+                &app,
+                &self.view,
+                ClientIdentity::of_rmcp(&context.extensions),
+            );
+        }
+        let info = context.peer.peer_info();
         let requester = Requester {
             view: &self.view,
             client: ClientIdentity::of_rmcp(&context.extensions),
+            app: info.as_deref().map(|i| i.client_info.name.as_str()),
         };
         call_tool(
             &self.gateway,
@@ -600,12 +629,20 @@ pub(crate) async fn call_tool(
         Caller::Stateless { .. } => (None, progress),
         _ => (progress, None),
     };
+    let who = match (requester.app, client) {
+        (Some(app), Some(c)) => format!("{app} ({})", c.name),
+        (Some(app), None) => app.to_owned(),
+        (None, Some(c)) => c.name.clone(),
+        (None, None) => "local".to_owned(),
+    };
+    let activity = gateway.activity().start(&route.server, &route.name, &who);
     let mut audited = Audited {
         gateway,
         route: &route,
         started: Instant::now(),
         outcome: Outcome::Cancelled,
         client,
+        activity,
     };
     // Pinned here, once: a future this size moved into each layer above
     // was copied each time (docs/performance.md, "Fourth round").
@@ -636,7 +673,7 @@ pub(crate) async fn call_tool(
         }
     });
     let result = tokio::select! {
-        result = relaying_progress(progress, call) => result,
+        result = relaying_progress(progress, gateway.activity().tap(activity), call) => result,
         () = ct.cancelled() => return Err(cancelled()),
     };
     audited.outcome = match &result {
@@ -677,6 +714,8 @@ struct Audited<'a> {
     started: Instant,
     outcome: Outcome,
     client: Option<&'a ClientIdentity>,
+    /// The call's id in the page's [`crate::activity`].
+    activity: u64,
 }
 
 impl Drop for Audited<'_> {
@@ -684,6 +723,9 @@ impl Drop for Audited<'_> {
         let took = self.started.elapsed();
         let (server, tool) = (&self.route.server, &self.route.name);
         audit::call(server, tool, took, self.outcome, self.client);
+        self.gateway
+            .activity()
+            .finish(self.activity, self.outcome, took);
         self.gateway
             .metrics()
             .call(server, tool, took, self.outcome != Outcome::Ok);
@@ -750,21 +792,30 @@ fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay>
 
 /// Runs `call` relaying its upstream progress to the client under the
 /// client's own progress token, when the client asked for progress; the
-/// notifications are sent in order, all before the result.
+/// notifications are sent in order, all before the result. `tap` (the
+/// page's [`crate::activity`]) sees each one too, asked for or not.
 async fn relaying_progress<F: std::future::Future>(
     progress: Option<ProgressRelay>,
+    tap: Option<ProgressForward>,
     call: F,
 ) -> F::Output {
-    let relay = match progress {
-        None => return call.await,
-        Some(ProgressRelay::Direct(forward)) => return forward_progress(forward, call).await,
-        Some(relay) => relay,
+    let relay = match (progress, tap) {
+        (None, None) => return call.await,
+        (None, Some(tap)) => return forward_progress(tap, call).await,
+        (Some(ProgressRelay::Direct(forward)), tap) => {
+            return forward_progress(tapped(tap, forward), call).await;
+        }
+        (Some(relay), tap) => (relay, tap),
     };
+    let (relay, tap) = relay;
     // The peer's sends are async: they go through a task, in order.
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
-    let forward: ProgressForward = Arc::new(move |params: ProgressNotificationParam| {
-        let _ = tx.send(params);
-    });
+    let forward: ProgressForward = tapped(
+        tap,
+        Arc::new(move |params: ProgressNotificationParam| {
+            let _ = tx.send(params);
+        }),
+    );
     let sending = tokio::spawn(async move {
         while let Some(params) = rx.recv().await {
             if !relay.send(params).await {
@@ -777,6 +828,17 @@ async fn relaying_progress<F: std::future::Future>(
     // what it holds. Bounded, should a client stop reading.
     let _ = tokio::time::timeout(RELAY_DRAIN, sending).await;
     output
+}
+
+/// `forward`, after `tap` has seen each notification.
+fn tapped(tap: Option<ProgressForward>, forward: ProgressForward) -> ProgressForward {
+    match tap {
+        None => forward,
+        Some(tap) => Arc::new(move |params: ProgressNotificationParam| {
+            tap(params.clone());
+            forward(params);
+        }),
+    }
 }
 
 /// The longest a call's result waits for its progress to reach the client.
@@ -915,6 +977,9 @@ pub(crate) struct Requester<'a> {
     pub view: &'a ViewName,
     /// Who the client is, where the HTTP layer knows it.
     pub client: Option<&'a ClientIdentity>,
+    /// The application, as its `clientInfo` names it, where known (the
+    /// page's Activity shows it).
+    pub app: Option<&'a str>,
 }
 
 /// A factory of sessions for rmcp's HTTP service.

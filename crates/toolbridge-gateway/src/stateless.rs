@@ -91,6 +91,8 @@ enum Lean {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
+        /// The application, from `_meta`'s clientInfo (the page's Home).
+        app: Option<Box<rmcp::model::Implementation>>,
     },
     List(RequestId, Option<PaginatedRequestParams>),
 }
@@ -211,7 +213,15 @@ impl Endpoint {
                 caller,
                 log_level,
                 progress,
+                app,
             } => {
+                if let Some(app) = &app {
+                    self.gateway.connected_clients().stateless_call(
+                        app,
+                        &self.view,
+                        client.as_ref(),
+                    );
+                }
                 self.call(id, params, caller, log_level, progress, client)
                     .await
             }
@@ -246,7 +256,11 @@ impl Endpoint {
         });
         let options = CallOptions {
             client_features: Some(ClientFeatures {
-                logs: Some(Arc::new(Outbox(outbox))),
+                logs: Some(
+                    self.gateway
+                        .upstream_logs()
+                        .tee(Some(Arc::new(Outbox(outbox)))),
+                ),
                 log_level,
                 // A stateless request is a client of its own.
                 client: Some(ClientFeatures::new_client()),
@@ -264,6 +278,7 @@ impl Endpoint {
             let requester = session::Requester {
                 view: &view,
                 client: client.as_ref(),
+                app: None,
             };
             session::call_tool(
                 &gateway, requester, params, options, caller, progress, &task_ct,
@@ -530,6 +545,7 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
                 caller,
                 log_level: meta.log_level(),
                 progress: meta.get_progress_token(),
+                app: meta.client_info().map(Box::new),
             })
         }
         "tools/list" if !headers.contains_key("mcp-name") => {
@@ -747,6 +763,7 @@ mod tests {
                     caller,
                     log_level,
                     progress,
+                    app,
                 },
                 ClientRequest::CallToolRequest(r),
             ) => {
@@ -756,6 +773,7 @@ mod tests {
                 );
                 assert_eq!(*log_level, meta.log_level());
                 assert_eq!(*progress, meta.get_progress_token());
+                assert_eq!(app.as_deref(), meta.client_info().as_ref());
                 let held = matches!(caller, Caller::Stateless { .. });
                 (id, json!({ "call": params, "held": held }))
             }

@@ -4,12 +4,12 @@ import { detectLanguage, setLanguage, onLanguageChange, currentLanguage, t } fro
 import { replace, h } from './dom.js';
 import { get, session, signIn, signOut } from './api.js';
 
-const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog'];
+const VIEWS = ['home', 'servers', 'presets', 'doctor', 'tools', 'catalog', 'activity', 'logs'];
 const main = document.getElementById('main');
 
 function route() {
   const [name, ...rest] = location.hash.replace(/^#\/?/, '').split('/');
-  return { name: VIEWS.includes(name) ? name : 'servers', params: rest.map(decodeURIComponent) };
+  return { name: VIEWS.includes(name) ? name : 'home', params: rest.map(decodeURIComponent) };
 }
 
 let rendering = 0;

@@ -261,13 +261,14 @@ async fn serve_http(
         ))),
         oauth: resource_server(ctx, addr)?,
     };
+    let oauth = clients.oauth.is_some();
     let (security, source) = Security::with_clients(
         args.listen,
         std::env::var(TOKEN_ENV).ok(),
         &token_file,
         clients,
     )?;
-    match source {
+    match &source {
         TokenSource::File(path) => eprintln!(
             "toolbridge: clients must send Authorization: Bearer <the token in {}>",
             path.display()
@@ -280,7 +281,15 @@ async fn serve_http(
     eprintln!("toolbridge: listening on {}", http::mcp_url(addr));
     ctx.say(format_args!("toolbridge: settings page at http://{addr}/"));
     listening(&security.page_url(addr));
-    let web = toolbridge_gateway::web::WebState::new(gateway.clone(), ctx.config_path().to_owned());
+    let access = toolbridge_gateway::web::Access {
+        token: source,
+        oauth,
+    };
+    let web = toolbridge_gateway::web::WebState::with_access(
+        gateway.clone(),
+        ctx.config_path().to_owned(),
+        access,
+    );
     let router = http::router(gateway, security, stop.clone(), Some(web));
     http::serve(listener, router, args.connections.limits(), stop).await
 }

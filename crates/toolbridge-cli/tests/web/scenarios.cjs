@@ -515,6 +515,9 @@ const scenarios = {
     await (await b.button(page, 'Sign in')).click();
     await page.waitForSelector('nav a[aria-current="page"]');
     await b.settled(page);
+    // The landing view is Home; the servers are one link away.
+    await (await b.button(page, 'Servers', { within: 'nav' })).click();
+    await b.settled(page);
     // A write through the session: disable the example server.
     await (await b.field(page, 'Enable example')).click();
     await b.until('example disabled in the file', () => b.servers(CONFIG).example.disabled === true);
@@ -617,6 +620,9 @@ const scenarios = {
     return { widths };
   },
 };
+
+// The Home, Activity and Logs views' scenarios live in their own file.
+Object.assign(scenarios, require('./home.cjs'));
 
 async function main() {
   const name = process.argv[2];

@@ -1,11 +1,14 @@
 // Screenshots of the settings page's main views in en, zh and ja, for the
 // docs (scripts/screenshots.sh serves a demo config and runs this; CI does
-// not). Environment: BASE_URL as for scenarios.cjs.
+// not). Environment: BASE_URL as for scenarios.cjs; NODE_DEPS (the
+// TypeScript MCP SDK's folder, .deps/node) for the client the Home and
+// Activity shots show connected and calling a slow tool.
 //
 //   node screenshots.cjs OUT_DIR
 'use strict';
 
 const path = require('node:path');
+const { createRequire } = require('node:module');
 const b = require('./browser.cjs');
 
 const BASE = process.env.BASE_URL;
@@ -40,8 +43,32 @@ async function tryImage(page, L, lang) {
 /** The browser's size for the shots that do not name one. */
 const VIEWPORT = { width: 840, height: 600 };
 
+/** The views shot at 1280 and 390 px: `<name>-<lang>-<width>.png`. */
+const WIDE_AND_NARROW = [
+  ['home', async (page, lang) => b.openView(page, BASE, 'home', { lang })],
+  ['activity', async (page, lang) => {
+    await b.openView(page, BASE, 'activity', { lang });
+    await page.waitForSelector('main progress[value]');
+  }],
+  ['logs', async (page, lang) => b.openView(page, BASE, 'logs', { lang })],
+  ['presets-grid', async (page, lang) => b.openView(page, BASE, 'presets', { lang })],
+];
+
+/** A TypeScript SDK client, connected, with a long slow call under way. */
+async function busyClient() {
+  const sdk = createRequire(path.resolve(process.env.NODE_DEPS, 'package.json'));
+  const { Client } = sdk('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = sdk('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'claude-code', version: '2.1.0' }, { capabilities: {} });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}mcp`)));
+  await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  const slow = client.callTool({ name: 'slow', arguments: { ms: 600000 } }, undefined, { timeout: 700000 }).catch(() => {});
+  return { client, slow };
+}
+
 async function main() {
   const out = process.argv[2];
+  const busy = await busyClient();
   const browser = await b.launch(VIEWPORT);
   try {
     for (const lang of ['en', 'zh', 'ja']) {
@@ -58,11 +85,23 @@ async function main() {
         // A dialog stays open across a route change: close it first.
         if (await page.$('dialog[open]')) await page.keyboard.press('Escape');
       }
+      for (const width of [1280, 390]) {
+        await page.setViewport({ width, height: width > 800 ? 800 : 844 });
+        for (const [name, go] of WIDE_AND_NARROW) {
+          await go(page, lang);
+          await b.settled(page);
+          const file = path.join(out, `${name}-${lang}-${width}.png`);
+          await page.screenshot({ path: file });
+          console.log(file);
+        }
+      }
+      await page.setViewport(VIEWPORT);
       b.check(page, `screenshots in ${lang}`);
       await page.close();
     }
   } finally {
     await browser.close();
+    await busy.client.close();
   }
 }
 

@@ -28,7 +28,7 @@ mod locales_check;
 
 use axum::Router;
 
-pub use state::WebState;
+pub use state::{Access, WebState};
 
 /// The page's routes: the assets at `/` and `/assets/...`, the API under
 /// `/api`. The gateway's [`crate::security`] checks (Host, Origin, peer,

@@ -15,6 +15,27 @@ struct Inner {
     config_path: PathBuf,
     /// Held while doctor runs: one at a time.
     doctor: tokio::sync::Mutex<()>,
+    /// How clients sign in, for the Home view.
+    access: Access,
+}
+
+/// How the gateway's clients sign in, as the Home view says it (never a
+/// token itself).
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// Where the admin token comes from.
+    pub token: crate::security::TokenSource,
+    /// An OAuth issuer is configured.
+    pub oauth: bool,
+}
+
+impl Default for Access {
+    fn default() -> Self {
+        Access {
+            token: crate::security::TokenSource::None,
+            oauth: false,
+        }
+    }
 }
 
 impl WebState {
@@ -26,8 +47,26 @@ impl WebState {
                 gateway,
                 config_path,
                 doctor: tokio::sync::Mutex::new(()),
+                access: Access::default(),
             }),
         }
+    }
+
+    /// [`WebState::new`], saying how clients sign in.
+    pub fn with_access(gateway: Gateway, config_path: PathBuf, access: Access) -> Self {
+        WebState {
+            inner: Arc::new(Inner {
+                gateway,
+                config_path,
+                doctor: tokio::sync::Mutex::new(()),
+                access,
+            }),
+        }
+    }
+
+    /// How clients sign in.
+    pub fn access(&self) -> &Access {
+        &self.inner.access
     }
 
     /// The gateway: its upstream pools and their states.

@@ -91,7 +91,7 @@ function showResults(results, presets, status, onAdded) {
     const headingId = uid('preset-cat');
     return h('section', { 'aria-labelledby': headingId },
       h('h2', { id: headingId }, t(key)),
-      inCategory.map((preset) => card(preset, status, onAdded)));
+      h('div', { class: 'preset-grid' }, inCategory.map((preset) => card(preset, status, onAdded))));
   });
   replace(results, sections);
 }

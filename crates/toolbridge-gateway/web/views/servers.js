@@ -110,7 +110,7 @@ export async function render(main) {
       h('span', {}, t(`servers.form.transports.${server.transport}`)),
       server.toolCount !== undefined ? h('span', {}, t('servers.toolCount', { count: server.toolCount })) : null,
       server.startedAtMs ? h('span', {}, t('servers.startedAt', { time: new Date(server.startedAtMs).toLocaleString(locale()) })) : null,
-      server.enabled && !server.served ? h('span', { class: 'muted' }, t('servers.notServed')) : null,
+      server.enabled && !server.served && !server.notServed ? h('span', { class: 'muted' }, t('servers.notServed')) : null,
       server.sandbox !== undefined ? h('span', { class: 'sandbox' }, t('servers.sandbox.label', { what: sandboxText(server.sandbox) })) : null,
     ];
     const target = server.command ? [server.command, ...(server.args || [])].join(' ') : server.url;
@@ -122,9 +122,46 @@ export async function render(main) {
       target ? h('p', {}, h('code', {}, target)) : null,
       server.sandboxUnavailable ? h('p', { class: 'error' }, t('servers.sandbox.unavailable', { why: server.sandboxUnavailable })) : null,
       server.error ? h('p', { class: 'error' }, server.error) : null,
+      server.notServed ? whyNotServed(server) : null,
       server.stderr ? h('details', {}, h('summary', {}, t('servers.stderr')), h('pre', {}, server.stderr)) : null,
       h('div', { class: 'actions' }, edit, test, remove),
       result);
+  }
+
+  /** Why the server is not served, plainly, with the fix the page can make. */
+  function whyNotServed(server) {
+    const why = server.notServed;
+    if (why.kind === 'invalid') return h('p', { class: 'warn' }, t('servers.why.invalid', { message: why.message }));
+    if (why.kind === 'pending') return h('p', { class: 'muted' }, t('servers.why.pending'));
+    const vars = { variable: why.variable, field: why.field, name: server.name };
+    const reason = h('p', { class: 'warn' }, t('servers.why.unsetVariable', vars));
+    if (!why.fixable) return h('div', {}, reason, h('p', { class: 'muted' }, t('servers.why.notFixable', vars)));
+    const id = uid('variable');
+    const input = h('input', { id, type: 'password', autocomplete: 'off', required: true });
+    const error = h('p', { class: 'error', role: 'alert', hidden: true });
+    const save = h('button', { type: 'submit', class: 'primary' }, t('servers.why.save', vars));
+    const form = h('form', {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        save.disabled = true;
+        error.hidden = true;
+        try {
+          await post(`/servers/${encodeURIComponent(server.ref)}/variable`, { variable: why.variable, value: input.value });
+          input.value = '';
+          toast(t('servers.why.saved', vars));
+          await changed();
+        } catch (e) {
+          replace(error, e.message);
+          error.hidden = false;
+          save.disabled = false;
+        }
+      },
+    },
+    h('div', { class: 'field' }, h('label', { for: id }, t('servers.why.valueLabel', vars)), input,
+      h('span', { class: 'hint' }, t('servers.why.fixHere', vars))),
+    error,
+    h('div', { class: 'actions' }, save));
+    return h('div', {}, reason, form);
   }
 
   function focusControl(name, action) {

@@ -6,6 +6,7 @@
 pub mod catalog;
 pub mod doctor;
 pub mod error;
+pub mod home;
 pub mod presets;
 pub mod servers;
 pub mod tools;
@@ -25,6 +26,7 @@ pub fn router() -> Router<WebState> {
         .merge(presets::routes())
         .merge(catalog::routes())
         .merge(tools::routes())
+        .merge(home::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

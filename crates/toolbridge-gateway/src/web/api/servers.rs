@@ -20,6 +20,7 @@
 //! duration of the start and handshake.
 
 pub mod form;
+pub mod variable;
 pub mod view;
 
 use std::path::Path;
@@ -50,6 +51,7 @@ pub fn routes() -> Router<WebState> {
         .route("/servers/{name}/enable", post(enable))
         .route("/servers/{name}/disable", post(disable))
         .route("/servers/{name}/test", post(test))
+        .route("/servers/{name}/variable", post(set_variable))
 }
 
 /// The config the page shows: the file, or, when the default file does not
@@ -208,6 +210,20 @@ async fn enable(
 ) -> Result<Json<ServerView>, ApiError> {
     let name = named(&state, name);
     set_disabled(state, name, false).await
+}
+
+/// `POST /api/servers/{name}/variable` with `{"variable", "value"}`: the
+/// server, its `${variable}` references in `env` and `headers` replaced by
+/// the value ([`variable`]).
+async fn set_variable(
+    State(state): State<WebState>,
+    UrlPath(name): UrlPath<String>,
+    body: Bytes,
+) -> Result<Json<ServerView>, ApiError> {
+    let name = named(&state, name);
+    require_file(state.config_path(), &name)?;
+    variable::set(&state, name.clone(), parse(&body)?).await?;
+    Ok(Json(find(&state, &name)?))
 }
 
 /// `POST /api/servers/{name}/disable`: the server.

@@ -49,6 +49,9 @@ pub struct ServerView {
     /// The protocol version it speaks (running only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// Why it is not served, when it is enabled and not served.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_served: Option<super::variable::NotServed>,
 }
 
 /// Every server of `config`, in file order, with its state in `gateway`.
@@ -74,7 +77,11 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                 started_at_ms: None,
                 start_ms: None,
                 protocol_version: None,
+                not_served: None,
             };
+            if view.config.enabled && !view.served {
+                view.not_served = Some(super::variable::why(config, &view.config.name));
+            }
             // A server disabled in the file shows as disabled at once;
             // `served` says whether the gateway has caught up yet.
             let Some(upstream) = upstream.filter(|_| view.config.enabled) else {
