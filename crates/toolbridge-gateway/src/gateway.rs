@@ -54,6 +54,8 @@ pub struct GatewayOptions {
     pub limits: crate::limits::Limits,
     /// The config's profiles, each served at `/mcp/NAME`.
     pub profiles: Vec<Profile>,
+    /// Where the spans of its calls go (`tracing_export`); off by default.
+    pub tracing: crate::tracing_export::Tracing,
 }
 
 impl Default for GatewayOptions {
@@ -63,6 +65,7 @@ impl Default for GatewayOptions {
             page_size: 200,
             limits: crate::limits::Limits::default(),
             profiles: Vec::new(),
+            tracing: crate::tracing_export::Tracing::off(),
         }
     }
 }
@@ -116,6 +119,8 @@ struct Inner {
     in_flight: Arc<InFlight>,
     /// Sessions and requests in flight per client, against the limits.
     caps: Arc<crate::limits::Caps>,
+    /// The spans of the calls, when tracing is on.
+    tracing: crate::tracing_export::Tracing,
 }
 
 struct ToolsCache {
@@ -163,6 +168,7 @@ impl Gateway {
                 metrics: Metrics::default(),
                 in_flight,
                 caps: crate::limits::Caps::new(options.limits),
+                tracing: options.tracing,
             }),
         };
         relay::watch(&gateway, &upstreams, &upstreams.order);
@@ -433,6 +439,11 @@ impl Gateway {
     /// The metrics.
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
+    }
+
+    /// The tracing of its calls (off, or exporting).
+    pub fn tracing(&self) -> &crate::tracing_export::Tracing {
+        &self.inner.tracing
     }
 
     /// Each upstream server and whether it is running now.

@@ -37,7 +37,9 @@
 //!   ids in flight once per session;
 //!   [`peer`]: the local user behind a loopback connection;
 //! - [`stdio`]: the same server on stdin/stdout;
-//! - [`metrics`] and [`audit`]: what each call leaves behind;
+//! - [`metrics`] and [`audit`]: what each call leaves behind, and its spans
+//!   ([`tracing_export`], OTLP) under the client's W3C trace context
+//!   ([`trace_context`]);
 //! - [`watch`]: the config file watcher;
 //! - [`web`]: the settings web page at `/` and its JSON API under `/api`.
 //!
@@ -66,6 +68,8 @@ pub mod session_owners;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
+pub mod trace_context;
+pub mod tracing_export;
 pub mod upstreams;
 pub mod watch;
 pub mod web;

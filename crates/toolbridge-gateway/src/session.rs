@@ -39,6 +39,8 @@ use crate::{
     identity::ClientIdentity,
     profile::{self, View, ViewName},
     subscriptions::{ClientKey, Target},
+    trace_context::TraceContext,
+    tracing_export::RequestTrace,
 };
 
 /// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
@@ -239,9 +241,17 @@ impl ServerHandler for Session {
         } else {
             Caller::Session
         };
+        let trace = TraceContext::incoming(
+            Some(&context.meta.0),
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .map(|p| &p.headers),
+        );
         let requester = Requester {
             view: &self.view,
             client: ClientIdentity::of_rmcp(&context.extensions),
+            trace: trace.as_ref(),
         };
         call_tool(
             &self.gateway,
@@ -492,6 +502,10 @@ pub(crate) async fn call_tool(
 ) -> Result<CallToolResponse, ErrorData> {
     let client = requester.client;
     let view = gateway.view(requester.view)?;
+    let mut trace =
+        gateway
+            .tracing()
+            .request(client, requester.view, requester.trace, &request.name);
     let mut through_call_tool = false;
     if view.searches() {
         match request.name.as_ref() {
@@ -499,6 +513,7 @@ pub(crate) async fn call_tool(
                 let arguments = request.arguments.unwrap_or_default();
                 let mut result = gateway.tools(&view).await.search(&arguments);
                 result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                trace.finish(Outcome::Ok);
                 return Ok(CallToolResponse::Complete(result));
             }
             toolbridge::adapter::search::CALL_TOOL => match profile::unwrap_call(request) {
@@ -509,6 +524,7 @@ pub(crate) async fn call_tool(
                 Err(message) => {
                     let mut result = profile::error_result(message);
                     result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                    trace.finish(Outcome::ToolError);
                     return Ok(CallToolResponse::Complete(result));
                 }
             },
@@ -523,6 +539,7 @@ pub(crate) async fn call_tool(
                 request.name
             ));
             result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+            trace.finish(Outcome::ToolError);
             return Ok(CallToolResponse::Complete(result));
         }
         return Err(ErrorData::invalid_params(
@@ -538,6 +555,8 @@ pub(crate) async fn call_tool(
         .pool(&route.server)
         .ok_or_else(|| gone(&route.server))?;
     audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+    // The upstream's W3C trace context, in its request's `_meta`.
+    options.meta = trace.upstream(&route.server, &route.name);
     options.relay_input_required = !matches!(caller, Caller::Session);
     // A held call notes itself in its own task (see `held_calls`).
     let _in_flight = (!matches!(caller, Caller::Stateless { .. })).then(|| {
@@ -557,6 +576,8 @@ pub(crate) async fn call_tool(
         started: Instant::now(),
         outcome: Outcome::Cancelled,
         client,
+        view: requester.view,
+        trace,
     };
     // Pinned here, once: a future this size moved into each layer above
     // was copied each time (docs/performance.md, "Fourth round").
@@ -615,16 +636,24 @@ struct Audited<'a> {
     started: Instant,
     outcome: Outcome,
     client: Option<&'a ClientIdentity>,
+    /// The view it was made through (its profile, for the audit line and
+    /// the metrics).
+    view: &'a ViewName,
+    /// Its spans, ended with the outcome.
+    trace: RequestTrace,
 }
 
 impl Drop for Audited<'_> {
     fn drop(&mut self) {
         let took = self.started.elapsed();
         let (server, tool) = (&self.route.server, &self.route.name);
-        audit::call(server, tool, took, self.outcome, self.client);
+        let profile = self.view.profile_name();
+        audit::call(server, tool, took, self.outcome, self.client, profile);
+        self.trace.finish(self.outcome);
+        let labels = (audit::who(self.client).1, profile.unwrap_or(""));
         self.gateway
             .metrics()
-            .call(server, tool, took, self.outcome != Outcome::Ok);
+            .call(server, tool, labels, took, self.outcome != Outcome::Ok);
     }
 }
 
@@ -853,6 +882,8 @@ pub(crate) struct Requester<'a> {
     pub view: &'a ViewName,
     /// Who the client is, where the HTTP layer knows it.
     pub client: Option<&'a ClientIdentity>,
+    /// The W3C trace context the client sent with the request.
+    pub trace: Option<&'a TraceContext>,
 }
 
 /// A factory of sessions for rmcp's HTTP service.

@@ -58,6 +58,7 @@ use crate::{
     profile::ViewName,
     session::{self, Caller, ProgressRelay},
     session_owners::SessionOwners,
+    trace_context::TraceContext,
 };
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
@@ -91,6 +92,9 @@ enum Lean {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
+        /// The client's W3C trace context (`_meta`, else the headers);
+        /// boxed, as most requests have none.
+        trace: Option<Box<TraceContext>>,
     },
     List(RequestId, Option<PaginatedRequestParams>),
 }
@@ -195,8 +199,10 @@ impl Endpoint {
                 caller,
                 log_level,
                 progress,
+                trace,
             } => {
-                self.call(id, params, caller, log_level, progress, client)
+                let sender = Sender { client, trace };
+                self.call(id, params, caller, log_level, progress, sender)
                     .await
             }
         }
@@ -216,7 +222,7 @@ impl Endpoint {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
-        client: Option<ClientIdentity>,
+        sender: Sender,
     ) -> Response {
         let (outbox, mut messages) = mpsc::unbounded_channel();
         let progress = progress.map(|token| {
@@ -247,7 +253,8 @@ impl Endpoint {
         let mut task = tokio::spawn(Box::pin(async move {
             let requester = session::Requester {
                 view: &view,
-                client: client.as_ref(),
+                client: sender.client.as_ref(),
+                trace: sender.trace.as_deref(),
             };
             session::call_tool(
                 &gateway, requester, params, options, caller, progress, &task_ct,
@@ -286,6 +293,12 @@ impl Endpoint {
             Err(_) => json_answer(id, result),
         }
     }
+}
+
+/// Who sent a stateless call: the client, and the trace it is part of.
+struct Sender {
+    client: Option<ClientIdentity>,
+    trace: Option<Box<TraceContext>>,
 }
 
 /// The result of the call task (a task that panicked is an internal error).
@@ -514,6 +527,7 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
                 caller,
                 log_level: meta.log_level(),
                 progress: meta.get_progress_token(),
+                trace: TraceContext::incoming(Some(&meta.0), Some(headers)).map(Box::new),
             })
         }
         "tools/list" if !headers.contains_key("mcp-name") => {
@@ -712,6 +726,7 @@ mod tests {
                     caller,
                     log_level,
                     progress,
+                    ..
                 },
                 ClientRequest::CallToolRequest(r),
             ) => {

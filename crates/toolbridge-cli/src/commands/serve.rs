@@ -188,6 +188,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
             ViewName::profile(name)
         }
     };
+    let tracing = tracing_of(ctx)?;
     let gateway = Gateway::new(
         specs,
         GatewayOptions {
@@ -197,6 +198,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
             },
             limits: args.connections.client_limits(),
             profiles,
+            tracing: tracing.clone(),
             ..GatewayOptions::default()
         },
     );
@@ -232,7 +234,17 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     };
     stop.cancel();
     gateway.close_all().await;
+    // The spans still queued, sent before the process ends.
+    tracing.shutdown().await;
     outcome
+}
+
+/// The gateway's tracing, as the config's `"gateway": {"tracing"}` and the
+/// OpenTelemetry environment variables say (off without an endpoint).
+fn tracing_of(ctx: &Context) -> Result<toolbridge_gateway::tracing_export::Tracing, Failure> {
+    let config = ctx.load_config()?;
+    toolbridge_gateway::tracing_export::Tracing::start(&config.settings().gateway.tracing)
+        .map_err(Failure::usage)
 }
 
 async fn serve_http(
