@@ -200,49 +200,50 @@ fn main() {
         std::fs::create_dir_all(dir).expect("mkdir");
     }
     let team_config = team_dir.join("config.json");
+    let tracing = json!({ "otlpEndpoint": sink_url });
     let with_rights = json!({
-        "tracing": { "otlpEndpoint": sink_url },
+        "tracing": tracing,
         "rules": [{ "clients": ["bench"], "allow": ["*"] }],
         "limits": { "client": { "perSecond": 1_000_000, "burst": 1_000_000 } },
     });
-    write(
-        &team_config,
-        &json!({ "toolbridge": { "gateway": with_rights }, "mcpServers": server, "profiles": profiles }),
-    );
-    let made = Command::new(toolbridge_exe())
-        .arg("--config")
-        .arg(&team_config)
-        .args(["serve", "token", "create", "bench", "--profile", "team"])
-        .env_remove("TOOLBRIDGE_CONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("serve token create");
-    assert!(made.status.success(), "{made:?}");
-    let client_token = String::from_utf8(made.stdout).unwrap().trim().to_owned();
-    let mut on = vec!["a profile", "a client token", "tracing to an OTLP sink"];
-    let team = match Served::start(&team_config, &team_dir) {
-        Ok(served) => {
-            on.extend(["a rule", "a rate limit"]);
-            served
+    let write_team = |gateway: &Value| {
+        write(
+            &team_config,
+            &json!({ "toolbridge": { "gateway": gateway }, "mcpServers": server, "profiles": profiles }),
+        );
+    };
+    let create_token = || {
+        let made = Command::new(toolbridge_exe())
+            .arg("--config")
+            .arg(&team_config)
+            .args(["serve", "token", "create", "bench", "--profile", "team"])
+            .env_remove("TOOLBRIDGE_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("serve token create");
+        match made.status.success() {
+            true => Ok(String::from_utf8(made.stdout).unwrap().trim().to_owned()),
+            false => Err(String::from_utf8_lossy(&made.stderr).into_owned()),
         }
-        Err(log)
-            if log.contains("no setting \"rules\"") || log.contains("no setting \"limits\"") =>
-        {
+    };
+    let mut on = vec!["a profile", "a client token", "tracing to an OTLP sink"];
+    write_team(&with_rights);
+    let client_token = match create_token() {
+        Ok(token) => {
+            on.extend(["a rule", "a rate limit"]);
+            token
+        }
+        Err(e) if e.contains("no setting \"rules\"") || e.contains("no setting \"limits\"") => {
             println!(
                 "NOTE: this build refuses toolbridge.gateway.rules/limits (they come with the \
                  rights branch); the team gateway is measured without them"
             );
-            write(
-                &team_config,
-                &json!({
-                    "toolbridge": { "gateway": { "tracing": { "otlpEndpoint": sink_url } } },
-                    "mcpServers": server, "profiles": profiles,
-                }),
-            );
-            Served::start(&team_config, &team_dir).expect("the team gateway")
+            write_team(&json!({ "tracing": tracing }));
+            create_token().expect("serve token create")
         }
-        Err(log) => panic!("the team gateway did not start:\n{log}"),
+        Err(e) => panic!("serve token create: {e}"),
     };
+    let team = Served::start(&team_config, &team_dir).expect("the team gateway");
     let off_config = off_dir.join("config.json");
     write(
         &off_config,
