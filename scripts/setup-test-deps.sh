@@ -61,6 +61,11 @@ PY_TB_SUITE_REQS=("pytest-socket==0.7.0" "dirty-equals==0.11" "inline-snapshot==
 #   py-tb-fastmcp: fastmcp 4's Client for the Python benchmark (bench/python);
 #   fastmcp 4 requires mcp>=2.3, so it cannot share py-tb.
 PY_TB_FASTMCP_REQS=("fastmcp==4.1.6" "mcp==2.3.0")
+#   phoenix: Arize Phoenix, the OpenTelemetry collector and trace store the
+#   gateway's trace test sends spans to and reads back through its REST API
+#   (tests/gateway_traces.rs). The full package (no slim variant on PyPI
+#   serves OTLP): about 850 MB and 5 minutes to install on 2 cores.
+PHOENIX_REQS=("arize-phoenix==20.26.1")
 
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
@@ -168,6 +173,7 @@ install_venv kube-validate "${KUBE_VALIDATE_REQS[@]}"
 install_venv py-tb "${PY_TB_REQS[@]}"
 install_suites
 install_venv py-tb-fastmcp "${PY_TB_FASTMCP_REQS[@]}"
+install_venv phoenix "${PHOENIX_REQS[@]}"
 wait "$npm_pid"
 install_web
 install_oidc

@@ -144,6 +144,17 @@ fn init_logging(cli: &Cli) {
     }
     let filter =
         EnvFilter::try_from_env("TOOLBRIDGE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // `TOOLBRIDGE_LOG_FORMAT=json`: one JSON object a line (the gateway's
+    // audit lines for log shippers), with the time and the target.
+    if std::env::var("TOOLBRIDGE_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .flatten_event(true)
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+        return;
+    }
     let colour = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let _ = tracing_subscriber::fmt()

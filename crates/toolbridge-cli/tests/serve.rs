@@ -196,7 +196,7 @@ async fn one_upstream_keeps_its_tool_names_and_metrics_count_the_call() {
         .await
         .unwrap();
     assert!(
-        metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo"} 1"#),
+        metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo",client="local",profile=""} 1"#),
         "{metrics}"
     );
     assert!(

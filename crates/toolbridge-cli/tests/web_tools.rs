@@ -348,7 +348,7 @@ async fn echo_image_and_audio_come_back_raw_and_flattened_with_the_time_taken() 
     }
     let metrics = gateway.metrics().await;
     assert!(
-        metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo"} 1"#),
+        metrics.contains(r#"toolbridge_gateway_tool_calls_total{server="example",tool="echo",client="admin",profile=""} 1"#),
         "{metrics}"
     );
 }

@@ -567,6 +567,10 @@ fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
     let list = facts["listText"].as_str().unwrap_or_default();
     assert!(
         !list.contains("refused") && !list.contains("not sent"),
+        "{facts}"
+    );
+}
+
 /// The TypeScript SDK's folder (`scripts/setup-test-deps.sh`: .deps/node).
 fn node_deps() -> String {
     root().join(".deps/node").display().to_string()

@@ -126,6 +126,7 @@ pub async fn check(
                     Duration::ZERO,
                     Outcome::Refused,
                     Some(client),
+                    view.name.profile_name(),
                 );
                 return Err(insufficient_scope(&denied, id, metadata));
             }

@@ -1,6 +1,6 @@
 //! The audit trail: one line per tool call, at info level on target
 //! `toolbridge::audit` (server, tool, the client: its kind, name and
-//! profile binding, duration, outcome),
+//! profile binding, the profile it reached, duration, outcome),
 //! and one per change pinning saw (a tool withheld, approved, a server
 //! pinned the first time). Arguments only at debug level; tokens and
 //! headers never.
@@ -54,19 +54,28 @@ pub fn arguments(server: &str, tool: &str, arguments: Option<&JsonObject>) {
     }
 }
 
+/// The kind and name of `client` as audit lines, metrics and spans give
+/// them (`None`: a client the auth layer did not name, such as stdio's).
+pub fn who(client: Option<&ClientIdentity>) -> (&'static str, &str) {
+    match client {
+        Some(c) => (c.kind.as_str(), c.name.as_str()),
+        None => ("local", "stdio"),
+    }
+}
+
 /// Logs one finished call, made by `client` (`None`: a client the auth
-/// layer did not name, such as stdio's, logged as `local`).
+/// layer did not name, such as stdio's, logged as `local`) through
+/// `profile` (`None`: `/mcp`, or the web page).
 pub fn call(
     server: &str,
     tool: &str,
     took: Duration,
     outcome: Outcome,
     client: Option<&ClientIdentity>,
+    profile: Option<&str>,
 ) {
-    let (kind, name, bound) = match client {
-        Some(c) => (c.kind.as_str(), c.name.as_str(), c.profile.as_deref()),
-        None => ("local", "stdio", None),
-    };
+    let (kind, name) = who(client);
+    let bound = client.and_then(|c| c.profile.as_deref());
     tracing::info!(
         target: TARGET,
         server,
@@ -74,6 +83,7 @@ pub fn call(
         client = name,
         client_kind = kind,
         client_profile = bound.unwrap_or(""),
+        profile = profile.unwrap_or(""),
         duration_ms = took.as_secs_f64() * 1000.0,
         outcome = outcome.as_str(),
         "tool call"

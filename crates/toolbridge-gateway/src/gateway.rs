@@ -58,6 +58,8 @@ pub struct GatewayOptions {
     pub rights: crate::rights::Rights,
     /// Rate limits and upstream bounds (`toolbridge.gateway.limits`).
     pub rate_limits: crate::rate_limits::RateLimits,
+    /// Where the spans of its calls go (`tracing_export`); off by default.
+    pub tracing: crate::tracing_export::Tracing,
 }
 
 impl Default for GatewayOptions {
@@ -69,6 +71,7 @@ impl Default for GatewayOptions {
             profiles: Vec::new(),
             rights: crate::rights::Rights::default(),
             rate_limits: crate::rate_limits::RateLimits::default(),
+            tracing: crate::tracing_export::Tracing::off(),
         }
     }
 }
@@ -132,6 +135,8 @@ struct Inner {
     activity: crate::activity::Activity,
     /// The upstreams' log messages, for the page's Logs.
     upstream_logs: crate::upstream_logs::UpstreamLogs,
+    /// The spans of the calls, when tracing is on.
+    tracing: crate::tracing_export::Tracing,
 }
 
 struct ToolsCache {
@@ -188,6 +193,7 @@ impl Gateway {
                 connected: Default::default(),
                 activity: Default::default(),
                 upstream_logs,
+                tracing: options.tracing,
             }),
         };
         relay::watch(&gateway, &upstreams, &upstreams.order);
@@ -496,6 +502,11 @@ impl Gateway {
             .collect();
         names.sort();
         names
+    }
+
+    /// The tracing of its calls (off, or exporting).
+    pub fn tracing(&self) -> &crate::tracing_export::Tracing {
+        &self.inner.tracing
     }
 
     /// Each upstream server and whether it is running now.

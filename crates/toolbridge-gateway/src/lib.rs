@@ -45,14 +45,17 @@
 //!   [`activity`] (calls in flight and the last ended) and
 //!   [`connected_clients`] and [`upstream_logs`]: what the settings page's
 //!   Home, Activity and Logs show;
+//! - [`metrics`] and [`audit`]: what each call leaves behind, and its spans
+//!   ([`tracing_export`], OTLP) under the client's W3C trace context
+//!   ([`trace_context`]);
 //! - [`watch`]: the config file watcher;
 //! - [`web`]: the settings web page at `/` and its JSON API under `/api`.
 //!
 //! Data flow: client ─► session (its view; names resolved) ─► upstream pool
 //! (`Pool::call_tool` / `Pool::request`) ─► MCP server, and back.
 
-pub mod admission;
 pub mod activity;
+pub mod admission;
 pub mod audit;
 pub mod client_peer;
 pub mod client_tokens;
@@ -78,6 +81,8 @@ pub mod session_owners;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
+pub mod trace_context;
+pub mod tracing_export;
 pub mod upstream_logs;
 pub mod upstreams;
 pub mod watch;

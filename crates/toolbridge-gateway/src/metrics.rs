@@ -1,9 +1,20 @@
 //! `/metrics`: the gateway's figures in Prometheus text format.
 //!
-//! Calls, errors and call latency per server and tool, and whether each
-//! upstream server is running (sampled when scraped).
+//! Calls, errors and call latency per server, tool, client and profile,
+//! and whether each upstream server is running (sampled when scraped).
+//!
+//! The `client` label is the client's name (a named token's, an OAuth
+//! token's subject, `admin`, `local` or `stdio`), the `profile` label the
+//! profile it reached (empty at `/mcp`). Both are bounded: the first
+//! [`MAX_LABEL_VALUES`] distinct values of each are kept, any later one is
+//! counted as [`OTHER`], so a flood of OAuth subjects cannot grow the
+//! scrape without end.
 
-use std::{sync::Mutex, time::Duration};
+use std::{
+    collections::HashSet,
+    sync::{Mutex, RwLock},
+    time::Duration,
+};
 use toolbridge::lock::LockUnpoisoned as _;
 
 use prometheus_client::{
@@ -17,11 +28,45 @@ use prometheus_client::{
     registry::Registry,
 };
 
+/// How many distinct values the `client` label (and, apart, the
+/// `profile` label) takes before the next ones are counted as [`OTHER`].
+pub const MAX_LABEL_VALUES: usize = 64;
+
+/// The label value of the clients (or profiles) past the bound.
+pub const OTHER: &str = "_other";
+
 /// Labels of one tool's figures.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolLabels {
     server: String,
     tool: String,
+    client: String,
+    profile: String,
+}
+
+/// The values one label has taken, up to [`MAX_LABEL_VALUES`].
+#[derive(Default)]
+struct Bounded(RwLock<HashSet<String>>);
+
+impl Bounded {
+    /// `value` while it is among the first values seen, else [`OTHER`].
+    fn label(&self, value: &str) -> String {
+        if self
+            .0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(value)
+        {
+            return value.to_owned();
+        }
+        let mut seen = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if seen.len() < MAX_LABEL_VALUES || seen.contains(value) {
+            seen.insert(value.to_owned());
+            value.to_owned()
+        } else {
+            OTHER.to_owned()
+        }
+    }
 }
 
 /// Labels of one upstream server.
@@ -42,6 +87,9 @@ pub struct Metrics {
     errors: Family<ToolLabels, Counter>,
     latency: Family<ToolLabels, Histogram, fn() -> Histogram>,
     up: Family<ServerLabels, Gauge>,
+    /// The `client` and `profile` values in use.
+    clients: Bounded,
+    profiles: Bounded,
     /// Serialises scrapes: the gauges are set, then encoded.
     scrape: Mutex<()>,
 }
@@ -77,17 +125,29 @@ impl Default for Metrics {
             errors,
             latency,
             up,
+            clients: Bounded::default(),
+            profiles: Bounded::default(),
             scrape: Mutex::new(()),
         }
     }
 }
 
 impl Metrics {
-    /// Counts one call of `tool` on `server` that took `took`.
-    pub fn call(&self, server: &str, tool: &str, took: Duration, failed: bool) {
+    /// Counts one call of `tool` on `server` that took `took`, made by the
+    /// client named `client` through `profile` (`""`: `/mcp`).
+    pub fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        (client, profile): (&str, &str),
+        took: Duration,
+        failed: bool,
+    ) {
         let labels = ToolLabels {
             server: server.to_owned(),
             tool: tool.to_owned(),
+            client: self.clients.label(client),
+            profile: self.profiles.label(profile),
         };
         self.calls.get_or_create(&labels).inc();
         if failed {
@@ -113,5 +173,41 @@ impl Metrics {
         // Writing to a String cannot fail.
         let _ = encode(&mut text, &self.registry);
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_labelled_by_client_and_profile_within_the_bound() {
+        let metrics = Metrics::default();
+        metrics.call("s", "t", ("alice", "team"), Duration::from_millis(2), false);
+        metrics.call("s", "t", ("alice", ""), Duration::from_millis(2), true);
+        for n in 0..MAX_LABEL_VALUES + 10 {
+            metrics.call("s", "t", (&format!("c{n}"), "team"), Duration::ZERO, false);
+        }
+        let text = metrics.encode(&[]);
+        assert!(
+            text.contains(r#"toolbridge_gateway_tool_calls_total{server="s",tool="t",client="alice",profile="team"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"toolbridge_gateway_tool_errors_total{server="s",tool="t",client="alice",profile=""} 1"#),
+            "{text}"
+        );
+        // alice and the first 63 others; the 11 past the bound are one.
+        let clients: HashSet<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("toolbridge_gateway_tool_calls_total{"))
+            .filter_map(|l| l.split("client=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(clients.len(), MAX_LABEL_VALUES + 1, "{clients:?}");
+        assert!(clients.contains(OTHER));
+        assert!(!clients.contains(format!("c{}", MAX_LABEL_VALUES).as_str()));
+        assert!(text.contains(&format!(
+            r#"toolbridge_gateway_tool_calls_total{{server="s",tool="t",client="{OTHER}",profile="team"}} 11"#
+        )), "{text}");
     }
 }

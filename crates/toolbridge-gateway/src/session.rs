@@ -39,6 +39,8 @@ use crate::{
     identity::ClientIdentity,
     profile::{self, View, ViewName},
     subscriptions::{ClientKey, Target},
+    trace_context::TraceContext,
+    tracing_export::RequestTrace,
 };
 
 /// One client session (over HTTP: one `Mcp-Session-Id`, or one request of a
@@ -244,6 +246,8 @@ impl ServerHandler for Session {
         let requester = Requester {
             view: &self.view,
             client: ClientIdentity::of_rmcp(&context.extensions),
+            app: None,
+            trace: None,
         };
         list_tools(&self.gateway, requester, request).await
     }
@@ -270,11 +274,19 @@ impl ServerHandler for Session {
                 ClientIdentity::of_rmcp(&context.extensions),
             );
         }
+        let trace = TraceContext::incoming(
+            Some(&context.meta.0),
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .map(|p| &p.headers),
+        );
         let info = context.peer.peer_info();
         let requester = Requester {
             view: &self.view,
             client: ClientIdentity::of_rmcp(&context.extensions),
             app: info.as_deref().map(|i| i.client_info.name.as_str()),
+            trace: trace.as_ref(),
         };
         call_tool(
             &self.gateway,
@@ -536,6 +548,10 @@ pub(crate) async fn call_tool(
 ) -> Result<CallToolResponse, ErrorData> {
     let client = requester.client;
     let view = gateway.view(requester.view)?;
+    let mut trace =
+        gateway
+            .tracing()
+            .request(client, requester.view, requester.trace, &request.name);
     let mut through_call_tool = false;
     if view.searches() {
         match request.name.as_ref() {
@@ -552,6 +568,7 @@ pub(crate) async fn call_tool(
                         rights.check(client, &view.name, route).is_ok()
                     });
                 result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                trace.finish(Outcome::Ok);
                 return Ok(CallToolResponse::Complete(result));
             }
             toolbridge::adapter::search::CALL_TOOL => match profile::unwrap_call(request) {
@@ -562,6 +579,7 @@ pub(crate) async fn call_tool(
                 Err(message) => {
                     let mut result = profile::error_result(message);
                     result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+                    trace.finish(Outcome::ToolError);
                     return Ok(CallToolResponse::Complete(result));
                 }
             },
@@ -576,6 +594,7 @@ pub(crate) async fn call_tool(
                 request.name
             ));
             result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+            trace.finish(Outcome::ToolError);
             return Ok(CallToolResponse::Complete(result));
         }
         return Err(ErrorData::invalid_params(
@@ -595,6 +614,7 @@ pub(crate) async fn call_tool(
             std::time::Duration::ZERO,
             Outcome::Refused,
             client,
+            view.name.profile_name(),
         );
         error
     };
@@ -616,6 +636,8 @@ pub(crate) async fn call_tool(
         () = ct.cancelled() => return Err(cancelled()),
     };
     audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+    // The upstream's W3C trace context, in its request's `_meta`.
+    options.meta = trace.upstream(&route.server, &route.name);
     options.relay_input_required = !matches!(caller, Caller::Session);
     // A held call notes itself in its own task (see `held_calls`).
     let _in_flight = (!matches!(caller, Caller::Stateless { .. })).then(|| {
@@ -643,6 +665,8 @@ pub(crate) async fn call_tool(
         outcome: Outcome::Cancelled,
         client,
         activity,
+        view: requester.view,
+        trace,
     };
     // Pinned here, once: a future this size moved into each layer above
     // was copied each time (docs/performance.md, "Fourth round").
@@ -716,19 +740,27 @@ struct Audited<'a> {
     client: Option<&'a ClientIdentity>,
     /// The call's id in the page's [`crate::activity`].
     activity: u64,
+    /// The view it was made through (its profile, for the audit line and
+    /// the metrics).
+    view: &'a ViewName,
+    /// Its spans, ended with the outcome.
+    trace: RequestTrace,
 }
 
 impl Drop for Audited<'_> {
     fn drop(&mut self) {
         let took = self.started.elapsed();
         let (server, tool) = (&self.route.server, &self.route.name);
-        audit::call(server, tool, took, self.outcome, self.client);
+        let profile = self.view.profile_name();
+        audit::call(server, tool, took, self.outcome, self.client, profile);
+        self.trace.finish(self.outcome);
+        let labels = (audit::who(self.client).1, profile.unwrap_or(""));
         self.gateway
             .activity()
             .finish(self.activity, self.outcome, took);
         self.gateway
             .metrics()
-            .call(server, tool, took, self.outcome != Outcome::Ok);
+            .call(server, tool, labels, took, self.outcome != Outcome::Ok);
     }
 }
 
@@ -980,6 +1012,8 @@ pub(crate) struct Requester<'a> {
     /// The application, as its `clientInfo` names it, where known (the
     /// page's Activity shows it).
     pub app: Option<&'a str>,
+    /// The W3C trace context the client sent with the request.
+    pub trace: Option<&'a TraceContext>,
 }
 
 /// A factory of sessions for rmcp's HTTP service.

@@ -58,6 +58,7 @@ use crate::{
     profile::ViewName,
     session::{self, Caller, ProgressRelay},
     session_owners::SessionOwners,
+    trace_context::TraceContext,
 };
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
@@ -93,6 +94,9 @@ enum Lean {
         progress: Option<ProgressToken>,
         /// The application, from `_meta`'s clientInfo (the page's Home).
         app: Option<Box<rmcp::model::Implementation>>,
+        /// The client's W3C trace context (`_meta`, else the headers);
+        /// boxed, as most requests have none.
+        trace: Option<Box<TraceContext>>,
     },
     List(RequestId, Option<PaginatedRequestParams>),
 }
@@ -201,6 +205,8 @@ impl Endpoint {
                 let requester = session::Requester {
                     view: &self.view,
                     client: client.as_ref(),
+                    app: None,
+                    trace: None,
                 };
                 let result = session::list_tools(&self.gateway, requester, params)
                     .await
@@ -214,6 +220,7 @@ impl Endpoint {
                 log_level,
                 progress,
                 app,
+                trace,
             } => {
                 if let Some(app) = &app {
                     self.gateway.connected_clients().stateless_call(
@@ -222,7 +229,8 @@ impl Endpoint {
                         client.as_ref(),
                     );
                 }
-                self.call(id, params, caller, log_level, progress, client)
+                let sender = Sender { client, trace };
+                self.call(id, params, caller, log_level, progress, sender)
                     .await
             }
         }
@@ -242,7 +250,7 @@ impl Endpoint {
         caller: Caller,
         log_level: Option<rmcp::model::LoggingLevel>,
         progress: Option<ProgressToken>,
-        client: Option<ClientIdentity>,
+        sender: Sender,
     ) -> Response {
         let (outbox, mut messages) = mpsc::unbounded_channel();
         let progress = progress.map(|token| {
@@ -277,8 +285,9 @@ impl Endpoint {
         let mut task = tokio::spawn(Box::pin(async move {
             let requester = session::Requester {
                 view: &view,
-                client: client.as_ref(),
+                client: sender.client.as_ref(),
                 app: None,
+                trace: sender.trace.as_deref(),
             };
             session::call_tool(
                 &gateway, requester, params, options, caller, progress, &task_ct,
@@ -317,6 +326,12 @@ impl Endpoint {
             Err(_) => json_answer(id, result),
         }
     }
+}
+
+/// Who sent a stateless call: the client, and the trace it is part of.
+struct Sender {
+    client: Option<ClientIdentity>,
+    trace: Option<Box<TraceContext>>,
 }
 
 /// The result of the call task (a task that panicked is an internal error).
@@ -546,6 +561,7 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
                 log_level: meta.log_level(),
                 progress: meta.get_progress_token(),
                 app: meta.client_info().map(Box::new),
+                trace: TraceContext::incoming(Some(&meta.0), Some(headers)).map(Box::new),
             })
         }
         "tools/list" if !headers.contains_key("mcp-name") => {
@@ -764,6 +780,7 @@ mod tests {
                     log_level,
                     progress,
                     app,
+                    ..
                 },
                 ClientRequest::CallToolRequest(r),
             ) => {

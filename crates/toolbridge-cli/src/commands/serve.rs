@@ -192,6 +192,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     };
     // Rules and limits as the gateway starts (a change takes a restart).
     let gateway_settings = ctx.load_config()?.settings().gateway.clone();
+    let tracing = tracing_of(ctx)?;
     let gateway = Gateway::new(
         specs,
         GatewayOptions {
@@ -203,6 +204,7 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
             profiles,
             rights: Rights::new(gateway_settings.rules),
             rate_limits: RateLimits::new(&gateway_settings.limits),
+            tracing: tracing.clone(),
             ..GatewayOptions::default()
         },
     );
@@ -238,7 +240,17 @@ pub async fn run_with(args: Args, ctx: &Context, listening: impl FnOnce(&str)) -
     };
     stop.cancel();
     gateway.close_all().await;
+    // The spans still queued, sent before the process ends.
+    tracing.shutdown().await;
     outcome
+}
+
+/// The gateway's tracing, as the config's `"gateway": {"tracing"}` and the
+/// OpenTelemetry environment variables say (off without an endpoint).
+fn tracing_of(ctx: &Context) -> Result<toolbridge_gateway::tracing_export::Tracing, Failure> {
+    let config = ctx.load_config()?;
+    toolbridge_gateway::tracing_export::Tracing::start(&config.settings().gateway.tracing)
+        .map_err(Failure::usage)
 }
 
 async fn serve_http(

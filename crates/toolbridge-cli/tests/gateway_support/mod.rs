@@ -46,7 +46,21 @@ impl Gateway {
     // The child is waited for in `Drop`, which clippy cannot see.
     #[allow(clippy::zombie_processes)]
     pub fn start_with(config: &Path, home: &Path, extra: &[&str], token: Option<&str>) -> Gateway {
+        Gateway::start_with_env(config, home, extra, token, &[])
+    }
+
+    /// [`Gateway::start_with`], with the variables `env` set too.
+    // The child is waited for in `Drop`, which clippy cannot see.
+    #[allow(clippy::zombie_processes)]
+    pub fn start_with_env(
+        config: &Path,
+        home: &Path,
+        extra: &[&str],
+        token: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Gateway {
         let mut command = Command::new(toolbridge());
+        command.envs(env.iter().copied());
         command
             .arg("--config")
             .arg(config)

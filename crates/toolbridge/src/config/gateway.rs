@@ -7,7 +7,8 @@
 //!     "resource": "https://tools.example.com",
 //!     "audience": ["api://toolbridge"],
 //!     "jwksUri": "https://login.example.com/keys",
-//!     "scopes": ["tools.read", "tools.write"] } } } }
+//!     "scopes": ["tools.read", "tools.write"] },
+//!   "tracing": { "otlpEndpoint": "http://127.0.0.1:4318" } } } }
 //! ```
 
 use serde_json::Value;
@@ -34,6 +35,19 @@ pub struct GatewaySettings {
     pub rules: Vec<Rule>,
     /// Rate limits and the upstreams' bound (`limits`).
     pub limits: RateLimitSettings,
+    /// Where the gateway's traces go (`tracing`).
+    pub tracing: GatewayTracing,
+}
+
+/// `"gateway": {"tracing": {...}}`: the OpenTelemetry traces of the
+/// gateway's requests. Off unless an endpoint is set here or in the
+/// environment (the gateway's `tracing_export` says the precedence).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GatewayTracing {
+    /// The OTLP/HTTP collector's base URL (`otlpEndpoint`, e.g.
+    /// `http://127.0.0.1:4318`); spans go to its `/v1/traces`.
+    pub otlp_endpoint: Option<String>,
 }
 
 /// `"gateway": {"oauth": {...}}`: the authorization server whose JWT access
@@ -75,7 +89,7 @@ impl GatewayOAuth {
 }
 
 /// The keys of `"gateway"`.
-const GATEWAY_FIELDS: [&str; 3] = ["oauth", RULES_KEY, LIMITS_KEY];
+const GATEWAY_FIELDS: [&str; 4] = ["oauth", RULES_KEY, LIMITS_KEY, "tracing"];
 
 /// The keys of `"oauth"`.
 const OAUTH_FIELDS: [&str; 5] = ["issuer", "resource", "audience", "jwksUri", "scopes"];
@@ -114,11 +128,19 @@ impl GatewaySettings {
             Some(value) => RateLimitSettings::parse(src, value)?,
             None => RateLimitSettings::default(),
         };
+        let tracing = match obj.get("tracing").filter(|v| !v.is_null()) {
+            None => GatewayTracing::default(),
+            Some(value) => parse_tracing(value).map_err(|(key, message)| {
+                let steps: Vec<&str> = ["tracing"].into_iter().chain(key).collect();
+                at(&steps, message)
+            })?,
+        };
         let Some(oauth) = obj.get("oauth").filter(|v| !v.is_null()) else {
             return Ok(GatewaySettings {
                 oauth: None,
                 rules,
                 limits,
+                tracing,
             });
         };
         let Value::Object(oauth) = oauth else {
@@ -198,8 +220,65 @@ impl GatewaySettings {
             }),
             rules,
             limits,
+            tracing,
         })
     }
+}
+
+/// `"tracing"`'s object; an error names the key at fault (if one) and says
+/// what the key takes.
+fn parse_tracing(value: &Value) -> Result<GatewayTracing, (Option<&str>, String)> {
+    let Value::Object(obj) = value else {
+        return Err((
+            None,
+            format!(
+                "\"gateway\".\"tracing\" must be an object with \"otlpEndpoint\", not {}",
+                kind_of(value)
+            ),
+        ));
+    };
+    if let Some(unknown) = obj.keys().find(|k| k.as_str() != "otlpEndpoint") {
+        return Err((
+            Some(unknown),
+            format!(
+                "\"gateway\".\"tracing\" has no setting {unknown:?}; it takes \"otlpEndpoint\""
+            ),
+        ));
+    }
+    let endpoint = match obj.get("otlpEndpoint").filter(|v| !v.is_null()) {
+        None => None,
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            let url = url::Url::parse(s).map_err(|e| {
+                (
+                    Some("otlpEndpoint"),
+                    format!("\"gateway\".\"tracing\".\"otlpEndpoint\" ({s}) is not a URL: {e}"),
+                )
+            })?;
+            if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+                return Err((
+                    Some("otlpEndpoint"),
+                    format!(
+                        "\"gateway\".\"tracing\".\"otlpEndpoint\" ({s}) must be an http or https \
+                         URL with a host, the OTLP/HTTP collector's base (e.g. http://127.0.0.1:4318)"
+                    ),
+                ));
+            }
+            Some(s.to_owned())
+        }
+        Some(other) => {
+            return Err((
+                Some("otlpEndpoint"),
+                format!(
+                    "\"gateway\".\"tracing\".\"otlpEndpoint\" must be a URL string, not {}",
+                    kind_of(other)
+                ),
+            ));
+        }
+    };
+    Ok(GatewayTracing {
+        otlp_endpoint: endpoint,
+    })
 }
 
 /// An `https` URL, or `http` to a loopback host (tokens and keys must not
@@ -275,5 +354,46 @@ mod tests {
         }
         parse(r#"{"toolbridge": {"gateway": {"oauth": {"issuer": "http://127.0.0.1:9/"}}}}"#)
             .expect("http to loopback is allowed");
+    }
+
+    #[test]
+    fn the_tracing_endpoint_is_read_and_mistakes_are_named() {
+        let config = parse(
+            r#"{"toolbridge": {"gateway": {"tracing": {"otlpEndpoint": " http://127.0.0.1:4318 "}}},
+                "mcpServers": {}}"#,
+        )
+        .expect("config");
+        let tracing = &config.settings().gateway.tracing;
+        assert_eq!(
+            tracing.otlp_endpoint.as_deref(),
+            Some("http://127.0.0.1:4318")
+        );
+        let none = parse(r#"{"mcpServers": {}}"#).expect("config");
+        assert_eq!(none.settings().gateway.tracing.otlp_endpoint, None);
+        let cases = [
+            (r#"{"tracing": []}"#, "\"tracing\" must be an object"),
+            (
+                r#"{"tracing": {"endpoint": "x"}}"#,
+                "no setting \"endpoint\"",
+            ),
+            (
+                r#"{"tracing": {"otlpEndpoint": 4318}}"#,
+                "must be a URL string",
+            ),
+            (
+                r#"{"tracing": {"otlpEndpoint": "grpc://127.0.0.1:4317"}}"#,
+                "must be an http or https",
+            ),
+            (
+                r#"{"tracing": {"otlpEndpoint": "not a url"}}"#,
+                "is not a URL",
+            ),
+        ];
+        for (gateway, expected) in cases {
+            let text = format!(r#"{{"toolbridge": {{"gateway": {gateway}}}, "mcpServers": {{}}}}"#);
+            let error = parse(&text).expect_err(gateway);
+            assert!(error.contains(expected), "{gateway}: {error}");
+            assert!(error.contains("config.json"), "{error}");
+        }
     }
 }

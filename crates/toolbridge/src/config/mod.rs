@@ -62,7 +62,7 @@ pub use error::{ConfigError, Location};
 pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
-pub use gateway::{GATEWAY_KEY, GatewayOAuth, GatewaySettings};
+pub use gateway::{GATEWAY_KEY, GatewayOAuth, GatewaySettings, GatewayTracing};
 pub use import::{ImportReport, import};
 pub use listing::ServerListing;
 pub use locate::{

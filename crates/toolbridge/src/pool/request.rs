@@ -53,7 +53,7 @@ impl Pool {
             server,
             call_features: features,
             pool_features: &self.inner.options.client_features,
-            meta: service::request_meta(slot, &conn, features),
+            meta: service::request_meta(slot, &conn, features, options),
             limits,
             relay: options.relay_input_required,
         };

@@ -149,6 +149,10 @@ pub struct CallOptions {
     /// again ([`Pool::request`] only): for a gateway whose own client is
     /// stateless and answers such results itself.
     pub relay_input_required: bool,
+    /// `_meta` entries the request carries besides the pool's own (the
+    /// gateway: the W3C trace context, `traceparent` and `tracestate`, on
+    /// every protocol version).
+    pub meta: Option<JsonObject>,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -754,7 +758,11 @@ impl Pool {
                 slot,
                 &conn,
                 tool,
-                tasks::task_request(tool, arguments, request_meta(slot, &conn, features)),
+                tasks::task_request(
+                    tool,
+                    arguments,
+                    request_meta(slot, &conn, features, options),
+                ),
                 limits,
                 timeout,
             ))
@@ -776,7 +784,7 @@ impl Pool {
                 server,
                 call_features: options.client_features.as_ref(),
                 pool_features: &self.inner.options.client_features,
-                meta: request_meta(slot, &conn, features),
+                meta: request_meta(slot, &conn, features, options),
                 limits,
                 relay: false,
             };
@@ -1199,16 +1207,26 @@ impl Pool {
 }
 
 /// The `_meta` a request to `conn` adds: the log level its messages are
-/// wanted at, on 2026-07-28 (earlier protocols set it once per connection).
+/// wanted at, on 2026-07-28 (earlier protocols set it once per connection),
+/// and the caller's own entries ([`CallOptions::meta`]).
 pub(super) fn request_meta(
     slot: &Slot,
     conn: &Connection,
     features: Option<&ClientFeatures>,
+    options: &CallOptions,
 ) -> Option<rmcp::model::RequestMetaObject> {
-    match conn.log_level_per_request {
+    let meta = match conn.log_level_per_request {
         true => slot.logs.request_meta(features),
         false => None,
-    }
+    };
+    let Some(extra) = &options.meta else {
+        return meta;
+    };
+    let mut meta = meta.unwrap_or_default();
+    meta.0
+        .0
+        .extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Some(meta)
 }
 
 /// A call's id in logs: the caller's ([`CallOptions::call_id`]), else the

@@ -312,10 +312,22 @@ impl<'a> Recorded<'a> {
         let took = self.started.elapsed();
         if !self.done {
             self.done = true;
-            audit::call(self.server, self.tool, took, outcome, self.client.as_ref());
-            self.gateway
-                .metrics()
-                .call(self.server, self.tool, took, outcome != Outcome::Ok);
+            audit::call(
+                self.server,
+                self.tool,
+                took,
+                outcome,
+                self.client.as_ref(),
+                None,
+            );
+            let (_, client) = audit::who(self.client.as_ref());
+            self.gateway.metrics().call(
+                self.server,
+                self.tool,
+                (client, ""),
+                took,
+                outcome != Outcome::Ok,
+            );
         }
         took
     }
