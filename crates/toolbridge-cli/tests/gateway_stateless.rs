@@ -321,3 +321,81 @@ fn a_prompt_whose_server_asks_mid_way_is_held_like_a_call() {
         );
     });
 }
+
+/// Issue 24: a stateless client's call went through the pool's general
+/// request, not its tool call, so a task-only tool was sent plainly and
+/// server-everything refused it ("requires task augmentation"). Both
+/// stateless ways: a client that declares nothing (its call relayed) and
+/// one that can be asked (its call held).
+#[test]
+fn a_stateless_call_of_a_task_only_tool_is_run_as_a_task() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": "node", "args": [everything_js(), "stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["simulate-research-query"]);
+    runtime().block_on(async {
+        for declared in [json!({}), json!({ "elicitation": {} })] {
+            let call = post(
+                &gateway.url,
+                "tools/call",
+                json!({
+                    "name": "simulate-research-query",
+                    "arguments": { "topic": "tides" },
+                    "_meta": meta(json!({ "io.modelcontextprotocol/clientCapabilities": declared })),
+                }),
+            )
+            .await;
+            let answer = call.messages.last().cloned().unwrap_or_default();
+            let text = answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                text.contains("# Research Report: tides"),
+                "declaring {declared}: {answer}"
+            );
+        }
+    });
+}
+
+/// Issue 24: a stateless client's call of a tool its server no longer has
+/// (the gateway's list is older) was the server's own refusal, the stale
+/// list kept; a session's call was `UnknownTool`, naming the tools there
+/// are. Now the same for both.
+#[test]
+fn a_stateless_call_of_a_tool_its_server_dropped_names_the_tools_there_are() {
+    let home = tempfile::tempdir().unwrap();
+    let tools_file = home.path().join("tools");
+    std::fs::write(&tools_file, "ping,gone").unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "shifting": {
+            "command": python(),
+            "args": [test_server("tool_cache.py")],
+            "env": {
+                "STARTS_FILE": home.path().join("starts"),
+                "TOOLS_FILE": tools_file,
+                "TOOLS_LIVE": "1",
+            },
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["ping", "gone"]);
+    std::fs::write(&tools_file, "ping").unwrap();
+    runtime().block_on(async {
+        let call = post(
+            &gateway.url,
+            "tools/call",
+            json!({ "name": "gone", "arguments": {}, "_meta": meta(json!({})) }),
+        )
+        .await;
+        let answer = call.messages.last().cloned().unwrap_or_default();
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("has no tool \"gone\"") && message.contains("ping"),
+            "{answer}"
+        );
+    });
+}

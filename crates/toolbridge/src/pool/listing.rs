@@ -143,7 +143,7 @@ impl Pool {
         if let Some(items) = cache.get() {
             return Ok(items);
         }
-        self.offering(slot, T::FEATURE, None).await?;
+        self.offering(slot, T::FEATURE).await?;
         let mut attempt = 1;
         loop {
             let ticket = cache.ticket();
