@@ -483,7 +483,7 @@ fn an_upstream_whose_resource_pages_loop_is_left_out_with_a_clear_error() {
     let said = wait_until(std::time::Duration::from_secs(10), || {
         gateway.stderr.lock().unwrap().iter().any(|line| {
             line.contains("\"looping\": its resource list does not end")
-                && line.contains("points back to a cursor")
+                && line.contains("points back to cursor")
         })
     });
     assert!(said, "{}", gateway.stderr.lock().unwrap().join("\n"));
