@@ -362,3 +362,169 @@ fn stateless_calls_show_on_the_pages_home_as_one_client_with_its_calls() {
         assert_eq!(mine[0]["stateless"], true, "{home}");
     });
 }
+/// Issue 24: a stateless client's call went through the pool's general
+/// request, not its tool call, so a task-only tool was sent plainly and
+/// server-everything refused it ("requires task augmentation"). Both
+/// stateless ways: a client that declares nothing (its call relayed) and
+/// one that can be asked (its call held).
+#[test]
+fn a_stateless_call_of_a_task_only_tool_is_run_as_a_task() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": "node", "args": [everything_js(), "stdio"] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["simulate-research-query"]);
+    runtime().block_on(async {
+        for declared in [json!({}), json!({ "elicitation": {} })] {
+            let call = post(
+                &gateway.url,
+                "tools/call",
+                json!({
+                    "name": "simulate-research-query",
+                    "arguments": { "topic": "tides" },
+                    "_meta": meta(json!({ "io.modelcontextprotocol/clientCapabilities": declared })),
+                }),
+            )
+            .await;
+            let answer = call.messages.last().cloned().unwrap_or_default();
+            let text = answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                text.contains("# Research Report: tides"),
+                "declaring {declared}: {answer}"
+            );
+        }
+    });
+}
+
+/// Issue 24: a stateless client's call of a tool its server no longer has
+/// (the gateway's list is older) was the server's own refusal, the stale
+/// list kept; a session's call was `UnknownTool`, naming the tools there
+/// are. Now the same for both.
+#[test]
+fn a_stateless_call_of_a_tool_its_server_dropped_names_the_tools_there_are() {
+    let home = tempfile::tempdir().unwrap();
+    let tools_file = home.path().join("tools");
+    std::fs::write(&tools_file, "ping,gone").unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "shifting": {
+            "command": python(),
+            "args": [test_server("tool_cache.py")],
+            "env": {
+                "STARTS_FILE": home.path().join("starts"),
+                "TOOLS_FILE": tools_file,
+                "TOOLS_LIVE": "1",
+            },
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["ping", "gone"]);
+    std::fs::write(&tools_file, "ping").unwrap();
+    runtime().block_on(async {
+        let call = post(
+            &gateway.url,
+            "tools/call",
+            json!({ "name": "gone", "arguments": {}, "_meta": meta(json!({})) }),
+        )
+        .await;
+        let answer = call.messages.last().cloned().unwrap_or_default();
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("has no tool \"gone\"") && message.contains("ping"),
+            "{answer}"
+        );
+    });
+}
+
+/// The requests with `method` in `record` (what `tee` saw a client send
+/// an upstream).
+fn recorded(record: &std::path::Path, method: &str) -> usize {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["method"] == method)
+        .count()
+}
+
+/// Issue 24: the gateway listed prompts and resources with a copy of the
+/// pager of its own, uncached, so every client's list reached every
+/// upstream. Now the pool's cached listing: a second list is answered
+/// from the cache (until the server says its list changed).
+#[test]
+fn a_second_prompts_list_does_not_reach_the_upstream() {
+    let home = tempfile::tempdir().unwrap();
+    let record = home.path().join("upstream.jsonl");
+    let config = write_config(
+        home.path(),
+        json!({ "catalog": {
+            "command": "sh",
+            "args": ["-c", r#"tee -a "$0" | exec "$1" "$2""#, record, python(), test_server("catalog_server.py")],
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["add"]);
+    runtime().block_on(async {
+        for _ in 0..2 {
+            let list = post(
+                &gateway.url,
+                "prompts/list",
+                json!({ "_meta": meta(json!({})) }),
+            )
+            .await;
+            let prompts = list.messages[0]["result"]["prompts"].clone();
+            assert!(
+                prompts
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|p| p["name"] == "greet")),
+                "{:?}",
+                list.messages
+            );
+        }
+    });
+    assert_eq!(
+        recorded(&record, "prompts/list"),
+        1,
+        "the second list was not cached"
+    );
+}
+
+/// Issue 24: the gateway's own pager had no cursor-loop check: an upstream
+/// whose pages point back to themselves was read 100 times over and its
+/// first page given 100 times. Now the listing stops at the loop, the
+/// server's resources are left out, and the gateway's log says why.
+#[test]
+fn an_upstream_whose_resource_pages_loop_is_left_out_with_a_clear_error() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "looping": {
+            "command": python(),
+            "args": [test_server("catalog_server.py")],
+            "env": { "MODE": "endless" },
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["add"]);
+    runtime().block_on(async {
+        let list = post(
+            &gateway.url,
+            "resources/list",
+            json!({ "_meta": meta(json!({})) }),
+        )
+        .await;
+        let resources = list.messages[0]["result"]["resources"].clone();
+        assert_eq!(resources, json!([]), "{:?}", list.messages);
+    });
+    let said = wait_until(std::time::Duration::from_secs(10), || {
+        gateway.stderr.lock().unwrap().iter().any(|line| {
+            line.contains("\"looping\": its resource list does not end")
+                && line.contains("points back to cursor")
+        })
+    });
+    assert!(said, "{}", gateway.stderr.lock().unwrap().join("\n"));
+}

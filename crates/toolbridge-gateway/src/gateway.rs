@@ -16,15 +16,14 @@ use futures::future::join_all;
 use rmcp::{
     RoleServer,
     model::{
-        ClientRequest, ErrorCode, ErrorData, ListPromptsRequest, ListResourceTemplatesRequest,
-        ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate,
-        ResourceUpdatedNotificationParam, ServerNotification, ServerResult, Tool,
+        ErrorCode, ErrorData, Prompt, Resource, ResourceTemplate, ResourceUpdatedNotificationParam,
+        ServerNotification, Tool,
     },
     service::{Peer, SubscriptionSink},
 };
 use toolbridge::{
     config::{Profile, ServerSpec},
-    pool::{CallOptions, ClientFeatures, Pool, PoolError, PoolOptions},
+    pool::{ClientFeatures, Pool, PoolError, PoolOptions},
     tools::McpTool,
 };
 
@@ -38,9 +37,6 @@ use crate::{
     subscriptions::{ClientKey, Subscriptions, Target},
     upstreams::{Changes, SharedUpstreams, Upstreams},
 };
-
-/// At most this many pages are read from one server's listing.
-const MAX_PAGES: usize = 100;
 
 /// Gateway-wide settings.
 #[derive(Debug, Clone)]
@@ -725,23 +721,17 @@ impl Gateway {
     pub async fn prompts(&self, view: &View) -> Arc<Catalog<Prompt>> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |cursor| {
-                ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(
-                    PaginatedRequestParams::default().with_cursor(cursor),
-                ))
+            .list_each(&upstreams, view, |pool, server| async move {
+                pool.list_prompts(&server).await
             })
             .await;
         let items = lists
             .into_iter()
-            .flat_map(|(server, results)| {
-                results.into_iter().flat_map(move |result| match result {
-                    ServerResult::ListPromptsResult(page) => page
-                        .prompts
-                        .into_iter()
-                        .map(|p| (server.clone(), p.name.clone(), p))
-                        .collect::<Vec<_>>(),
-                    _ => Vec::new(),
-                })
+            .flat_map(|(server, prompts)| {
+                prompts
+                    .iter()
+                    .map(|p| (server.clone(), p.name.clone(), p.clone()))
+                    .collect::<Vec<_>>()
             })
             .collect();
         let catalog = Arc::new(Catalog::build(
@@ -782,25 +772,19 @@ impl Gateway {
     pub async fn resources(&self, view: &View) -> Vec<Resource> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |cursor| {
-                ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
-                    PaginatedRequestParams::default().with_cursor(cursor),
-                ))
+            .list_each(&upstreams, view, |pool, server| async move {
+                pool.list_resources(&server).await
             })
             .await;
         let mut all = Vec::new();
         let mut routes = HashMap::new();
         let listed: Vec<String> = lists.iter().map(|(server, _)| server.clone()).collect();
-        for (server, results) in lists {
-            for result in results {
-                if let ServerResult::ListResourcesResult(page) = result {
-                    for resource in page.resources {
-                        routes
-                            .entry(resource.uri.clone())
-                            .or_insert_with(|| server.clone());
-                        all.push(resource);
-                    }
-                }
+        for (server, resources) in lists {
+            for resource in resources.iter() {
+                routes
+                    .entry(resource.uri.clone())
+                    .or_insert_with(|| server.clone());
+                all.push(resource.clone());
             }
         }
         // The routes of the servers listed are replaced; other views' stay.
@@ -817,25 +801,17 @@ impl Gateway {
     pub async fn resource_templates(&self, view: &View) -> Vec<ResourceTemplate> {
         let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |cursor| {
-                ClientRequest::ListResourceTemplatesRequest(
-                    ListResourceTemplatesRequest::with_param(
-                        PaginatedRequestParams::default().with_cursor(cursor),
-                    ),
-                )
+            .list_each(&upstreams, view, |pool, server| async move {
+                pool.list_resource_templates(&server).await
             })
             .await;
         let mut all = Vec::new();
         let mut routes = Vec::new();
         let listed: Vec<String> = lists.iter().map(|(server, _)| server.clone()).collect();
-        for (server, results) in lists {
-            for result in results {
-                if let ServerResult::ListResourceTemplatesResult(page) = result {
-                    for template in page.resource_templates {
-                        routes.push((template.uri_template.clone(), server.clone()));
-                        all.push(template);
-                    }
-                }
+        for (server, templates) in lists {
+            for template in templates.iter() {
+                routes.push((template.uri_template.clone(), server.clone()));
+                all.push(template.clone());
             }
         }
         let mut known = self.inner.templates.lock_unpoisoned();
@@ -879,28 +855,35 @@ impl Gateway {
         servers.into_iter().cloned().collect()
     }
 
-    /// Every page of one listing from each server of `view`, in config
-    /// order; a server that does not offer it gives nothing, one that fails
-    /// is logged.
-    async fn list_each(
+    /// One listing (`list`: the pool's, all pages, bounded and cached
+    /// until the server says it changed) of each server of `view`, in
+    /// config order; a server that does not offer it gives nothing, one
+    /// that fails is logged.
+    async fn list_each<T, Listed>(
         &self,
         upstreams: &Upstreams,
         view: &View,
-        request: impl Fn(Option<String>) -> ClientRequest + Copy,
-    ) -> Vec<(String, Vec<ServerResult>)> {
+        list: impl Fn(Pool, String) -> Listed,
+    ) -> Vec<(String, Arc<Vec<T>>)>
+    where
+        Listed: Future<Output = Result<Arc<Vec<T>>, PoolError>>,
+    {
         let servers = upstreams
             .iter()
             .filter(|(name, _)| view.profile.includes_server(name));
-        join_all(servers.map(|(name, pool)| async move {
-            let pages = match list_pages(pool, name, request).await {
-                Ok(pages) => pages,
-                Err(e) if is_not_offered(&e) => Vec::new(),
-                Err(e) => {
-                    tracing::warn!(server = name, error = %e, "leaving the server's listing out");
-                    Vec::new()
-                }
-            };
-            (name.to_owned(), pages)
+        join_all(servers.map(|(name, pool)| {
+            let listing = list(pool.clone(), name.to_owned());
+            async move {
+                let items = match listing.await {
+                    Ok(items) => items,
+                    Err(e) if is_not_offered(&e) => Arc::new(Vec::new()),
+                    Err(e) => {
+                        tracing::warn!(server = name, error = %e, "leaving the server's listing out");
+                        Arc::new(Vec::new())
+                    }
+                };
+                (name.to_owned(), items)
+            }
         }))
         .await
     }
@@ -969,38 +952,6 @@ impl Drop for Listening {
     }
 }
 
-/// Every page of a listing from `server`, following `nextCursor`, bounded.
-async fn list_pages(
-    pool: &Pool,
-    server: &str,
-    request: impl Fn(Option<String>) -> ClientRequest,
-) -> Result<Vec<ServerResult>, PoolError> {
-    let mut pages = Vec::new();
-    let mut cursor = None;
-    let options = CallOptions::default();
-    for _ in 0..MAX_PAGES {
-        let page = pool
-            .request(server, request(cursor.take()), &options)
-            .await?;
-        let next = match &page {
-            ServerResult::ListPromptsResult(p) => p.next_cursor.clone(),
-            ServerResult::ListResourcesResult(p) => p.next_cursor.clone(),
-            ServerResult::ListResourceTemplatesResult(p) => p.next_cursor.clone(),
-            _ => None,
-        };
-        pages.push(page);
-        match next {
-            Some(next) if !next.is_empty() => cursor = Some(next),
-            _ => return Ok(pages),
-        }
-    }
-    tracing::warn!(
-        server,
-        "the server's listing goes on past {MAX_PAGES} pages; keeping the first"
-    );
-    Ok(pages)
-}
-
 /// The profiles by name.
 fn by_name(profiles: Vec<Profile>) -> HashMap<String, Arc<Profile>> {
     profiles
@@ -1041,10 +992,12 @@ fn is_unknown_resource(error: &PoolError) -> bool {
     }
 }
 
-/// Whether a server said it does not offer what was asked (method not
-/// found), which in an aggregate listing means "nothing", not a failure.
+/// Whether a server does not offer what was asked (it does not declare
+/// it, or answers "method not found"), which in an aggregate listing means
+/// "nothing", not a failure.
 fn is_not_offered(error: &PoolError) -> bool {
-    matches!(error, PoolError::Server { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND.0)
+    matches!(error, PoolError::NotOffered { .. })
+        || matches!(error, PoolError::Server { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND.0)
 }
 
 /// Whether `uri` may come from `template` (RFC 6570): the text before the

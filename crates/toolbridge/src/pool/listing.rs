@@ -1,13 +1,16 @@
 //! Listing what a server offers besides tools (resources, resource
-//! templates, prompts): every page, bounded as tool listings are (a cursor
-//! seen before, more than [`MAX_TOOL_PAGES`] pages or [`MAX_LISTED_TOOLS`]
-//! items end it with [`PoolError::EndlessListing`]), cached per server in
-//! its [`Catalog`] until the server says the list changed.
+//! templates, prompts): every page, within the bounds tool listings have
+//! (`pages::Bounds`: a cursor seen before, more than
+//! [`MAX_TOOL_PAGES`](super::MAX_TOOL_PAGES) pages or
+//! [`MAX_LISTED_TOOLS`](super::MAX_LISTED_TOOLS) items end it with
+//! [`PoolError::EndlessListing`]), cached per server in its [`Catalog`]
+//! until the server says the list changed. The CLI, the gateway and the
+//! page all list through here.
 //!
 //! Each page is one [`Pool::request`]: the server's `timeout` bounds each,
 //! and a page that takes too long is cancelled on the server.
 
-use std::{collections::HashSet, sync::Arc};
+use std::sync::Arc;
 
 use futures::future::join_all;
 use rmcp::model::{
@@ -16,8 +19,8 @@ use rmcp::model::{
 };
 
 use super::{
-    CallOptions, MAX_LISTED_TOOLS, MAX_TOOL_PAGES, Pool, PoolError, cache::ListCache,
-    capability::unexpected, catalog::Catalog, error::Feature,
+    CallOptions, Pool, PoolError, cache::ListCache, capability::unexpected, catalog::Catalog,
+    error::Feature, pages::Bounds,
 };
 
 /// How many times a listing is tried while the server keeps saying its list
@@ -143,7 +146,7 @@ impl Pool {
         if let Some(items) = cache.get() {
             return Ok(items);
         }
-        self.offering(slot, T::FEATURE, None).await?;
+        self.offering(slot, T::FEATURE).await?;
         let mut attempt = 1;
         loop {
             let ticket = cache.ticket();
@@ -157,43 +160,25 @@ impl Pool {
         }
     }
 
-    /// Every page of `server`'s list of `T`, from the server.
+    /// Every page of `server`'s list of `T`, from the server, within the
+    /// bounds every listing has ([`Bounds`]).
     async fn all_pages<T: Listed>(&self, server: &str) -> Result<Vec<T>, PoolError> {
-        let endless = |reason: String| PoolError::EndlessListing {
-            server: server.to_owned(),
-            list: T::LIST,
-            reason,
-        };
+        let mut bounds = Bounds::new(server, T::LIST);
         let mut items = Vec::new();
-        let mut cursors = HashSet::new();
         let mut cursor = None;
-        for page in 1.. {
+        loop {
             let result = self
                 .request(server, T::request(cursor), &CallOptions::default())
                 .await?;
             let (mut more, next) =
                 T::page(result).map_err(|other| unexpected(server, T::METHOD, &other))?;
-            if items.len() + more.len() > MAX_LISTED_TOOLS {
-                return Err(endless(format!(
-                    "it listed more than {MAX_LISTED_TOOLS} {}s",
-                    T::LIST
-                )));
-            }
+            bounds.count(more.len())?;
             items.append(&mut more);
-            let Some(next) = next else { break };
-            if !cursors.insert(next.clone()) {
-                return Err(endless(format!(
-                    "page {page} points back to a cursor it already gave"
-                )));
+            cursor = bounds.next(next)?;
+            if cursor.is_none() {
+                return Ok(items);
             }
-            if page >= MAX_TOOL_PAGES {
-                return Err(endless(format!(
-                    "it still had more after {MAX_TOOL_PAGES} pages"
-                )));
-            }
-            cursor = Some(next);
         }
-        Ok(items)
     }
 
     /// The list of `T` of each of `servers`, listed in parallel, in the

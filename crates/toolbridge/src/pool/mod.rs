@@ -55,6 +55,7 @@
 //! each listing in a `list_tools` span (`server`). No argument, header or
 //! environment value is ever recorded.
 
+mod budget;
 mod cache;
 mod capability;
 mod catalog;

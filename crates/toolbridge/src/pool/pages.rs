@@ -115,13 +115,78 @@ pub(super) async fn list_all_tools(
     }
 }
 
-/// The state of one listing: what was kept, the cursors seen, the names
+/// The bounds of one paginated listing, of any list (tools here;
+/// resources, templates and prompts in `listing`): the cursors it gave, its
+/// pages and items so far.
+pub(super) struct Bounds<'a> {
+    server: &'a str,
+    /// The list's name in messages ("tool").
+    list: &'static str,
+    pages: usize,
+    items: usize,
+    cursors: HashSet<String>,
+}
+
+impl<'a> Bounds<'a> {
+    pub(super) fn new(server: &'a str, list: &'static str) -> Self {
+        Bounds {
+            server,
+            list,
+            pages: 0,
+            items: 0,
+            cursors: HashSet::new(),
+        }
+    }
+
+    /// Counts `items` more, of a page about to be kept:
+    /// [`PoolError::EndlessListing`] past [`MAX_LISTED_TOOLS`].
+    pub(super) fn count(&mut self, items: usize) -> Result<(), PoolError> {
+        self.items += items;
+        if self.items > MAX_LISTED_TOOLS {
+            return Err(self.endless(format!(
+                "it listed more than {MAX_LISTED_TOOLS} {}s",
+                self.list
+            )));
+        }
+        Ok(())
+    }
+
+    /// After a page whose next cursor is `next`: the cursor to follow, or
+    /// [`PoolError::EndlessListing`] for a cursor given before or a page
+    /// past [`MAX_TOOL_PAGES`].
+    pub(super) fn next(&mut self, next: Option<String>) -> Result<Option<String>, PoolError> {
+        self.pages += 1;
+        let Some(next) = next else {
+            return Ok(None);
+        };
+        if !self.cursors.insert(next.clone()) {
+            return Err(self.endless(format!(
+                "page {} points back to cursor \"{}\", which it already gave",
+                self.pages,
+                shorten(&next)
+            )));
+        }
+        if self.pages >= MAX_TOOL_PAGES {
+            return Err(self.endless(format!("it still had more after {MAX_TOOL_PAGES} pages")));
+        }
+        Ok(Some(next))
+    }
+
+    fn endless(&self, reason: String) -> PoolError {
+        PoolError::EndlessListing {
+            server: self.server.to_owned(),
+            list: self.list,
+            reason,
+        }
+    }
+}
+
+/// The state of one tool listing: what was kept, its bounds, the names
 /// taken.
 struct Pages<'a> {
     server: &'a str,
     done: Listed,
-    pages: usize,
-    cursors: HashSet<String>,
+    bounds: Bounds<'a>,
     names: HashSet<String>,
 }
 
@@ -130,15 +195,13 @@ impl<'a> Pages<'a> {
         Pages {
             server,
             done: Listed::default(),
-            pages: 0,
-            cursors: HashSet::new(),
+            bounds: Bounds::new(server, "tool"),
             names: HashSet::new(),
         }
     }
 
     /// Takes one page's result; the cursor of the next page, if any.
     fn add(&mut self, result: ServerResult) -> Result<Option<String>, PoolError> {
-        self.pages += 1;
         let (tools, next) = match result {
             ServerResult::ListToolsResult(page) => (
                 page.tools.into_iter().map(Ok).collect::<Vec<_>>(),
@@ -161,20 +224,7 @@ impl<'a> Pages<'a> {
                 Err(skipped) => self.skip(skipped),
             }
         }
-        let Some(next) = next else {
-            return Ok(None);
-        };
-        if !self.cursors.insert(next.clone()) {
-            return Err(self.endless(format!(
-                "page {} points back to cursor \"{}\", which it already gave",
-                self.pages,
-                shorten(&next)
-            )));
-        }
-        if self.pages >= MAX_TOOL_PAGES {
-            return Err(self.endless(format!("it still had more after {MAX_TOOL_PAGES} pages")));
-        }
-        Ok(Some(next))
+        self.bounds.next(next)
     }
 
     /// A page rmcp could not read as a tool list, read one tool at a time.
@@ -221,9 +271,7 @@ impl<'a> Pages<'a> {
             });
             return Ok(());
         }
-        if self.done.tools.len() >= MAX_LISTED_TOOLS {
-            return Err(self.endless(format!("it listed more than {MAX_LISTED_TOOLS} tools")));
-        }
+        self.bounds.count(1)?;
         self.done.tools.push(tool);
         Ok(())
     }
@@ -234,14 +282,6 @@ impl<'a> Pages<'a> {
         // Bounded like the tools: a server cannot grow this without end.
         if self.done.skipped.len() < MAX_LISTED_TOOLS {
             self.done.skipped.push(skipped);
-        }
-    }
-
-    fn endless(&self, reason: String) -> PoolError {
-        PoolError::EndlessListing {
-            server: self.server.to_owned(),
-            list: "tool",
-            reason,
         }
     }
 

@@ -98,8 +98,7 @@ impl Pool {
     /// server's `timeout`).
     pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
         let slot = self.slot(server)?;
-        self.offering(slot, Feature::ResourceSubscriptions, None)
-            .await?;
+        self.offering(slot, Feature::ResourceSubscriptions).await?;
         let conn = self.connection(slot).await?;
         if let Some(listen) = &conn.listen {
             let added = slot.catalog.subscribed(uri, true);

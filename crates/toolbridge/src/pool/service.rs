@@ -3,10 +3,7 @@
 use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Arc, Mutex, atomic::AtomicU64},
     time::Duration,
 };
 
@@ -23,13 +20,13 @@ use tracing::Instrument as _;
 
 use super::{
     ClientFeatures, ConnectionInfo, PoolError, ServerStatus, SkippedTool, ToolCacheOptions,
+    budget::Budget,
     cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
     input_required,
     logs::LogRouter,
     pages::{self, PagesError},
-    progress::Limits,
     slot::Slot,
     tasks,
 };
@@ -221,7 +218,7 @@ pub(super) struct Inner {
     start_limit: Semaphore,
     pub(super) options: PoolOptions,
     /// Numbers the calls, for logs.
-    next_call: AtomicU64,
+    pub(super) next_call: AtomicU64,
     /// What each server's latest listing left out, for [`ToolListing::skipped`].
     skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
     /// The pins of each server pinning applies to.
@@ -657,95 +654,57 @@ impl Pool {
         server: &str,
         tool: &str,
         arguments: Option<JsonObject>,
-        options: CallOptions,
+        mut options: CallOptions,
     ) -> Result<CallToolResult, PoolError> {
-        // Fields are only computed when the span is enabled.
-        let span = tracing::info_span!(
-            "tool_call",
-            server,
-            tool,
-            call_id = %CallId {
-                given: options.call_id.as_deref(),
-                number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
-            },
-        );
-        // Log messages while it runs may be this call's.
-        let features = options.client_features.as_ref();
-        let in_flight = self.inner.slots.get(server).map(|s| s.logs.enter(features));
-        let result = self
-            .call_in_span(server, tool, arguments, &options)
-            .instrument(span)
-            .await;
-        if in_flight.is_some() && features.is_some_and(|f| f.logs.is_some()) {
-            // rmcp hands each notification to a task of its own: the log
-            // messages sent just before the result go to this call's handler
-            // while it is still in flight. Boxed: rare, and the result held
-            // across the yield would grow every call's future.
-            return Box::pin(async move {
-                tokio::task::yield_now().await;
-                drop(in_flight);
-                result
-            })
-            .await;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = arguments;
+        // Its handlers answer what the server asks: the result is the tool's.
+        options.relay_input_required = false;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        match self.request(server, request, &options).await? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            other => Err(super::capability::unexpected(server, "tools/call", &other)),
         }
-        result
     }
 
-    async fn call_in_span(
+    /// `tools/call` of `params` to `slot`'s server, the way [`Pool::request`]
+    /// sends every one: a disabled or withheld tool refused, the tool's task
+    /// support looked up (listed when not cached), then called as a task or
+    /// plainly; a refusal for a tool the server does not list is
+    /// [`PoolError::UnknownTool`].
+    pub(super) async fn tool_call(
         &self,
-        server: &str,
-        tool: &str,
-        arguments: Option<JsonObject>,
+        slot: &Arc<Slot>,
+        params: CallToolRequestParams,
         options: &CallOptions,
-    ) -> Result<CallToolResult, PoolError> {
-        let timeout = options.timeout;
-        let slot = self.slot(server)?;
-        if !slot.spec.tool_enabled(tool) {
+    ) -> Result<ServerResult, PoolError> {
+        let server = slot.spec.name.as_str();
+        let tool = params.name.clone();
+        if !slot.spec.tool_enabled(&tool) {
             return Err(PoolError::ToolDisabled {
                 server: server.to_owned(),
-                tool: tool.to_owned(),
+                tool: tool.into_owned(),
             });
         }
+        let budget = Budget::new(&self.inner.options, &slot.spec, options.timeout);
         let features = options.client_features.as_ref();
-        let (conn, mut limits) = match timeout {
-            None => {
-                let timeout = slot.spec.call_timeout();
-                let limits = Limits {
-                    idle: timeout,
-                    total: self.inner.options.max_total_call_time.max(timeout),
-                };
-                (self.connection(slot).await?, limits)
-            }
-            // Boxed, as the start itself: its timer would otherwise sit in
-            // every call's future.
-            Some(limit) => Box::pin(self.start_within(slot, limit)).await?,
-        };
+        let conn = self.start_for(slot, &budget).await?;
         if conn.param_headers.is_some() {
             // Boxed: the rare way (2026-07-28 over HTTP), which may list.
-            Box::pin(self.ready_for_headers(slot, &conn, tool)).await?;
+            Box::pin(self.ready_for_headers(slot, &conn, &tool)).await?;
         }
         if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
-            // Once started (within the caller's bound), and within what is
-            // left of it: a listing when nothing is cached. Boxed: rare.
-            let started = tokio::time::Instant::now();
-            Box::pin(self.refuse_withheld(server, pins, tool, limits.total, timeout)).await?;
-            if timeout.is_some() {
-                let spent = started.elapsed();
-                limits.idle = limits.idle.saturating_sub(spent);
-                limits.total = limits.total.saturating_sub(spent);
-            }
+            // Once started, within what is left: a listing when nothing is
+            // cached. Boxed: rare.
+            Box::pin(self.refuse_withheld(server, pins, &tool, &budget)).await?;
         }
         // The tool's `execution` is in its cached list; without one (none
         // yet, or the server said its list changed, as server-everything
         // does right after connecting), it is listed first.
-        let known = slot.cache.task_support(tool);
-        let support = match known {
+        let support = match slot.cache.task_support(&tool) {
             Some(support) => support,
             // Boxed: rare, once per list change.
-            None => {
-                let bounded = timeout.is_some();
-                Box::pin(self.listed_task_support(server, tool, &mut limits, bounded)).await
-            }
+            None => Box::pin(self.listed_task_support(server, &tool, &budget)).await,
         };
         let as_task = match support {
             Some(TaskSupport::Required) => true,
@@ -757,21 +716,19 @@ impl Pool {
             return Box::pin(self.call_as_task(
                 slot,
                 &conn,
-                tool,
+                &tool,
                 tasks::task_request(
-                    tool,
-                    arguments,
+                    &tool,
+                    params.arguments,
                     request_meta(slot, &conn, features, options),
                 ),
-                limits,
-                timeout,
+                budget.left(),
+                budget.caller,
             ))
-            .await;
+            .await
+            .map(ServerResult::CallToolResult);
         }
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        if let Some(arguments) = arguments {
-            params = params.with_arguments(arguments);
-        }
+        let relay = options.relay_input_required;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         // `response` lives in this block only: held across the await below,
         // it would take room in every call's future.
@@ -782,44 +739,49 @@ impl Pool {
             let outgoing = input_required::Outgoing {
                 conn: &conn,
                 server,
-                call_features: options.client_features.as_ref(),
+                call_features: features,
                 pool_features: &self.inner.options.client_features,
                 meta: request_meta(slot, &conn, features, options),
-                limits,
-                relay: false,
+                limits: budget.left(),
+                relay,
             };
             let response = Box::pin(input_required::send(outgoing, request)).await;
             match response {
                 Ok(ServerResult::CallToolResult(result)) if result.is_error != Some(true) => {
-                    return Ok(result);
+                    return Ok(ServerResult::CallToolResult(result));
+                }
+                // Asked something, for a caller that answers it itself.
+                Ok(ServerResult::InputRequiredResult(asked)) if relay => {
+                    return Ok(ServerResult::InputRequiredResult(asked));
                 }
                 // The rare way, boxed.
-                other => Box::pin(self.call_failed(slot, &conn, tool, timeout, other)),
+                other => Box::pin(self.call_failed(slot, &conn, &tool, budget.caller, other)),
             }
         };
-        failed.await
+        failed.await.map(ServerResult::CallToolResult)
     }
 
     /// [`PoolError::Withheld`] when `tool`'s definition is not the pinned
     /// one. The server's list is needed for that: from the cache, else
-    /// listed now. A server whose list cannot be had cannot be checked, and
-    /// its calls fail with the listing's error.
+    /// listed now, within what is left of `budget`. A server whose list
+    /// cannot be had cannot be checked, and its calls fail with the
+    /// listing's error.
     async fn refuse_withheld(
         &self,
         server: &str,
         pins: &ServerPins,
         tool: &str,
-        left: Duration,
-        caller_bound: Option<Duration>,
+        budget: &Budget,
     ) -> Result<(), PoolError> {
+        let left = budget.left().total;
         let listed = match tokio::time::timeout(left, self.list_as_served(server)).await {
             Ok(listed) => listed?,
             Err(_) => {
-                return Err(PoolError::Timeout {
+                return Err(budget.bounded(PoolError::Timeout {
                     server: server.to_owned(),
                     tool: Some(tool.to_owned()),
-                    after: caller_bound.unwrap_or(left),
-                });
+                    after: left,
+                }));
             }
         };
         let verdict = pins.judged(&listed);
@@ -830,25 +792,16 @@ impl Pool {
     }
 
     /// `tool`'s task support from a fresh listing of `server` (connected),
-    /// within `limits`: whether a call must be a task never depends on when
-    /// the cached list was dropped. When `bounded` (the caller's timeout
-    /// bounds the whole call) the limits lose the time the listing took;
-    /// the config's limits are the call's own. A listing that fails leaves
-    /// it unknown (`None`): the server answers the call.
+    /// within what is left of `budget`: whether a call must be a task never
+    /// depends on when the cached list was dropped. A listing that fails
+    /// leaves it unknown (`None`): the server answers the call.
     async fn listed_task_support(
         &self,
         server: &str,
         tool: &str,
-        limits: &mut Limits,
-        bounded: bool,
+        budget: &Budget,
     ) -> Option<TaskSupport> {
-        let started = tokio::time::Instant::now();
-        let listed = tokio::time::timeout(limits.idle, self.list_server_tools(server)).await;
-        if bounded {
-            let spent = started.elapsed();
-            limits.idle = limits.idle.saturating_sub(spent);
-            limits.total = limits.total.saturating_sub(spent);
-        }
+        let listed = tokio::time::timeout(budget.left().idle, self.list_server_tools(server)).await;
         match listed {
             Ok(Ok(tools)) => tools
                 .iter()
@@ -860,34 +813,6 @@ impl Pool {
             }
             Err(_) => None,
         }
-    }
-
-    /// The connection to `slot`'s server within `limit`, and what is left of
-    /// `limit` for the request: the caller's bound, progress or not.
-    pub(super) async fn start_within(
-        &self,
-        slot: &Arc<Slot>,
-        limit: Duration,
-    ) -> Result<(Arc<Connection>, Limits), PoolError> {
-        let started = tokio::time::Instant::now();
-        let conn = match tokio::time::timeout(limit, self.connection(slot)).await {
-            Ok(conn) => conn?,
-            Err(_) => {
-                return Err(PoolError::StartTimeout {
-                    server: slot.spec.name.clone(),
-                    after: limit,
-                    stderr: None,
-                });
-            }
-        };
-        let left = limit.saturating_sub(started.elapsed());
-        Ok((
-            conn,
-            Limits {
-                idle: left,
-                total: left,
-            },
-        ))
     }
 
     /// A call that did not return a plain result: an `isError` result (kept,
@@ -926,17 +851,11 @@ impl Pool {
                 self.refuse_unknown_tool(slot, tool).await?;
                 Err(self.service_error(slot, conn, Some(tool), ServiceError::McpError(e)))
             }
-            Err(e) => match (self.service_error(slot, conn, Some(tool), e), timeout) {
-                // The caller's bound, not what was left of it after the start.
-                (PoolError::Timeout { server, tool, .. }, Some(limit)) => Err(PoolError::Timeout {
-                    server,
-                    tool,
-                    after: limit,
-                }),
-                (PoolError::Closed { server, tool, .. }, _) => {
+            Err(e) => match self.service_error(slot, conn, Some(tool), e) {
+                PoolError::Closed { server, tool, .. } => {
                     Err(self.closed_error(conn, server, tool).await)
                 }
-                (other, _) => Err(other),
+                other => Err(super::budget::bounded(other, timeout)),
             },
         }
     }
@@ -1227,22 +1146,6 @@ pub(super) fn request_meta(
         .0
         .extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
     Some(meta)
-}
-
-/// A call's id in logs: the caller's ([`CallOptions::call_id`]), else the
-/// pool's own number for it.
-struct CallId<'a> {
-    given: Option<&'a str>,
-    number: u64,
-}
-
-impl std::fmt::Display for CallId<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.given {
-            Some(id) => f.write_str(id),
-            None => write!(f, "#{}", self.number),
-        }
-    }
 }
 
 /// Whether a server's error `message` for a call of `tool` says it has no

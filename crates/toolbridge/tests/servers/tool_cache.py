@@ -14,6 +14,9 @@ how many times the server was started. It lists the tools named in $TOOLS
            plainly"; as a task it asks to be polled once a day, and sends
            notifications/tasks/status "completed" at once.
 
+With $TOOLS_LIVE set, $TOOLS_FILE is read again before each tools/list and
+tools/call (a server whose tools change without a list_changed).
+
 With $FLAP set, every tools/list gives the tools in $TOOLS a new
 description, then says the list changed (a server whose definitions change
 on every listing).
@@ -39,8 +42,14 @@ if os.path.exists(os.environ.get("FAIL_FILE", "/nonexistent/fail")):
 # $TOOLS_FILE, when set, holds the list instead of $TOOLS: a test edits it
 # to change the server's tools without changing its config.
 tools_file = os.environ.get("TOOLS_FILE")
-spelled = open(tools_file).read().strip() if tools_file else os.environ.get("TOOLS", "ping")
-names = [n for n in spelled.split(",") if n]
+
+
+def read_names():
+    spelled = open(tools_file).read().strip() if tools_file else os.environ.get("TOOLS", "ping")
+    return [n for n in spelled.split(",") if n]
+
+
+names = read_names()
 added = []
 pulled = False
 listings = 0
@@ -109,6 +118,8 @@ for line in sys.stdin:
     method, id = msg.get("method"), msg.get("id")
     if id is None:
         continue
+    if os.environ.get("TOOLS_LIVE") and method in ("tools/list", "tools/call"):
+        names = read_names()
     if method == "initialize":
         send(
             {
