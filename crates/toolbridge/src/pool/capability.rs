@@ -34,6 +34,7 @@ impl Pool {
                 .is_some_and(|r| r.subscribe == Some(true)),
             Feature::Prompts => caps.prompts.is_some(),
             Feature::Completions => caps.completions.is_some(),
+            Feature::Skills => caps.supports_skills(),
         };
         if offered {
             Ok(())
