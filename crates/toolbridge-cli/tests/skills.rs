@@ -7,6 +7,7 @@
 //! conformance suite's `sep-2640-client-verify-*` (scripts/conformance.sh).
 
 mod common;
+mod gateway_support;
 
 use std::path::Path;
 
@@ -127,4 +128,82 @@ fn unknown_skills_and_servers_without_them_exit_2_naming_the_server() {
             .starts_with("toolbridge: server \"example\" offers no skills"),
         "{none:?}"
     );
+}
+
+#[test]
+fn the_gateway_serves_each_upstreams_skills_under_its_own_uri_verified_through_it() {
+    // Two upstreams serving the same skill at the same URI.
+    let (one, one_skills) = skills_server();
+    let (two, _two_skills) = skills_server();
+    let home = tempfile::tempdir().unwrap();
+    let config = gateway_support::write_config(
+        home.path(),
+        json!({
+            "a": { "type": "http", "url": format!("http://127.0.0.1:{}/mcp", one.port) },
+            "b": { "type": "http", "url": format!("http://127.0.0.1:{}/mcp", two.port) },
+        }),
+    );
+    let gateway = gateway_support::Gateway::start_with(&config, home.path(), &[], None);
+    let sandbox = Sandbox::new();
+    sandbox
+        .write_config(&json!({ "mcpServers": { "gw": { "type": "http", "url": gateway.url } } }));
+
+    let listed = run(&sandbox, &["skills", "list", "--json"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let entries: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let uris: Vec<&str> = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://a/release-notes/SKILL.md",
+            "skill://b/release-notes/SKILL.md"
+        ],
+        "{entries}"
+    );
+    let files: Vec<&str> = entries[1]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["uri"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&"skill://b/release-notes/references/STYLE.md"),
+        "{files:?}"
+    );
+
+    // The name alone is ambiguous now; the URI loads it, every file read
+    // through the gateway and verified against the digests the upstream gave.
+    let ambiguous = run(&sandbox, &["skills", "get", "gw", "release-notes"]);
+    assert_eq!(ambiguous.code, Some(2), "{ambiguous:?}");
+    assert!(
+        ambiguous.stderr.contains(
+            "has 2 skills named \"release-notes\" (skill://a/release-notes/SKILL.md, \
+             skill://b/release-notes/SKILL.md)"
+        ),
+        "{ambiguous:?}"
+    );
+    let out = sandbox.dir.path().join("out");
+    let saved = run(
+        &sandbox,
+        &[
+            "skills",
+            "get",
+            "gw",
+            "skill://b/release-notes/SKILL.md",
+            "--save",
+            &out.to_string_lossy(),
+        ],
+    );
+    assert_eq!(saved.code, Some(0), "{saved:?}");
+    let folder = out.join("gw/b/release-notes");
+    assert_eq!(
+        std::fs::read(folder.join("references/STYLE.md")).unwrap(),
+        std::fs::read(one_skills.path().join("release-notes/references/STYLE.md")).unwrap()
+    );
+    assert!(folder.join("SKILL.md").is_file(), "{saved:?}");
 }

@@ -63,6 +63,7 @@ pub mod resource_server;
 pub mod security;
 pub mod session;
 pub mod session_owners;
+pub mod skills;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;
