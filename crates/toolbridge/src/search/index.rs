@@ -19,7 +19,7 @@ use std::{collections::HashMap, sync::Arc};
 use bm25::{Embedder, EmbedderBuilder};
 use serde_json::Value;
 
-use super::tokenize::{Spaces, WordMemo, Words};
+use super::tokenize::{Spaces, Words};
 use crate::tools::McpTool;
 
 /// How many times the name's words count.
@@ -68,13 +68,12 @@ impl ToolIndex {
     pub fn new(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
         let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
         let words = Words::default();
-        let mut memo = words.memo();
         let mut docs = Vec::new();
         let mut texts = Vec::new();
         let mut total = 0usize;
         for (l, list) in lists.iter().enumerate() {
             for (t, tool) in list.iter().enumerate() {
-                let terms = document(&mut memo, tool);
+                let terms = document(&words, tool);
                 total += terms.len();
                 texts.push(terms.join(" "));
                 docs.push((l as u32, t as u32));
@@ -97,7 +96,6 @@ impl ToolIndex {
                 }
             }
         }
-        drop(memo);
         ToolIndex {
             lists,
             docs,
@@ -186,7 +184,7 @@ impl ToolIndex {
 }
 
 /// The words `tool` is found by.
-fn document(words: &mut WordMemo<'_>, tool: &McpTool) -> Vec<String> {
+fn document(words: &Words, tool: &McpTool) -> Vec<String> {
     let mut terms = Vec::new();
     let name = words.of(&tool.name);
     for _ in 0..NAME_WEIGHT {
@@ -198,18 +196,18 @@ fn document(words: &mut WordMemo<'_>, tool: &McpTool) -> Vec<String> {
             terms.extend(title.iter().cloned());
         }
     }
-    words.extend(&tool.server_id, &mut terms);
+    terms.extend(words.of(&tool.server_id));
     if tool.server_name != tool.server_id {
-        words.extend(&tool.server_name, &mut terms);
+        terms.extend(words.of(&tool.server_name));
     }
-    words.extend(&tool.description, &mut terms);
+    terms.extend(words.of(&tool.description));
     parameters(words, &tool.input_schema, PARAMETER_DEPTH, &mut terms);
     terms
 }
 
 /// The names and descriptions of `schema`'s properties, `depth` levels deep.
 fn parameters(
-    words: &mut WordMemo<'_>,
+    words: &Words,
     schema: &serde_json::Map<String, Value>,
     depth: usize,
     terms: &mut Vec<String>,
@@ -221,12 +219,12 @@ fn parameters(
         return;
     };
     for (name, property) in properties {
-        words.extend(name, terms);
+        terms.extend(words.of(name));
         let Value::Object(property) = property else {
             continue;
         };
         if let Some(Value::String(description)) = property.get("description") {
-            words.extend(description, terms);
+            terms.extend(words.of(description));
         }
         parameters(words, property, depth - 1, terms);
         if let Some(Value::Object(items)) = property.get("items") {
