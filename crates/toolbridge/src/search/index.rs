@@ -11,7 +11,7 @@
 //! synonyms (`synonyms`).
 //!
 //! The index is immutable: a changed tool list builds a new one (10,000
-//! tools take about 0.6 s: `cargo bench --bench search`),
+//! tools take 0.3-0.6 s: `cargo bench --bench search`),
 //! which keeps the average length, and so every score, true to the list.
 
 use std::{collections::HashMap, sync::Arc};
