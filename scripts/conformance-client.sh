@@ -84,6 +84,13 @@ case $scenario in
       | py 'import json, sys; print(json.dumps({"schema": next(t["inputSchema"] for t in json.load(sys.stdin) if t["name"] == "json_schema_2020_12_tool")}))' \
       | tb call conformance json_schema_echo --args - ;;
   auth/*) tb call conformance test-tool ;;
+  # SEP-2640: listing reads no skill file.
+  sep-2640-client-no-prefetch) tb skills list --server conformance ;;
+  # SEP-2640: the scenario serves a SKILL.md that does not match its entry
+  # (digest, size or frontmatter). Saving the skill reads every file it
+  # lists; toolbridge must refuse at SKILL.md (exit 3) and read no further.
+  sep-2640-client-verify-*)
+    tb skills get conformance pdf-processing --save "$dir/skills" || [ $? -eq 3 ] ;;
   *)
     # A scenario that names its calls (SEP-2243's custom headers): each one,
     # as given, without listing first.

@@ -45,16 +45,18 @@ auth_scenarios=(
 # The auth extensions (client credentials with a secret or private_key_jwt,
 # enterprise-managed ID-JAG, workload identity, DPoP with and without server
 # nonces) run in both sets.
+# The skills extension's (SEP-2640) client scenarios, one check each: no
+# skill file read on listing (`skills list`), and a SKILL.md that does not
+# match its entry (digest, size, frontmatter) refused before any other file
+# of the skill is read (`skills get --save`).
+skills_02=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
 must_pass=(json-schema-2020-12-preservation auth/client-credentials-basic
   auth/client-credentials-jwt auth/enterprise-managed-authorization auth/wif-jwt-bearer
-  auth/dpop auth/dpop-nonce)
-# 0.2's extension scenarios no requirement set runs: run and counted. The
-# skills ones (SEP-2640) show 0 checks: each has one check, reported SKIPPED
-# (not counted) until the client calls `skills/list`, which toolbridge does
-# not yet do; the verify ones then need a `resources/read` of SKILL.md
-# checked against the entry's digest, size and frontmatter.
-extra_02=(sep-2640-client-no-prefetch sep-2640-client-verify-digest
-  sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
+  auth/dpop auth/dpop-nonce "${skills_02[@]}")
+# 0.2's extension scenarios no requirement set runs: run and counted (the
+# skills ones must pass, above).
+extra_02=("${skills_02[@]}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -58,8 +58,10 @@ PY_TB_REQS=(
 #   Agents SDK's tests/mcp; and what they need in py-tb.
 SUITE_SDISTS=("langchain-mcp-adapters==0.3.2" "openai-agents==0.24.0")
 PY_TB_SUITE_REQS=("pytest-socket==0.7.0" "dirty-equals==0.11" "inline-snapshot==0.36.1")
-#   py-tb-fastmcp: fastmcp 4's Client for the Python benchmark (bench/python);
-#   fastmcp 4 requires mcp>=2.3, so it cannot share py-tb.
+#   py-tb-fastmcp: fastmcp 4's Client for the Python benchmark (bench/python),
+#   and its skills server (SEP-2640) for the skills tests
+#   (crates/toolbridge/tests/servers/skills_server.py); fastmcp 4 requires
+#   mcp>=2.3, so it cannot share py-tb.
 PY_TB_FASTMCP_REQS=("fastmcp==4.1.6" "mcp==2.3.0")
 #   phoenix: Arize Phoenix, the OpenTelemetry collector and trace store the
 #   gateway's trace test sends spans to and reads back through its REST API

@@ -55,6 +55,9 @@ pub enum Command {
     /// List the prompts of the servers, or get one filled in with arguments.
     #[command(subcommand)]
     Prompts(commands::prompts::PromptsCommand),
+    /// List the skills of the servers (SEP-2640), or load one, verified.
+    #[command(subcommand)]
+    Skills(commands::skills::SkillsCommand),
     /// Ask a server to complete an argument of a prompt or resource template.
     Complete(commands::complete::Args),
     /// Curated MCP servers: list them, show one, add one to the config.
@@ -84,6 +87,7 @@ impl Command {
             Command::Servers(command) => commands::servers::run(command, ctx).await,
             Command::Resources(command) => commands::resources::run(command, ctx).await,
             Command::Prompts(command) => commands::prompts::run(command, ctx).await,
+            Command::Skills(command) => commands::skills::run(command, ctx).await,
             Command::Complete(args) => commands::complete::run(args, ctx).await,
             Command::Presets(args) => commands::presets::run(args, ctx).await,
             Command::Doctor(args) => commands::doctor::run(args, ctx).await,

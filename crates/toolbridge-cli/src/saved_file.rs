@@ -1,5 +1,5 @@
-//! Writing what `call --save DIR` and `resources read --save DIR` save: a
-//! new file in DIR, never through a link and never over an existing file.
+//! Writing what `call --save DIR`, `resources read --save DIR` and `skills get
+//! --save DIR` save: a new file in DIR, never through a link and never over an existing file.
 //!
 //! DIR may hold what someone else put there (a shared or world-writable
 //! folder): a symlink named `1.png` pointing at `~/.bashrc` must not be
@@ -34,13 +34,7 @@ pub fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf
             (n, None) => format!("{stem}-{n}"),
         };
         let path = dir.join(&candidate);
-        let opened = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .mode(0o644)
-            .open(&path);
-        match opened {
+        match create_new(&path) {
             Ok(mut file) => {
                 file.write_all(bytes)
                     .with_context(|| format!("cannot write {}", path.display()))?;
@@ -55,6 +49,23 @@ pub fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf
          with --save",
         dir.display()
     )
+}
+
+/// A new file at `path` (never through a link, never over a file there).
+fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o644)
+        .open(path)
+}
+
+/// Writes `bytes` to a new file at `path`; an error if anything is there.
+pub fn write_exclusive(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    create_new(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ pub mod rights;
 pub mod security;
 pub mod session;
 pub mod session_owners;
+pub mod skills;
 pub mod stateless;
 pub mod stdio;
 pub mod subscriptions;

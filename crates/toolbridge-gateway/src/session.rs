@@ -19,11 +19,12 @@ use rmcp::{
     model::{
         CallToolRequest, CallToolRequestParams, CallToolResponse, ClientCapabilities,
         ClientRequest, CompleteRequest, CompleteRequestParams, CompleteResult, GetPromptRequest,
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-        ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ProgressNotificationParam, ProgressToken, ReadResourceRequest, ReadResourceRequestParams,
-        ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, ServerResult,
-        SetLevelRequest, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+        GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+        Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+        ProgressToken, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
+        Reference, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
+        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
         UnsubscribeRequestParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
@@ -185,6 +186,7 @@ impl ServerHandler for Session {
             .enable_resources_subscribe()
             .enable_completions()
             .enable_logging()
+            .enable_skills()
             .build();
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             "toolbridge-gateway",
@@ -368,11 +370,52 @@ impl ServerHandler for Session {
         Ok(result)
     }
 
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let skills = crate::skills::list(&self.gateway, &self.view()?).await;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        let (skills, next) = page(&skills, cursor, self.gateway.page_size())?;
+        let mut result = ListSkillsResult::with_all_items(skills);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let view = self.view()?;
+        let options = self.call_options(&context);
+        let skill = crate::skills::get(&self.gateway, &view, &request.uri, &options).await?;
+        Ok(GetSkillResult::new(skill))
+    }
+
     async fn read_resource(
         &self,
-        request: ReadResourceRequestParams,
+        mut request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // A skill's file, renamed for its server (`skills`).
+        if let Some((server, upstream)) =
+            crate::skills::route(&self.gateway, &self.view()?, &request.uri)
+        {
+            let uri = std::mem::replace(&mut request.uri, upstream.clone());
+            let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));
+            return match self.forward(&server, request, &context).await? {
+                ServerResult::ReadResourceResult(mut result) => {
+                    crate::skills::rename_contents(&mut result.contents, &upstream, &uri);
+                    Ok(ReadResourceResponse::Complete(result))
+                }
+                ServerResult::InputRequiredResult(result) => {
+                    Ok(ReadResourceResponse::InputRequired(result))
+                }
+                _ => Err(unexpected(&server, "resources/read")),
+            };
+        }
         let uri = request.uri.clone();
         let forwarded = self
             .forward_resource(

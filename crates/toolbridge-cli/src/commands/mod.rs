@@ -15,6 +15,7 @@ pub mod resources;
 pub mod serve;
 pub mod serve_token;
 pub mod servers;
+pub mod skills;
 pub mod tools;
 pub mod tools_search;
 pub mod ui;

@@ -38,6 +38,7 @@ pub(super) fn offered(slot: &Slot, conn: &Connection, feature: Feature) -> Resul
             .is_some_and(|r| r.subscribe == Some(true)),
         Feature::Prompts => caps.prompts.is_some(),
         Feature::Completions => caps.completions.is_some(),
+        Feature::Skills => caps.supports_skills(),
     };
     if offered {
         Ok(())

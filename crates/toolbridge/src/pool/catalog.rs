@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use rmcp::{
     RoleClient,
     model::{
-        ClientRequest, Prompt, Resource, ResourceTemplate, ResourceUpdatedNotificationParam,
+        ClientRequest, Prompt, Resource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill,
         SubscribeRequest, SubscribeRequestParams,
     },
     service::Peer,
@@ -37,6 +37,8 @@ pub(super) struct Catalog {
     pub(super) templates: ListCache<ResourceTemplate>,
     /// `prompts/list`, all pages.
     pub(super) prompts: ListCache<Prompt>,
+    /// `skills/list`, all pages (skills are resources: dropped with them).
+    pub(super) skills: ListCache<Skill>,
     /// The URIs subscribed to, subscribed again on a new connection; a
     /// 2026-07-28 connection's listen stream watches it (see `listen`).
     subscribed: tokio::sync::watch::Sender<BTreeSet<String>>,
@@ -70,6 +72,7 @@ impl Default for Catalog {
             resources: ListCache::default(),
             templates: ListCache::default(),
             prompts: ListCache::default(),
+            skills: ListCache::default(),
             subscribed: tokio::sync::watch::Sender::new(BTreeSet::new()),
             updates: tokio::sync::broadcast::channel(UPDATES_BACKLOG).0,
             prompt_changes: tokio::sync::broadcast::channel(CHANGES_BACKLOG).0,
@@ -84,12 +87,15 @@ impl Catalog {
         self.resources.invalidate();
         self.templates.invalidate();
         self.prompts.invalidate();
+        self.skills.invalidate();
     }
 
-    /// `notifications/resources/list_changed`: templates are resources too.
+    /// `notifications/resources/list_changed`: templates and skills are
+    /// resources too.
     pub(super) fn resources_changed(&self) {
         self.resources.invalidate();
         self.templates.invalidate();
+        self.skills.invalidate();
         tell(&self.resource_changes);
     }
 

@@ -217,6 +217,48 @@ pub enum PoolError {
         /// The prompts the server lists.
         known: Vec<String>,
     },
+    /// The server serves no skill of that name (or at that `SKILL.md` URI).
+    #[error("server \"{server}\" has no skill \"{skill}\"; {}", skill_list(.server, .known))]
+    UnknownSkill {
+        /// The server's config name.
+        server: String,
+        /// The name or URI asked for.
+        skill: String,
+        /// The names (or URIs) the server lists.
+        known: Vec<String>,
+    },
+    /// Several of the server's skills have the name asked for (names are
+    /// labels, not identities): the URI says which.
+    #[error(
+        "server \"{server}\" has {} skills named \"{name}\" ({}); name one by its URI",
+        .uris.len(),
+        .uris.join(", ")
+    )]
+    AmbiguousSkill {
+        /// The server's config name.
+        server: String,
+        /// The name asked for.
+        name: String,
+        /// The URIs of the skills with that name.
+        uris: Vec<String>,
+    },
+    /// A skill's file (or its entry) is not what the skill's entry says:
+    /// its size, digest or frontmatter differ, the entry does not list it,
+    /// or the entry breaks the extension's rules. Its content was not used,
+    /// and nothing after it was read.
+    #[error(
+        "server \"{server}\": skill file {uri} failed verification: {reason}; toolbridge did \
+         not use it. List the skills again (`toolbridge skills list --server {server}`) and \
+         retry; if it persists, tell the server's authors"
+    )]
+    SkillUnverified {
+        /// The server's config name.
+        server: String,
+        /// The file (or the skill's `SKILL.md`) that failed.
+        uri: String,
+        /// What differed.
+        reason: String,
+    },
     /// The server refused a request's parameters (JSON-RPC `-32602`): the
     /// arguments of a prompt it has, say.
     #[error("server \"{server}\" refused {subject}: {message}; check the arguments")]
@@ -396,6 +438,8 @@ impl PoolError {
                 | PoolError::NotOffered { .. }
                 | PoolError::UnknownResource { .. }
                 | PoolError::UnknownPrompt { .. }
+                | PoolError::UnknownSkill { .. }
+                | PoolError::AmbiguousSkill { .. }
                 | PoolError::InvalidParams { .. }
                 | PoolError::Transport(TransportError::Config { .. })
         )
@@ -418,6 +462,14 @@ fn tool_list(server: &str, known: &[String]) -> String {
         known,
         "tool",
         &format!("toolbridge tools --server {server}"),
+    )
+}
+
+fn skill_list(server: &str, known: &[String]) -> String {
+    name_list(
+        known,
+        "skill",
+        &format!("toolbridge skills list --server {server}"),
     )
 }
 
@@ -456,6 +508,8 @@ pub enum Feature {
     Prompts,
     /// `completion/complete`.
     Completions,
+    /// The skills extension (SEP-2640): `skills/list`, `skills/get`.
+    Skills,
 }
 
 impl std::fmt::Display for Feature {
@@ -465,6 +519,7 @@ impl std::fmt::Display for Feature {
             Feature::ResourceSubscriptions => "resource subscriptions",
             Feature::Prompts => "prompts",
             Feature::Completions => "argument completion",
+            Feature::Skills => "skills",
         })
     }
 }

@@ -47,6 +47,10 @@
 //! connection, naming the subscribed URIs (`listen`). Both go through the
 //! same code (`list_events`).
 //!
+//! Skills (SEP-2640): [`Pool::list_skills`], [`Pool::load_skill`] and
+//! [`Pool::read_skill_file`] list a server's skills, load one and read its
+//! files lazily, each checked against the skill's entry (`skills`).
+//!
 //! Search: [`Pool::search_tools`] ranks the listed tools for a task in
 //! words, from an index rebuilt whenever a server's list changes (`search`).
 //!
@@ -79,6 +83,7 @@ mod request;
 mod resources;
 mod search;
 mod service;
+mod skills;
 mod slot;
 mod status;
 mod tasks;
@@ -97,4 +102,5 @@ pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
 pub use search::{ToolHit, ToolSearch};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
+pub use skills::{LoadedSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillFile, skill_file_path};
 pub use status::{Failure, ServerStatus};

@@ -11,7 +11,7 @@
 //! synonyms (`synonyms`).
 //!
 //! The index is immutable: a changed tool list builds a new one (10,000
-//! tools take about 0.6 s: `cargo bench --bench search`),
+//! tools take 0.3-0.6 s: `cargo bench --bench search`),
 //! which keeps the average length, and so every score, true to the list.
 
 use std::{collections::HashMap, sync::Arc};
@@ -19,7 +19,7 @@ use std::{collections::HashMap, sync::Arc};
 use bm25::{Embedder, EmbedderBuilder};
 use serde_json::Value;
 
-use super::tokenize::{Spaces, Words};
+use super::tokenize::{Spaces, WordMemo, Words};
 use crate::tools::McpTool;
 
 /// How many times the name's words count.
@@ -68,12 +68,13 @@ impl ToolIndex {
     pub fn new(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
         let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
         let words = Words::default();
+        let mut memo = words.memo();
         let mut docs = Vec::new();
         let mut texts = Vec::new();
         let mut total = 0usize;
         for (l, list) in lists.iter().enumerate() {
             for (t, tool) in list.iter().enumerate() {
-                let terms = document(&words, tool);
+                let terms = document(&mut memo, tool);
                 total += terms.len();
                 texts.push(terms.join(" "));
                 docs.push((l as u32, t as u32));
@@ -96,6 +97,7 @@ impl ToolIndex {
                 }
             }
         }
+        drop(memo);
         ToolIndex {
             lists,
             docs,
@@ -184,7 +186,7 @@ impl ToolIndex {
 }
 
 /// The words `tool` is found by.
-fn document(words: &Words, tool: &McpTool) -> Vec<String> {
+fn document(words: &mut WordMemo<'_>, tool: &McpTool) -> Vec<String> {
     let mut terms = Vec::new();
     let name = words.of(&tool.name);
     for _ in 0..NAME_WEIGHT {
@@ -196,18 +198,18 @@ fn document(words: &Words, tool: &McpTool) -> Vec<String> {
             terms.extend(title.iter().cloned());
         }
     }
-    terms.extend(words.of(&tool.server_id));
+    words.extend(&tool.server_id, &mut terms);
     if tool.server_name != tool.server_id {
-        terms.extend(words.of(&tool.server_name));
+        words.extend(&tool.server_name, &mut terms);
     }
-    terms.extend(words.of(&tool.description));
+    words.extend(&tool.description, &mut terms);
     parameters(words, &tool.input_schema, PARAMETER_DEPTH, &mut terms);
     terms
 }
 
 /// The names and descriptions of `schema`'s properties, `depth` levels deep.
 fn parameters(
-    words: &Words,
+    words: &mut WordMemo<'_>,
     schema: &serde_json::Map<String, Value>,
     depth: usize,
     terms: &mut Vec<String>,
@@ -219,12 +221,12 @@ fn parameters(
         return;
     };
     for (name, property) in properties {
-        terms.extend(words.of(name));
+        words.extend(name, terms);
         let Value::Object(property) = property else {
             continue;
         };
         if let Some(Value::String(description)) = property.get("description") {
-            terms.extend(words.of(description));
+            words.extend(description, terms);
         }
         parameters(words, property, depth - 1, terms);
         if let Some(Value::Object(items)) = property.get("items") {

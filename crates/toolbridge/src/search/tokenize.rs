@@ -47,6 +47,14 @@ impl Words {
         self.english.tokenize(&split_identifiers(text))
     }
 
+    /// A memo of [`Words::of`] for one index build: see [`WordMemo`].
+    pub(crate) fn memo(&self) -> WordMemo<'_> {
+        WordMemo {
+            words: self,
+            runs: HashMap::new(),
+        }
+    }
+
     /// The words a query looks for: its own, each once, and the other
     /// words of their synonym groups.
     pub(crate) fn query(&self, text: &str) -> Vec<String> {
@@ -59,6 +67,51 @@ impl Words {
             terms.extend(self.groups[group].iter().cloned());
         }
         terms.into_iter().collect()
+    }
+}
+
+/// [`Words::of`] for the many texts of one index build, each distinct run
+/// of non-space characters tokenized once: tool lists repeat their words
+/// (parameter names, phrases, whole descriptions across servers), and the
+/// English tokenizer (Unicode normalization and word breaks, stop words,
+/// Snowball stemming) was most of a build's time.
+///
+/// The same words as [`Words::of`]: the text is folded to ASCII first as
+/// the tokenizer folds it (`deunicode`, on the whole text: a text with any
+/// non-ASCII character has its line breaks dropped, so
+/// "cloudsdk\n\nIMPORTANT" is one word, and a pure ASCII one keeps them),
+/// then split at spaces; lowercasing, word breaks, stop words and stemming
+/// never reach across a space, so the runs' words are the whole's.
+pub(crate) struct WordMemo<'a> {
+    words: &'a Words,
+    /// A run between spaces, identifiers already split → its words.
+    runs: HashMap<String, Box<[String]>>,
+}
+
+impl WordMemo<'_> {
+    /// The words of `text`, appended to `out`.
+    pub(crate) fn extend(&mut self, text: &str, out: &mut Vec<String>) {
+        let split = split_identifiers(text);
+        // The tokenizer's folding, on the whole text as the tokenizer does
+        // it (see above); on the ASCII it gives, the tokenizer's own is a
+        // no-op.
+        let folded = deunicode::deunicode_with_tofu_cow(&split, "[?]");
+        for run in folded.split(' ').filter(|run| !run.is_empty()) {
+            if let Some(words) = self.runs.get(run) {
+                out.extend(words.iter().cloned());
+                continue;
+            }
+            let words: Box<[String]> = self.words.english.tokenize(run).into();
+            out.extend(words.iter().cloned());
+            self.runs.insert(run.to_owned(), words);
+        }
+    }
+
+    /// The words of `text`.
+    pub(crate) fn of(&mut self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.extend(text, &mut out);
+        out
     }
 }
 
@@ -131,6 +184,54 @@ mod tests {
         // Stemmed, stop words dropped: a user's phrasing meets the name.
         assert_eq!(words.of("reading the files"), words.of("readFile"));
         assert_eq!(words.of("getCurrentTime"), ["get", "current", "time"]);
+    }
+
+    #[test]
+    fn the_build_memo_gives_the_words_of_the_whole_text() {
+        let words = Words::default();
+        let mut memo = words.memo();
+        let mut texts: Vec<String> = [
+            "Read the file.\nThen write\tit back,  twice",
+            "ΌΣΟΣ ΧΡΌΝΟΣ naïve café a中文b ½ don't\u{a0}stop\u{3000}here",
+            "getS3Object HTTPServer mcp__git__git_log fs.read-text",
+            "",
+            "   ",
+        ]
+        .map(str::to_owned)
+        .into();
+        // Every text the search benchmark's 21 real servers have.
+        let fixtures =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
+        for entry in std::fs::read_dir(fixtures).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().ends_with(".tools.json") {
+                continue;
+            }
+            let fixture: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+            fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+                match value {
+                    serde_json::Value::String(s) => out.push(s.clone()),
+                    serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+                    serde_json::Value::Object(map) => {
+                        for (k, v) in map {
+                            out.push(k.clone());
+                            strings(v, out);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            strings(&fixture, &mut texts);
+        }
+        assert!(texts.len() > 1000, "{}", texts.len());
+        for text in &texts {
+            assert_eq!(memo.of(text), words.of(text), "{text:?}");
+        }
+        // Again, now from the memo.
+        for text in &texts {
+            assert_eq!(memo.of(text), words.of(text), "{text:?}");
+        }
     }
 
     #[test]
