@@ -74,3 +74,30 @@ async fn a_longer_startup_timeout_lets_a_slow_server_start() {
     assert_eq!(info.server_name, "start-faults");
     pool.close_all().await;
 }
+
+/// The regression: rmcp gives `server/discover` a fixed 10 s and then sends
+/// `initialize`; a 2026-07-28 server that took longer to start (the Python
+/// SDK importing under load, a cold `uvx` download) answered discover late,
+/// refused the `initialize` (-32022) and never started, although its
+/// `startupTimeout` was far away. The wrapper delays the real Python SDK
+/// server's start by 12 s; it must start within its 60 s.
+#[tokio::test]
+async fn a_modern_server_slower_than_ten_seconds_starts_within_its_startup_timeout() {
+    let script = format!(
+        "sleep 12; exec '{}' '{}'",
+        python(),
+        test_server("py_sdk_server.py")
+    );
+    let mut slow = ServerSpec::stdio("slow-sdk", "sh", ["-c".to_owned(), script]);
+    slow.startup_timeout = Some(Duration::from_secs(60));
+    let pool = pool_with(vec![slow], patient_pool_options());
+    let info = pool
+        .connect("slow-sdk")
+        .await
+        .expect("the slow server starts within its startupTimeout");
+    assert_eq!(info.server_name, "py-sdk-test");
+    assert_eq!(info.protocol_version, "2026-07-28", "{info:?}");
+    let tools = pool.list_server_tools("slow-sdk").await.expect("its tools");
+    assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
+    pool.close_all().await;
+}
