@@ -20,11 +20,11 @@ NPM_PACKAGES=(
   # server-everything 2026.8.31 resolves to.
   "@modelcontextprotocol/sdk@1.32.2"
 )
-# The settings page's browser tests (tests/web_ui.rs): headless Chromium
+# The settings page's browser tests (tests/web/web_ui.rs): headless Chromium
 # packaged for npm (no other download; it unpacks into $TMPDIR) and the
 # DevTools client that drives it. Their own folder, .deps/web.
 WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1")
-# The authorization server of the gateway's OAuth tests (tests/gateway_oauth.rs):
+# The authorization server of the gateway's OAuth tests (tests/gateway/gateway_identity.rs):
 # panva's oidc-provider, an OpenID-certified implementation. Its own folder,
 # .deps/oidc.
 OIDC_NPM_PACKAGES=("oidc-provider@9.13.3")
@@ -41,7 +41,7 @@ PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
 #   install_uvx_cache fills once)
 UV_REQS=("uv==0.13.8")
 #   kube-validate: the Kubernetes API's JSON schemas, offline, and a validator
-#   (tests/deploy_manifests.rs checks deploy/kubernetes with it)
+#   (tests/cli/deploy_manifests.rs checks deploy/kubernetes with it)
 KUBE_VALIDATE_REQS=("kubernetes-validate==1.37.0")
 
 #   py-tb: the toolbridge Python package's tests (scripts/test-python.sh):
@@ -121,7 +121,7 @@ install_suites() {
 }
 
 # The user's uv cache holds the time server at its pinned version, so that
-# `uvx --offline` (tests/test_sandbox.rs) starts it without the network, as
+# `uvx --offline` (tests/pool/test_sandbox.rs) starts it without the network, as
 # uvx does once it has run a server.
 install_uvx_cache() {
   local want="${PRESETS_PY_REQS[0]}"
