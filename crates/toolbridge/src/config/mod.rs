@@ -46,6 +46,7 @@ mod properties;
 mod record;
 mod sandbox;
 mod secret;
+pub mod server_keys;
 pub mod server_name;
 mod settings;
 mod span;
