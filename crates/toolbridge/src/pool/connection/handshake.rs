@@ -22,7 +22,7 @@
 //! a server without `server/discover` should have sent, so the fallback runs
 //! on the same connection (no second process, no second TCP connection).
 
-use std::{collections::VecDeque, sync::Arc, time::Duration};
+use std::{collections::VecDeque, time::Duration};
 
 use rmcp::{
     RoleClient,
@@ -45,15 +45,17 @@ const ASK_IF_UP_AFTER: Duration = Duration::from_secs(10);
 /// for a server that does not speak discover.
 const DISCOVER_AFTER_PING: Duration = Duration::from_secs(2);
 
-/// The id of [`probe`]'s `server/discover`: a string, so it never meets one
-/// of rmcp's numeric ids.
+/// The id of [`probe`]'s `server/discover`: past every id rmcp gives (a
+/// `u32` counter from 0), so it never meets one of rmcp's. Not a string id:
+/// with one, server-everything's error answer to the probe was not matched
+/// (the start waited for the ping, 10 s), as if its id had been lost.
 fn probe_id() -> RequestId {
-    RequestId::String(Arc::from("toolbridge-discover"))
+    RequestId::Number(i64::from(u32::MAX) + 1)
 }
 
 /// The id of [`probe`]'s `ping`.
 fn ping_id() -> RequestId {
-    RequestId::String(Arc::from("toolbridge-alive"))
+    RequestId::Number(i64::from(u32::MAX) + 2)
 }
 
 /// Starts `service` over `transport`: `server/discover` at the latest
@@ -78,15 +80,19 @@ where
 
 /// What [`probe`] learnt before rmcp's handshake runs.
 #[derive(Debug)]
-pub(in crate::pool) struct Probed {
+pub(in crate::pool) struct Probed<E> {
     /// The server's answer to `server/discover` (its id is the probe's);
     /// `None` when the server is up but does not answer it.
     answer: Option<ServerJsonRpcMessage>,
     /// What the server sent before the answer, in order (log messages,
     /// pings), for rmcp to handle.
     before: VecDeque<ServerJsonRpcMessage>,
-    /// The connection ended (or could not be written) before an answer.
+    /// The connection ended before an answer.
     closed: bool,
+    /// Why the probe's discover could not be sent: rmcp's own discover
+    /// fails with it, so rmcp reports the transport's error (a sign-in
+    /// needed, an HTTP status) as it always did.
+    unsent: Option<E>,
     /// How many of the probe's requests are still unanswered (their late
     /// answers are dropped).
     unanswered: u8,
@@ -97,7 +103,7 @@ pub(in crate::pool) struct Probed {
 /// own: the caller's start deadline bounds it. After [`ASK_IF_UP_AFTER`]
 /// without an answer it sends a `ping`; a server that answers the ping but,
 /// [`DISCOVER_AFTER_PING`] later, still not discover does not speak it.
-async fn probe<S, T>(service: &S, transport: &mut T) -> Probed
+async fn probe<S, T>(service: &S, transport: &mut T) -> Probed<T::Error>
 where
     S: Service<RoleClient>,
     T: Transport<RoleClient> + 'static,
@@ -106,6 +112,7 @@ where
         answer: None,
         before: VecDeque::new(),
         closed: false,
+        unsent: None,
         unanswered: 1,
     };
     let info = service.get_info();
@@ -119,8 +126,9 @@ where
         ));
     let request =
         ClientJsonRpcMessage::request(ClientRequest::DiscoverRequest(discover), probe_id());
-    if transport.send(request).await.is_err() {
-        probed.closed = true;
+    if let Err(error) = transport.send(request).await {
+        probed.unsent = Some(error);
+        probed.unanswered = 0;
         return probed;
     }
     let ask_if_up = tokio::time::sleep(ASK_IF_UP_AFTER);
@@ -133,14 +141,13 @@ where
             message = transport.receive() => message,
             () = &mut ask_if_up, if !asked => {
                 asked = true;
-                probed.unanswered += 1;
                 let ping = ClientJsonRpcMessage::request(
                     ClientRequest::PingRequest(PingRequest::default()),
                     ping_id(),
                 );
-                if transport.send(ping).await.is_err() {
-                    probed.closed = true;
-                    return probed;
+                // Unsent, it only leaves the wait to discover's answer.
+                if transport.send(ping).await.is_ok() {
+                    probed.unanswered += 1;
                 }
                 continue;
             }
@@ -198,7 +205,7 @@ fn readdressed(answer: ServerJsonRpcMessage, id: RequestId) -> ServerJsonRpcMess
 /// and makes an answer to `server/discover` which is not a discover result
 /// look like the error a legacy server sends. Once the handshake is over it
 /// only forwards (one branch per message).
-pub(in crate::pool) struct DiscoverGuard<T> {
+pub(in crate::pool) struct DiscoverGuard<T, E> {
     /// The transport it forwards to.
     inner: T,
     /// The id of the `server/discover` request whose answer is awaited.
@@ -206,7 +213,7 @@ pub(in crate::pool) struct DiscoverGuard<T> {
     /// The handshake is over: nothing is inspected any more.
     done: bool,
     /// What the probe learnt, until rmcp sends its own `server/discover`.
-    probed: Option<Probed>,
+    probed: Option<Probed<E>>,
     /// Messages to hand to rmcp before reading the transport again: what the
     /// server sent before its answer, then the answer to rmcp's discover.
     queued: VecDeque<ServerJsonRpcMessage>,
@@ -216,7 +223,7 @@ pub(in crate::pool) struct DiscoverGuard<T> {
     strays: u8,
 }
 
-impl<T> DiscoverGuard<T> {
+impl<T, E> DiscoverGuard<T, E> {
     /// Guards `inner`'s handshake, without a probe.
     #[cfg(test)]
     fn new(inner: T) -> Self {
@@ -233,7 +240,7 @@ impl<T> DiscoverGuard<T> {
 
     /// Guards `inner`'s handshake, `probed` standing for the server's answer
     /// to rmcp's first `server/discover`.
-    pub(in crate::pool) fn probed(inner: T, probed: Probed) -> Self {
+    pub(in crate::pool) fn probed(inner: T, probed: Probed<E>) -> Self {
         DiscoverGuard {
             inner,
             awaiting: None,
@@ -245,23 +252,25 @@ impl<T> DiscoverGuard<T> {
         }
     }
 
-    /// Whether `message` is rmcp's first `server/discover`, which the probe
-    /// answered already: queues that answer, addressed to rmcp's request,
-    /// and says not to send it.
-    fn answer_from_probe(&mut self, message: &ClientJsonRpcMessage) -> bool {
+    /// What to do with `message` instead of sending it, when it is rmcp's
+    /// first `server/discover`, which the probe sent already: queue the
+    /// probe's answer, addressed to rmcp's request (`Ok`), or fail the send
+    /// with the probe's own (`Err`). `None`: send it.
+    fn answer_from_probe(&mut self, message: &ClientJsonRpcMessage) -> Option<Result<(), E>> {
         let ClientJsonRpcMessage::Request(request) = message else {
-            return false;
+            return None;
         };
         if !matches!(request.request, ClientRequest::DiscoverRequest(_)) {
-            return false;
+            return None;
         }
-        let Some(probed) = self.probed.take() else {
-            return false;
-        };
+        let probed = self.probed.take()?;
+        if let Some(error) = probed.unsent {
+            return Some(Err(error));
+        }
         self.queued.extend(probed.before);
         if probed.closed {
             self.closed = true;
-            return true;
+            return Some(Ok(()));
         }
         let id = request.id.clone();
         self.awaiting = Some(id.clone());
@@ -279,7 +288,7 @@ impl<T> DiscoverGuard<T> {
         if let Some(answer) = self.check_received(answer) {
             self.queued.push_back(answer);
         }
-        true
+        Some(Ok(()))
     }
 
     /// Whether `message` is a late answer to the probe's discover or ping.
@@ -353,7 +362,7 @@ impl<T> DiscoverGuard<T> {
     }
 }
 
-impl<T: Transport<RoleClient>> Transport<RoleClient> for DiscoverGuard<T> {
+impl<T: Transport<RoleClient>> Transport<RoleClient> for DiscoverGuard<T, T::Error> {
     type Error = T::Error;
 
     fn name() -> std::borrow::Cow<'static, str> {
@@ -364,18 +373,25 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for DiscoverGuard<T> {
         &mut self,
         item: ClientJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let forward = if self.done {
-            Some(self.inner.send(item))
-        } else if self.answer_from_probe(&item) {
+        let instead = if self.done {
             None
         } else {
-            self.watch_sent(&item);
-            Some(self.inner.send(item))
+            self.answer_from_probe(&item)
+        };
+        let forward = match instead {
+            Some(_) => None,
+            None => {
+                if !self.done {
+                    self.watch_sent(&item);
+                }
+                Some(self.inner.send(item))
+            }
         };
         async move {
-            match forward {
-                Some(sent) => sent.await,
-                None => Ok(()),
+            match (forward, instead) {
+                (Some(sent), _) => sent.await,
+                (None, Some(outcome)) => outcome,
+                (None, None) => Ok(()),
             }
         }
     }
@@ -417,8 +433,10 @@ mod tests {
 
     use super::*;
 
-    fn guard_awaiting(id: i64) -> DiscoverGuard<()> {
-        let mut guard = DiscoverGuard::new(());
+    type Guard = DiscoverGuard<(), std::io::Error>;
+
+    fn guard_awaiting(id: i64) -> Guard {
+        let mut guard: Guard = DiscoverGuard::new(());
         guard.watch_sent(&ClientJsonRpcMessage::request(
             ClientRequest::DiscoverRequest(DiscoverRequest::new(DiscoverRequestParams {})),
             RequestId::Number(id),
@@ -512,10 +530,14 @@ mod tests {
             )),
             before: VecDeque::from([log]),
             closed: false,
+            unsent: None,
             unanswered: 0,
         };
-        let mut guard = DiscoverGuard::probed((), probed);
-        assert!(guard.answer_from_probe(&discover_from_rmcp(0)));
+        let mut guard: Guard = DiscoverGuard::probed((), probed);
+        assert!(matches!(
+            guard.answer_from_probe(&discover_from_rmcp(0)),
+            Some(Ok(()))
+        ));
         assert!(matches!(
             guard.queued.pop_front(),
             Some(ServerJsonRpcMessage::Notification(_))
@@ -529,7 +551,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // rmcp asking again (another version) goes to the server.
-        assert!(!guard.answer_from_probe(&discover_from_rmcp(1)));
+        assert!(guard.answer_from_probe(&discover_from_rmcp(1)).is_none());
     }
 
     /// A server that answered the ping but not discover: rmcp is told it
@@ -540,11 +562,15 @@ mod tests {
             answer: None,
             before: VecDeque::new(),
             closed: false,
+            unsent: None,
             unanswered: 1,
         };
-        let mut guard = DiscoverGuard::probed((), probed);
+        let mut guard: Guard = DiscoverGuard::probed((), probed);
         assert_eq!(guard.strays, 1);
-        assert!(guard.answer_from_probe(&discover_from_rmcp(0)));
+        assert!(matches!(
+            guard.answer_from_probe(&discover_from_rmcp(0)),
+            Some(Ok(()))
+        ));
         match guard.queued.pop_front() {
             Some(ServerJsonRpcMessage::Error(error)) => {
                 assert_eq!(error.error.code, ErrorCode::METHOD_NOT_FOUND);
@@ -555,5 +581,24 @@ mod tests {
         let late =
             ServerJsonRpcMessage::response(ServerResult::EmptyResult(EmptyResult {}), probe_id());
         assert!(guard.is_stray(&late));
+    }
+
+    /// A probe that could not be sent fails rmcp's discover with the
+    /// transport's own error (an HTTP 401 or 501), as rmcp's send would.
+    #[test]
+    fn an_unsent_probe_fails_rmcps_discover_with_its_error() {
+        let probed = Probed {
+            answer: None,
+            before: VecDeque::new(),
+            closed: false,
+            unsent: Some(std::io::Error::other("HTTP 501 Not Implemented")),
+            unanswered: 0,
+        };
+        let mut guard: Guard = DiscoverGuard::probed((), probed);
+        match guard.answer_from_probe(&discover_from_rmcp(0)) {
+            Some(Err(error)) => assert_eq!(error.to_string(), "HTTP 501 Not Implemented"),
+            other => panic!("{other:?}"),
+        }
+        assert!(guard.queued.is_empty() && !guard.closed);
     }
 }
