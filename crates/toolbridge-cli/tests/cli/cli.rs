@@ -587,24 +587,6 @@ fn sigterm_closes_every_server_and_exits() {
     );
 }
 
-#[cfg(target_os = "linux")]
-#[test]
-fn run_measured_reads_the_peak_memory_of_the_process_itself() {
-    // The tests of issue 16 bound toolbridge's memory with this figure.
-    let small = common::run_measured(Command::new(common::python()).args(["-c", "pass"]));
-    let big = common::run_measured(
-        Command::new(common::python()).args(["-c", "b = bytearray(64 << 20)"]),
-    );
-    assert_eq!(small.run.code, Some(0));
-    assert_eq!(big.run.code, Some(0));
-    assert!(
-        big.peak_kib >= small.peak_kib + 60 * 1024,
-        "small {} KiB, big {} KiB",
-        small.peak_kib,
-        big.peak_kib
-    );
-}
-
 /// Issue 11, item 14: `toolbridge completions SHELL` prints a script for
 /// each shell that knows the commands; an unknown shell is a usage error.
 #[test]

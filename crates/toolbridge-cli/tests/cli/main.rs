@@ -17,7 +17,6 @@ mod client_features;
 mod deploy_manifests;
 mod exec;
 mod hostile_process;
-mod hostile_protocol;
 mod interrupt;
 mod pins;
 mod remote;
