@@ -10,7 +10,7 @@
 # TOOLBRIDGE_DEPS to use another checkout's) when the pinned version is there; anything missing is installed with npm into a
 # temporary directory that is removed afterwards. After capturing, regenerate
 # the expected outputs with:
-#   UPDATE_GOLDEN=1 cargo test -p toolbridge --test format_golden
+#   UPDATE_GOLDEN=1 cargo test -p toolbridge --test formats format_golden::
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/crates/toolbridge/tests/fixtures"

@@ -20,12 +20,12 @@ NPM_PACKAGES=(
   # server-everything 2026.8.31 resolves to.
   "@modelcontextprotocol/sdk@1.32.2"
 )
-# The settings page's browser tests (tests/web_ui.rs): headless Chromium
+# The settings page's browser tests (tests/web/web_ui.rs): headless Chromium
 # packaged for npm (no other download; it unpacks into $TMPDIR) and the
 # DevTools client that drives it, and axe-core (Deque's accessibility rules
 # engine, evaluated in the page by the scenarios). Their own folder, .deps/web.
 WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1" "axe-core@4.14.1")
-# The authorization server of the gateway's OAuth tests (tests/gateway_oauth.rs):
+# The authorization server of the gateway's OAuth tests (tests/gateway/gateway_identity.rs):
 # panva's oidc-provider, an OpenID-certified implementation. Its own folder,
 # .deps/oidc.
 OIDC_NPM_PACKAGES=("oidc-provider@9.13.3")
@@ -42,7 +42,7 @@ PRESETS_PY_REQS=("mcp-server-time==2026.10.19")
 #   install_uvx_cache fills once)
 UV_REQS=("uv==0.13.8")
 #   kube-validate: the Kubernetes API's JSON schemas, offline, and a validator
-#   (tests/deploy_manifests.rs checks deploy/kubernetes with it)
+#   (tests/cli/deploy_manifests.rs checks deploy/kubernetes with it)
 KUBE_VALIDATE_REQS=("kubernetes-validate==1.37.0")
 
 #   py-tb: the toolbridge Python package's tests (scripts/test-python.sh):
@@ -65,7 +65,7 @@ PY_TB_SUITE_REQS=("pytest-socket==0.7.0" "dirty-equals==0.11" "inline-snapshot==
 PY_TB_FASTMCP_REQS=("fastmcp==4.1.6" "mcp==2.3.0")
 #   phoenix: Arize Phoenix, the OpenTelemetry collector and trace store the
 #   gateway's trace test sends spans to and reads back through its REST API
-#   (tests/gateway_traces.rs). The full package (no slim variant on PyPI
+#   (tests/gateway/gateway_traces.rs). The full package (no slim variant on PyPI
 #   serves OTLP): about 850 MB and 5 minutes to install on 2 cores.
 PHOENIX_REQS=("arize-phoenix==20.26.1")
 
@@ -129,7 +129,7 @@ install_suites() {
 }
 
 # The user's uv cache holds the time server at its pinned version, so that
-# `uvx --offline` (tests/test_sandbox.rs) starts it without the network, as
+# `uvx --offline` (tests/pool/test_sandbox.rs) starts it without the network, as
 # uvx does once it has run a server.
 install_uvx_cache() {
   local want="${PRESETS_PY_REQS[0]}"

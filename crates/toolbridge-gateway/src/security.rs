@@ -450,12 +450,11 @@ fn origin_authority(origin: &str) -> Option<&str> {
 }
 
 /// True when `a` equals `b`, in a time that does not depend on where they
-/// differ.
+/// differ (`subtle`; a length mismatch returns at once: the lengths of the
+/// tokens compared here are not secret).
 pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq as _;
+    a.ct_eq(b).into()
 }
 
 /// The token in `path`, generated there first if the file does not exist.
@@ -489,9 +488,8 @@ fn file_token(path: &Path) -> Result<String, GatewayError> {
 
 /// 32 random bytes from the system, as hex.
 pub(crate) fn random_token() -> std::io::Result<String> {
-    use std::io::Read as _;
     let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
     Ok(hex(&bytes))
 }
 

@@ -1,5 +1,5 @@
 // One scenario of the settings page, in headless Chromium, against a running
-// `toolbridge serve` (tests/web_ui.rs starts it and this script):
+// `toolbridge serve` (tests/web/web_ui.rs starts it and this script):
 //
 //   node scenarios.cjs SCENARIO
 //

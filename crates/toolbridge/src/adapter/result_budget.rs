@@ -98,11 +98,7 @@ pub struct SaveError {
 /// The default folder: `$XDG_CACHE_HOME/toolbridge/results`, else
 /// `$HOME/.cache/toolbridge/results`; `None` without either.
 pub fn default_results_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(cache.join("toolbridge").join("results"))
+    Some(crate::config::user_cache_dir()?.join("results"))
 }
 
 /// Saves `result` (of `tool` of `server`) as JSON in `dir` and returns the

@@ -12,6 +12,7 @@
 //! point the JWK needs, which `jsonwebtoken` does not; the JWS around it is
 //! base64url of two JSON objects.
 
+use crate::lock::LockUnpoisoned as _;
 use aws_lc_rs::{
     digest,
     rand::SystemRandom,
@@ -154,20 +155,14 @@ impl DpopTokenClient {
     }
 
     fn nonce(&self) -> Option<String> {
-        self.nonce
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.nonce.lock_unpoisoned().clone()
     }
 
     fn keep_nonce(&self, headers: &http::HeaderMap) -> bool {
         let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) else {
             return false;
         };
-        *self
-            .nonce
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(nonce.to_owned());
+        *self.nonce.lock_unpoisoned() = Some(nonce.to_owned());
         true
     }
 

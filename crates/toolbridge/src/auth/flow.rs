@@ -11,6 +11,7 @@
 //! `invalid_client` for a kept registration has revoked it: it is
 //! forgotten and toolbridge registers anew, once.
 
+use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
@@ -80,10 +81,7 @@ impl SignIn {
 
     /// Counts a sign-in for `server`; false when it has had its share.
     pub(crate) fn take_attempt(&self, server: &str) -> bool {
-        let mut attempts = self
-            .attempts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut attempts = self.attempts.lock_unpoisoned();
         let count = attempts.entry(server.to_owned()).or_default();
         *count += 1;
         *count <= MAX_SIGN_INS_PER_SERVER
@@ -91,10 +89,7 @@ impl SignIn {
 
     /// How many sign-ins to `server` this has started so far.
     pub(crate) fn attempts(&self, server: &str) -> u32 {
-        let attempts = self
-            .attempts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let attempts = self.attempts.lock_unpoisoned();
         attempts.get(server).copied().unwrap_or(0)
     }
 

@@ -4,6 +4,7 @@
 //! refuses one (401, or 403 `insufficient_scope`): it signs in when the
 //! program allows it ([`SignIn`]), else says how to.
 
+use crate::lock::LockUnpoisoned as _;
 use std::sync::Arc;
 
 use rmcp::transport::auth::{AuthError as RmcpAuthError, OAuthClientConfig, WWWAuthenticateParams};
@@ -97,11 +98,7 @@ impl ServerAuth {
             tracing::info!(server = %self.server, "the DPoP key of the stored token is missing");
             return Ok(None);
         };
-        let nonce = self
-            .nonce
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let nonce = self.nonce.lock_unpoisoned().clone();
         let proof = key
             .proof(method, uri, Some(token), nonce.as_deref())
             .map_err(|e| AuthError::protocol(&self.server, "making a DPoP proof", e))?;
@@ -110,10 +107,7 @@ impl ServerAuth {
 
     /// Keeps the nonce the server sent (`DPoP-Nonce`) for the next proofs.
     pub fn keep_nonce(&self, nonce: &str) {
-        *self
-            .nonce
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(nonce.to_owned());
+        *self.nonce.lock_unpoisoned() = Some(nonce.to_owned());
     }
 
     /// The access token to send, refreshed first when it expires within a

@@ -2,7 +2,10 @@
 //! `$XDG_CONFIG_HOME/toolbridge/config.json`, else
 //! `~/.config/toolbridge/config.json`.
 
-use std::path::{Path, PathBuf};
+use std::{
+    ffi::OsString,
+    path::{Path, PathBuf},
+};
 
 use super::env::{Env, ProcessEnv};
 
@@ -53,16 +56,11 @@ pub fn locate_with(explicit: Option<&Path>, env: &dyn Env) -> PathBuf {
     if let Some(path) = non_empty(CONFIG_ENV_VAR) {
         return PathBuf::from(path);
     }
-    let config_home = non_empty("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|path| path.is_absolute())
-        .or_else(|| {
-            non_empty("HOME")
-                .map(PathBuf::from)
-                .or_else(std::env::home_dir)
-                .map(|home| home.join(".config"))
-        })
-        .unwrap_or_else(|| PathBuf::from(".config"));
+    let config_home = xdg_base("XDG_CONFIG_HOME", ".config", |name| {
+        env.var(name).map(OsString::from)
+    })
+    .or_else(|| std::env::home_dir().map(|home| home.join(".config")))
+    .unwrap_or_else(|| PathBuf::from(".config"));
     config_home.join("toolbridge").join("config.json")
 }
 
@@ -71,16 +69,39 @@ pub fn locate_with(explicit: Option<&Path>, env: &dyn Env) -> PathBuf {
 /// XDG spec requires); `None` without either variable. State the user cannot
 /// recreate (pins, sign-in tokens) lives here, not in the cache.
 pub fn user_data_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
+    Some(
+        xdg_base("XDG_DATA_HOME", ".local/share", |name| {
+            std::env::var_os(name)
+        })?
+        .join("toolbridge"),
+    )
+}
+
+/// toolbridge's cache folder: `$XDG_CACHE_HOME/toolbridge`, else
+/// `~/.cache/toolbridge` (a relative `XDG_CACHE_HOME` is ignored); `None`
+/// without either variable. What can be rebuilt (tool lists, saved
+/// results) lives here.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    Some(xdg_base("XDG_CACHE_HOME", ".cache", |name| std::env::var_os(name))?.join("toolbridge"))
+}
+
+/// An XDG base directory: `$VAR` when set to an absolute path (a relative
+/// one is ignored, as the XDG spec requires), else `$HOME/under_home`;
+/// `None` when neither is set. The one home of the XDG rule: written here
+/// rather than taken from `dirs` or `etcetera` because those use
+/// `~/Library` on macOS (toolbridge documents the XDG folders everywhere)
+/// and read the process environment only, where the config's location is
+/// also resolved against a given [`Env`] (tests, `--config` resolution).
+fn xdg_base(
+    var: &str,
+    under_home: &str,
+    lookup: impl Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let set = |name: &str| lookup(name).filter(|value| !value.is_empty());
+    set(var)
         .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|home| PathBuf::from(home).join(".local").join("share"))
-        })?;
-    Some(base.join("toolbridge"))
+        .filter(|path| path.is_absolute())
+        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(under_home)))
 }
 
 #[cfg(test)]
@@ -145,5 +166,32 @@ mod tests {
         assert_eq!(locate_with(None, &env(&[("HOME", "/home/a")])), expected);
         let relative = env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/a")]);
         assert_eq!(locate_with(None, &relative), expected);
+    }
+
+    /// The one XDG rule every folder follows: an absolute `$VAR`, else
+    /// under `$HOME`; empty values count as unset, a relative `$VAR` is
+    /// ignored.
+    #[test]
+    fn an_xdg_base_is_an_absolute_variable_else_under_home() {
+        let base = |vars: &[(&str, &str)]| {
+            let vars = env(vars);
+            xdg_base("XDG_CACHE_HOME", ".cache", |name| {
+                vars.get(name).map(OsString::from)
+            })
+        };
+        assert_eq!(
+            base(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")]),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            base(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache"))
+        );
+        assert_eq!(
+            base(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache"))
+        );
+        assert_eq!(base(&[("HOME", "")]), None);
+        assert_eq!(base(&[]), None);
     }
 }

@@ -48,6 +48,7 @@ mod record;
 mod rules;
 mod sandbox;
 mod secret;
+pub mod server_keys;
 pub mod server_name;
 mod settings;
 mod span;
@@ -67,7 +68,7 @@ pub use import::{ImportReport, import};
 pub use listing::ServerListing;
 pub use locate::{
     CONFIG_ENV_VAR, ConfigLocation, locate, locate_config, locate_config_with, locate_with,
-    user_data_dir,
+    user_cache_dir, user_data_dir,
 };
 pub use new_server::{NewServer, NewTarget};
 pub use profile::{Discovery, PROFILES_KEY, Profile};

@@ -9,6 +9,22 @@
 //! to the object that should hold it. The result is parsed back and
 //! compared with the intended document; when they differ the result is
 //! `None`, and the caller rewrites the whole file.
+//!
+//! Why not `jsonc-parser` (dprint's, whose CST makes format-preserving
+//! edits): measured in round 25 with 0.34.0 (issue 24) on this module's
+//! byte-exact cases, its edits gave the same bytes in 2 of 5 (a changed
+//! server, an added `mcp.servers`); a removed server left its comment above
+//! behind (`/* fetch */` stayed, `// The clock.` stayed) and kept the next
+//! member's trailing comment on the wrong line, and an added server got a
+//! trailing comma inside its new object and took the `// trailing` comment
+//! off its neighbour. Its `CstRootNode::parse` took 89.8 ms for a 45 KiB
+//! config of 300 servers against 0.76 ms for [`jsonc::strip`] and
+//! serde_json (medians, 201 runs each, release, at a load of 17 on 2
+//! cores): 118 times slower. Its plain reader (`parse_to_serde_value`,
+//! 0.69 ms, 0.91x) would do for reading, but the field errors need the
+//! positions [`span`] finds in the stripped text, so it would replace
+//! [`jsonc::strip`] (136 lines) only. Kept by hand until a release passes
+//! these tests.
 
 use serde::Serialize;
 use serde_json::{Map, Value, ser::PrettyFormatter};

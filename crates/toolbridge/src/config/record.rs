@@ -759,7 +759,7 @@ impl Fields<'_> {
     /// `type`, else `transport`, else Cline's `transportType`: the declared
     /// transport, if any.
     fn transport(&self) -> Result<Option<TransportKind>, ConfigError> {
-        let Some((field, value)) = ["type", "transport", "transportType"]
+        let Some((field, value)) = super::server_keys::TRANSPORT_KEYS
             .into_iter()
             .find_map(|field| self.get(field).map(|value| (field, value)))
         else {

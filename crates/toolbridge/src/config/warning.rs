@@ -14,29 +14,7 @@ use super::{
 };
 
 /// The keys of a server entry that toolbridge reads.
-pub(crate) const SERVER_FIELDS: [&str; 21] = [
-    "type",
-    "transport",
-    "transportType",
-    "command",
-    "args",
-    "env",
-    "envFile",
-    "cwd",
-    "url",
-    "serverUrl",
-    "headers",
-    "timeout",
-    "startupTimeout",
-    "disabled",
-    "disabledTools",
-    "enabledTools",
-    "resultBudget",
-    "inheritEnv",
-    "oauth",
-    "pin",
-    "sandbox",
-];
+pub(crate) use super::server_keys::SERVER_KEY_NAMES as SERVER_FIELDS;
 
 /// Keys that other applications write into a server entry and toolbridge
 /// ignores on purpose: no warning for them.

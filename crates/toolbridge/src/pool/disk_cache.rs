@@ -58,16 +58,7 @@ impl ToolCacheOptions {
     /// The user's cache: `$XDG_CACHE_HOME/toolbridge/tools`, else
     /// `$HOME/.cache/toolbridge/tools`; `None` when neither is set.
     pub fn user_default() -> Option<Self> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| {
-                std::env::var_os("HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(|home| PathBuf::from(home).join(".cache"))
-            })?;
-        Some(Self::in_dir(base.join("toolbridge").join("tools")))
+        Some(Self::in_dir(crate::config::user_cache_dir()?.join("tools")))
     }
 }
 

@@ -12,7 +12,10 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use toolbridge::{
-    config::{NewServer, NewTarget, TransportKind},
+    config::{
+        NewServer, NewTarget, TransportKind,
+        server_keys::{ReadBy, TRANSPORT_KEYS, server_key},
+    },
     redact::{MASK, mask_args, mask_url},
 };
 
@@ -59,23 +62,24 @@ pub struct ServerForm {
     pub enabled: Option<bool>,
 }
 
-/// The record keys the form owns; every other key of a stored record
-/// (`timeout`, `disabled`, `description`, `disabledTools`...) is kept.
-const FORM_KEYS: &[&str] = &[
-    "type",
-    "transport",
-    "transportType",
-    "command",
-    "args",
-    "env",
-    "url",
-    "serverUrl",
-    "headers",
-];
-/// Keys only a stdio server reads, dropped when it becomes a network one.
-const STDIO_ONLY: &[&str] = &["cwd", "envFile", "inheritEnv", "sandbox"];
-/// Keys only a network server reads, dropped when it becomes a stdio one.
-const REMOTE_ONLY: &[&str] = &["oauth"];
+/// Whether the form owns `key` of a stored record (the transport and the
+/// endpoint); every other key (`timeout`, `disabled`, `description`,
+/// `disabledTools`...) is kept.
+fn form_owns(key: &str) -> bool {
+    server_key(key).is_some_and(|key| key.in_form)
+}
+
+/// Whether `key` of a stored record is one that a server of `kind` does not
+/// read (`cwd` for a network server, `oauth` for a stdio one): dropped when
+/// the form changes the transport.
+fn read_by_other(key: &str, kind: TransportKind) -> bool {
+    let other = if kind == TransportKind::Stdio {
+        ReadBy::Remote
+    } else {
+        ReadBy::Stdio
+    };
+    server_key(key).is_some_and(|key| key.read_by == other)
+}
 
 impl ServerForm {
     /// The name, trimmed, or a field error.
@@ -150,9 +154,7 @@ impl ServerForm {
             // A stored record that left its transport to detection (http
             // with a fallback to SSE, or websocket for ws:// URLs) keeps
             // doing so while the form shows the detected one unchanged.
-            let declared = ["type", "transport", "transportType"]
-                .iter()
-                .any(|key| field(key).is_some());
+            let declared = TRANSPORT_KEYS.iter().any(|key| field(key).is_some());
             let detected = if url.starts_with("ws://") || url.starts_with("wss://") {
                 TransportKind::WebSocket
             } else {
@@ -180,19 +182,14 @@ impl ServerForm {
         let Some(stored_obj) = stored_obj else {
             return Ok(Value::Object(fresh));
         };
-        let dropped = if kind == TransportKind::Stdio {
-            REMOTE_ONLY
-        } else {
-            STDIO_ONLY
-        };
         // The stored keys in their order, the form's replacing its own.
         let mut record = Map::new();
         for (key, value) in stored_obj {
-            if FORM_KEYS.contains(&key.as_str()) {
+            if form_owns(key) {
                 if let Some(value) = fresh.shift_remove(key) {
                     record.insert(key.clone(), value);
                 }
-            } else if !dropped.contains(&key.as_str()) {
+            } else if !read_by_other(key, kind) {
                 record.insert(key.clone(), value.clone());
             }
         }
