@@ -271,8 +271,23 @@ async function visibleText(page) {
   return page.evaluate(() => [...document.querySelectorAll('nav, main')].map(e => e.innerText).join('\n'));
 }
 
+/**
+ * axe-core's (Deque's accessibility rules, `.deps/web`) serious and
+ * critical violations on the page as it is now.
+ */
+async function axeViolations(page) {
+  const source = fs.readFileSync(require.resolve('axe-core/axe.min.js', { paths: [process.env.WEB_DEPS] }), 'utf8');
+  // Evaluated through DevTools, not a <script>: the page's CSP allows none.
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(source);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }));
+  });
+  return result.filter(v => v.impact === 'serious' || v.impact === 'critical');
+}
+
 module.exports = {
   LIMIT, Failure, fail, executable, launch, openPage, check, openView, settled, until,
   field, button, buttons, labels, typeInto, choose, fillList, readConfig, servers,
-  visibleText, translator,
+  visibleText, translator, axeViolations,
 };

@@ -26,18 +26,6 @@ async function sdkClient(name) {
   return client;
 }
 
-/** axe-core's serious and critical violations on the page as it is now. */
-async function axeViolations(page) {
-  const source = fs.readFileSync(require.resolve('axe-core/axe.min.js', { paths: [process.env.WEB_DEPS] }), 'utf8');
-  // Evaluated through DevTools, not a <script>: the page's CSP allows none.
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(source);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }));
-  });
-  return result.filter(v => v.impact === 'serious' || v.impact === 'critical');
-}
-
 /** The clipboard's text (permissions granted to the page's origin). */
 const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
 
@@ -88,7 +76,7 @@ module.exports = {
       const mine = rows.find(r => r.cells[0].textContent.startsWith('web-ui-ts-client'));
       return mine && mine.cells[6].textContent === 'disconnected';
     }));
-    const violations = await axeViolations(page);
+    const violations = await b.axeViolations(page);
     if (violations.length) b.fail(`axe on the Home: ${JSON.stringify(violations)}`);
     b.check(page, 'home');
     return { claudeCode, vscode, copiedUrl, url, row, closed };
@@ -122,7 +110,7 @@ module.exports = {
     }));
     await client.close();
     if (recent[3] !== 'ok') b.fail(`the slow call ended as ${JSON.stringify(recent)}`);
-    const violations = await axeViolations(page);
+    const violations = await b.axeViolations(page);
     if (violations.length) b.fail(`axe on Activity: ${JSON.stringify(violations)}`);
     b.check(page, 'activity');
     return { seen, recent };
@@ -186,7 +174,7 @@ module.exports = {
       return item && item.textContent;
     }));
     const card = await page.$eval('main section[aria-label="whisper"] h3', el => el.textContent);
-    const violations = await axeViolations(page);
+    const violations = await b.axeViolations(page);
     if (violations.length) b.fail(`axe on Logs: ${JSON.stringify(violations)}`);
     b.check(page, 'logs');
     return { line, card };
@@ -266,7 +254,7 @@ module.exports = {
           if (layout.navRows !== 1) b.fail(`#/${view} in ${lang} at ${width} px: the navigation takes ${layout.navRows} rows`);
           if (layout.scroll > layout.client) b.fail(`#/${view} in ${lang} at ${width} px scrolls sideways (${layout.scroll} > ${layout.client})`);
           rows[`${width}/${lang}/${view}`] = layout.navRows;
-          const violations = await axeViolations(page);
+          const violations = await b.axeViolations(page);
           if (violations.length) b.fail(`axe on #/${view} in ${lang} at ${width} px: ${JSON.stringify(violations)}`);
           b.check(page, `#/${view} in ${lang} at ${width} px`);
         }

@@ -347,7 +347,6 @@ const scenarios = {
    * critical violations.
    */
   async tools_axe(browser) {
-    const axe = fs.readFileSync(require.resolve('axe-core/axe.min.js', { paths: [process.env.WEB_DEPS] }), 'utf8');
     const page = await b.openPage(browser);
     const found = {};
     for (const width of [1280, 390]) {
@@ -360,13 +359,7 @@ const scenarios = {
           await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''));
           await page.$$eval('main details', ds => ds.forEach(d => { d.open = true; }));
         }
-        // Through DevTools, not a <script>: the page's CSP stays as it is.
-        await page.evaluate(axe);
-        const violations = await page.evaluate(async () => {
-          const results = await window.axe.run(document, { resultTypes: ['violations'] });
-          return results.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-            .map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }));
-        });
+        const violations = await b.axeViolations(page);
         found[`${view}@${width}`] = violations;
       }
     }
