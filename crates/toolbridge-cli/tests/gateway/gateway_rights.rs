@@ -56,15 +56,9 @@ fn token(config: &Path, name: &str, profile: Option<&str>) -> String {
 
 /// The names an answer to `tools/list` gives, sorted.
 fn listed(answer: &Answer) -> Vec<String> {
-    let mut names: Vec<String> = answer
-        .body
-        .as_ref()
-        .and_then(|b| b.pointer("/result/tools"))
-        .and_then(Value::as_array)
-        .unwrap_or_else(|| panic!("no tools in {answer:?}"))
-        .iter()
-        .filter_map(|t| t["name"].as_str().map(str::to_owned))
-        .collect();
+    let mut names = answer
+        .tool_names()
+        .unwrap_or_else(|| panic!("no tools in {answer:?}"));
     names.sort();
     names
 }

@@ -127,18 +127,7 @@ impl Gateway {
             let (client, listed) = (&client, &listed);
             poll_async(Duration::from_secs(90), || async move {
                 let answer = client.lock().await.request("tools/list", json!({})).await;
-                let names_now: Vec<String> = answer
-                    .body
-                    .as_ref()
-                    .and_then(|b| b.pointer("/result/tools"))
-                    .and_then(Value::as_array)
-                    .map(|tools| {
-                        tools
-                            .iter()
-                            .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let names_now = answer.tool_names().unwrap_or_default();
                 let all = names.iter().all(|n| names_now.iter().any(|l| l == n));
                 *listed.lock().unwrap() = names_now;
                 all.then_some(())
@@ -371,6 +360,18 @@ impl Answer {
             .get(name)
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
+    }
+
+    /// The tool names of an answer to `tools/list`, in its order; `None`
+    /// when it holds no tool list.
+    pub fn tool_names(&self) -> Option<Vec<String>> {
+        let tools = self.body.as_ref()?.pointer("/result/tools")?.as_array()?;
+        Some(
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect(),
+        )
     }
 }
 

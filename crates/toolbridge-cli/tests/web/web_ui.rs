@@ -397,18 +397,7 @@ fn mcp_tools_until(served: &Served, done: impl Fn(&[String]) -> bool) -> Vec<Str
         client.initialize().await;
         loop {
             let answer = client.request("tools/list", json!({})).await;
-            let names: Vec<String> = answer
-                .body
-                .as_ref()
-                .and_then(|b| b.pointer("/result/tools"))
-                .and_then(Value::as_array)
-                .map(|tools| {
-                    tools
-                        .iter()
-                        .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let names = answer.tool_names().unwrap_or_default();
             if done(&names) || std::time::Instant::now() > deadline {
                 return names;
             }
