@@ -243,7 +243,9 @@ mod tests {
     use super::*;
 
     fn rights(rules: &str) -> Rights {
-        let text = format!(r#"{{"toolbridge": {{"gateway": {{"rules": {rules}}}}}}}"#);
+        let text = format!(
+            r#"{{"toolbridge": {{"gateway": {{"rules": {rules}}}}}, "profiles": {{"ops": {{}}}}}}"#
+        );
         let config = Config::parse(Path::new("c.json"), text).unwrap();
         Rights::new(config.settings().gateway.rules.clone())
     }

@@ -20,6 +20,7 @@ use super::{
     locate::ConfigLocation,
     profile::{PROFILES_KEY, Profile, parse_profiles},
     record::{ServerRecord, Source},
+    rules::check_profiles,
     settings::{SETTINGS_KEY, Settings},
     spec::{ServerSpec, StdioSpec},
     warning::{ConfigWarning, unknown_server_keys, unknown_setting_keys},
@@ -203,6 +204,17 @@ impl Config {
                 servers_at: &[PROFILES_KEY],
             };
             config.profiles = parse_profiles(&src, value, &config.server_names())?;
+        }
+        // And the gateway's rules may name only profiles the file has.
+        let rules = &config.settings.gateway.rules;
+        if !rules.is_empty() {
+            let src = Source {
+                path,
+                text: &text,
+                servers_at: &[SETTINGS_KEY],
+            };
+            let known: Vec<&str> = config.profiles.iter().map(|p| p.name.as_str()).collect();
+            check_profiles(&src, rules, &known)?;
         }
         config.text = text;
         Ok(config)

@@ -30,7 +30,7 @@ use super::{
     profile::ToolGlobs,
     record::{Source, kind_of},
     span::Step,
-    warning::nearest,
+    warning::{distance, nearest},
 };
 
 /// The key of the rules in `"gateway"`.
@@ -241,6 +241,39 @@ fn claim_values(claims: &Map<String, Value>) -> Result<Vec<(String, Value)>, (St
         .collect()
 }
 
+/// Checks that each rule's `profiles` are profiles of the file (`known`):
+/// a mistyped name would quietly narrow the rule to no request at all.
+pub(crate) fn check_profiles(
+    src: &Source<'_>,
+    rules: &[Rule],
+    known: &[&str],
+) -> Result<(), ConfigError> {
+    for rule in rules {
+        for (i, name) in rule.profiles.iter().enumerate() {
+            if known.contains(&name.as_str()) {
+                continue;
+            }
+            let hint = match known.iter().min_by_key(|k| distance(k, name)) {
+                Some(near) if distance(near, name) <= 2 => {
+                    format!("; did you mean {near:?}?")
+                }
+                _ if known.is_empty() => "; the file has no \"profiles\"".to_owned(),
+                _ => format!("; its profiles are {}", known.join(", ")),
+            };
+            return Err(invalid(
+                src,
+                &[
+                    Step::Index(rule.index),
+                    Step::Key("profiles"),
+                    Step::Index(i),
+                ],
+                format!("{}: no profile named {name:?}{hint}", rule.label()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn invalid(src: &Source<'_>, steps: &[Step<'_>], message: String) -> ConfigError {
     let mut full = vec![Step::Key(GATEWAY_KEY), Step::Key(RULES_KEY)];
     full.extend_from_slice(steps);
@@ -254,8 +287,9 @@ mod tests {
     use crate::config::Config;
 
     fn parse(rules: &str) -> Result<Config, String> {
-        let text =
-            format!(r#"{{"toolbridge": {{"gateway": {{"rules": {rules}}}}}, "mcpServers": {{}}}}"#);
+        let text = format!(
+            r#"{{"toolbridge": {{"gateway": {{"rules": {rules}}}}}, "profiles": {{"ops": {{}}}}, "mcpServers": {{}}}}"#
+        );
         Config::parse(Path::new("config.json"), text).map_err(|e| e.to_string())
     }
 
@@ -304,6 +338,14 @@ mod tests {
                 "\"claims\".\"groups\" must be a string, number or boolean",
             ),
             (r#"[3]"#, "a rule must be an object"),
+            (
+                r#"[{"profiles": ["opz"], "allow": ["*"]}]"#,
+                "rules[0]: no profile named \"opz\"; did you mean \"ops\"?",
+            ),
+            (
+                r#"[{"allow": ["*"]}, {"profiles": ["ops", "finance"], "allow": ["*"]}]"#,
+                "rules[1]: no profile named \"finance\"; its profiles are ops",
+            ),
         ];
         for (rules, expected) in cases {
             let error = parse(rules).expect_err(rules);

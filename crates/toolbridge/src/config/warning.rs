@@ -133,7 +133,7 @@ pub(crate) fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str>
 }
 
 /// Levenshtein distance.
-fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
