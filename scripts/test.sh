@@ -3,8 +3,13 @@
 # servers the tests talk to (into .deps/, git-ignored), then the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup-test-deps.sh
+# The pinned servers and tools download and install (network, npm, pip)
+# while the build compiles (CPU): neither needs the other, and on a fresh
+# machine each takes minutes.
+scripts/setup-test-deps.sh &
+deps=$!
 cargo build --workspace --all-targets
+wait "$deps"
 # Benchmarks are compiled, not run: they measure, they do not test. The dev
 # profile keeps this from being a second, release-sized build on CI's disk.
 cargo bench --workspace --no-run --profile dev
