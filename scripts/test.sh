@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 # machine each takes minutes.
 scripts/setup-test-deps.sh &
 deps=$!
+# A failed build does not leave the install running behind it.
+trap 'kill "$deps" 2>/dev/null || true' EXIT
 cargo build --workspace --all-targets
 wait "$deps"
 # Benchmarks are compiled, not run: they measure, they do not test. The dev
