@@ -38,7 +38,8 @@ use rmcp::{
     RoleClient,
     model::{
         ClientCapabilities, ClientJsonRpcMessage, ClientRequest, DiscoverRequest,
-        DiscoverRequestParams, Implementation, ProtocolVersion, RequestId, RequestMetaObject,
+        DiscoverRequestParams, GetMeta, Implementation, ProtocolVersion, RequestId,
+        RequestMetaObject,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::{
@@ -497,6 +498,10 @@ impl HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<HttpClientError>> {
+        let mut custom_headers = custom_headers;
+        if let ClientJsonRpcMessage::Request(request) = &message {
+            trace_headers(request.request.get_meta(), &mut custom_headers);
+        }
         let route = self.reuse.route();
         let request = match &message {
             ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
@@ -953,6 +958,20 @@ impl StreamableHttpClient for HttpClient {
             )
             .await?;
         Ok(resume::resuming(stream, target, None))
+    }
+}
+
+/// The W3C trace context a request carries in `_meta` (SEP-414: the
+/// gateway passes its client's on) sent as the `traceparent` and
+/// `tracestate` HTTP headers too, for HTTP servers and the proxies in front
+/// of them that read only the headers. A value a header cannot carry is
+/// left in `_meta` only.
+fn trace_headers(meta: &RequestMetaObject, headers: &mut HashMap<HeaderName, HeaderValue>) {
+    for key in ["traceparent", "tracestate"] {
+        let value = meta.0.0.get(key).and_then(serde_json::Value::as_str);
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+            headers.insert(HeaderName::from_static(key), value);
+        }
     }
 }
 

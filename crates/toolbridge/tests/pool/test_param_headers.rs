@@ -139,3 +139,36 @@ async fn a_tool_with_invalid_header_designations_is_left_out_and_never_called() 
         server.output()
     );
 }
+
+/// The W3C trace context a call carries in `_meta` (the gateway passes its
+/// client's on in `CallOptions::meta`) reaches an HTTP server as the
+/// `traceparent` header too.
+#[tokio::test]
+async fn a_calls_trace_context_in_meta_is_also_its_traceparent_header() {
+    let server = start().await;
+    let pool = pool(vec![spec(&server)]);
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let mut meta = serde_json::Map::new();
+    meta.insert("traceparent".into(), json!(traceparent));
+    let options = CallOptions {
+        meta: Some(meta),
+        ..CallOptions::default()
+    };
+    pool.call_tool(
+        "weather",
+        "forecast",
+        object_args(json!({"region": "west"})),
+        options,
+    )
+    .await
+    .expect("the call");
+    let line = format!("TRACEPARENT {traceparent}");
+    assert!(
+        server
+            .wait_for_line(&line, std::time::Duration::from_secs(10))
+            .await,
+        "no {line} in the server's output: {}",
+        server.output()
+    );
+    pool.close_all().await;
+}

@@ -12,6 +12,9 @@ Tools:
             SEP-2243 forbids: clients must leave the tool out and never call
             it. Called anyway, it prints `CALLED broken`.
 
+Each request's `traceparent` header (W3C trace context) is printed as
+`TRACEPARENT <value>`.
+
 Run: python param_headers.py (binds 127.0.0.1, prints `LISTENING <port>`).
 """
 
@@ -56,6 +59,22 @@ async def call_tool(ctx, params):
 
 server = Server("param-headers", on_list_tools=list_tools, on_call_tool=call_tool)
 app = server.streamable_http_app(host="127.0.0.1")
+
+
+def printing_traceparent(inner):
+    """The ASGI app `inner`, printing each request's `traceparent` header."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] == "http":
+            for name, value in scope.get("headers") or []:
+                if name == b"traceparent":
+                    print(f"TRACEPARENT {value.decode()}", flush=True)
+        await inner(scope, receive, send)
+
+    return wrapped
+
+
+app = printing_traceparent(app)
 
 sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
