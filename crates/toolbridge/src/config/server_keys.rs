@@ -1,7 +1,7 @@
 //! The keys of a server entry that toolbridge reads, in one list: which kind
 //! of server reads each, and which the settings page's form owns. The
-//! unknown-key warning ([`super::warning`]), the record's reading
-//! ([`super::record`]) and the page's form (toolbridge-gateway's
+//! unknown-key warning (`config/warning.rs`), the record's reading
+//! (`config/record.rs`) and the page's form (toolbridge-gateway's
 //! `web/api/servers/form.rs`) take their lists from here, so a new key is
 //! added once.
 
