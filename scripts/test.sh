@@ -32,7 +32,18 @@ scripts/conformance-gateway.sh
 cargo check -p toolbridge --no-default-features
 cargo check -p toolbridge --no-default-features --features client
 # ...where a remote server in the config is a start error naming the feature.
-cargo test -p toolbridge --no-default-features --features client --lib transport::tests
+# (The filter names the test: one that matches nothing would pass silently,
+# as `transport::tests` did once the test moved to `transport::any`.)
+missing=$(cargo test -p toolbridge --no-default-features --features client --lib \
+  a_transport_left_out_of_the_build_is_an_error_naming_server_and_feature 2>&1) || {
+  echo "$missing"
+  exit 1
+}
+echo "$missing"
+if ! grep -q "test result: ok. 1 passed" <<<"$missing"; then
+  echo "the client-only build ran no missing-transport test (above)" >&2
+  exit 1
+fi
 if cargo tree -p toolbridge --no-default-features -e normal | grep -E 'reqwest|rustls|tungstenite'; then
   echo "toolbridge without features pulls in HTTP or TLS crates (above)" >&2
   exit 1
