@@ -392,16 +392,22 @@ fn mcp_tools_until(served: &Served, done: impl Fn(&[String]) -> bool) -> Vec<Str
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        let mut client = gateway_support::RawClient::new(&served.gateway.url);
-        client.initialize().await;
-        loop {
-            let answer = client.request("tools/list", json!({})).await;
-            let names = answer.tool_names().unwrap_or_default();
-            if done(&names) || std::time::Instant::now() > deadline {
-                return names;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let client = tokio::sync::Mutex::new(gateway_support::RawClient::new(&served.gateway.url));
+        client.lock().await.initialize().await;
+        let client = &client;
+        let list = || async move {
+            let answer = client.lock().await.request("tools/list", json!({})).await;
+            answer.tool_names().unwrap_or_default()
+        };
+        let done = &done;
+        let met = common::poll_async(std::time::Duration::from_secs(60), || async move {
+            let names = list().await;
+            done(&names).then_some(names)
+        })
+        .await;
+        match met {
+            Some(names) => names,
+            None => list().await,
         }
     })
 }
