@@ -15,7 +15,7 @@ use std::{
     os::unix::fs::PermissionsExt as _,
     path::{Path, PathBuf},
     process::{Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use serde_json::json;
@@ -165,22 +165,7 @@ fn processes_naming(needle: &str) -> Vec<(u32, u32)> {
 
 /// `pid` is gone (or a zombie nobody reaps: not running), within 10 s.
 fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let running = state
-            .as_deref()
-            .and_then(|s| s.rsplit(')').next())
-            .and_then(|rest| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X");
-        if !running {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_until(Duration::from_secs(10), || !common::alive(pid))
 }
 
 #[test]
@@ -234,17 +219,14 @@ fn an_unprivileged_users_sandbox_refuses_a_fork_bomb_and_a_file_outside_and_leav
         unsafe { libc::geteuid() }
     };
     let script = common::test_server("sandbox_hostile.py");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let left = loop {
-        let left: Vec<u32> = processes_naming(&script)
+    let left = || -> Vec<u32> {
+        processes_naming(&script)
             .into_iter()
             .filter(|(_, owner)| *owner == uid)
             .map(|(pid, _)| pid)
-            .collect();
-        if left.is_empty() || Instant::now() > deadline {
-            break left;
-        }
-        std::thread::sleep(Duration::from_millis(100));
+            .collect()
     };
+    common::wait_until(Duration::from_secs(10), || left().is_empty());
+    let left = left();
     assert!(left.is_empty(), "left running: {left:?}");
 }
