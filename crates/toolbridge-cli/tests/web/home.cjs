@@ -221,6 +221,10 @@ module.exports = {
     });
     if (!searched.every(c => /tavily/i.test(c.name))) b.fail(`searching "tavily" shows ${JSON.stringify(searched.map(c => c.name))}`);
     await b.typeInto(await b.field(page, 'Search presets'), '');
+    // Until the cleared search shows every card again: before that, the
+    // search's own one section ("Search", Tavily's) would pass for the
+    // category's.
+    await b.until('the cleared search to show every preset', async () => (await cards()).length === all.length);
     await b.choose(await b.field(page, 'Category'), 'Vision');
     const vision = await b.until('the category to narrow the presets', async () => {
       const now = await page.$$eval('main section h2', hs => hs.map(h2 => h2.textContent));
