@@ -17,3 +17,14 @@ pub fn from_py<T: DeserializeOwned>(object: &Bound<'_, PyAny>, what: &str) -> Py
     pythonize::depythonize(object)
         .map_err(|e| PyTypeError::new_err(format!("{what} is not what toolbridge expects: {e}")))
 }
+
+/// `object` read as a `T`, or nothing when it is absent or `None`.
+pub fn from_py_optional<T: DeserializeOwned>(
+    object: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<Option<T>> {
+    match object {
+        Some(object) if !object.is_none() => from_py(object, what).map(Some),
+        _ => Ok(None),
+    }
+}

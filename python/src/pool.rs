@@ -9,7 +9,7 @@ use pyo3::{exceptions::PyValueError, prelude::*};
 use rmcp::model::{CompletionContext, JsonObject, Reference};
 use serde_json::Value;
 use toolbridge::{
-    CallOptions, Format, FormatOptions, NameTable, PoolOptions, ServerSpec,
+    CallOptions, Format, FormatOptions, NameTable, PoolError, PoolOptions, ServerSpec,
     adapter::{ExecOptions, execute_response},
     config::StdioSpec,
     convert_tools,
@@ -105,6 +105,22 @@ impl Pool {
             self.loop_slot.remember(py)?;
         }
         bridge::spawn(py, fut)
+    }
+
+    /// `request` of the pool as an awaitable, its error raised as the
+    /// matching Python exception: the shape of every method that is one
+    /// library call.
+    fn request<'py, F, Fut, T>(&self, py: Python<'py>, request: F) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: FnOnce(toolbridge::Pool) -> Fut,
+        Fut: Future<Output = Result<T, PoolError>> + Send + 'static,
+        T: serde::Serialize + Send + 'static,
+    {
+        let pending = request(self.pool.clone());
+        self.run(
+            py,
+            async move { pending.await.map_err(|e| errors::pool(&e)) },
+        )
     }
 }
 
@@ -242,10 +258,7 @@ impl Pool {
         on_progress: Option<Py<PyAny>>,
         on_elicitation: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arguments: Option<JsonObject> = match arguments {
-            Some(a) if !a.is_none() => Some(convert::from_py(a, "the arguments")?),
-            _ => None,
-        };
+        let arguments: Option<JsonObject> = convert::from_py_optional(arguments, "the arguments")?;
         let mut options = call_options(timeout)?;
         // This call's elicitations go to its own callback (the pool's
         // declares the capability; see ClientFeatures).
@@ -259,16 +272,13 @@ impl Pool {
                 ..ClientFeatures::default()
             });
         }
-        let pool = self.pool.clone();
         let forward = on_progress.map(|cb| progress_forward(py, cb)).transpose()?;
-        self.run(py, async move {
+        self.request(py, |pool| async move {
             let call = pool.call_tool(&server, &tool, arguments, options);
-            let result = match forward {
+            match forward {
                 Some(forward) => forward_progress(forward, call).await,
                 None => call.await,
-            };
-            let result = result.map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(result)
+            }
         })
     }
 
@@ -297,13 +307,8 @@ impl Pool {
 
     /// The resources of `server`.
     fn list_resources<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let resources = pool
-                .list_resources(&server)
-                .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(Arc::unwrap_or_clone(resources))
+        self.request(py, |pool| async move {
+            pool.list_resources(&server).await.map(Arc::unwrap_or_clone)
         })
     }
 
@@ -313,13 +318,10 @@ impl Pool {
         py: Python<'py>,
         server: String,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let templates = pool
-                .list_resource_templates(&server)
+        self.request(py, |pool| async move {
+            pool.list_resource_templates(&server)
                 .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(Arc::unwrap_or_clone(templates))
+                .map(Arc::unwrap_or_clone)
         })
     }
 
@@ -333,25 +335,15 @@ impl Pool {
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = call_options(timeout)?;
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let result = pool
-                .read_resource(&server, &uri, &options)
-                .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(result)
+        self.request(py, |pool| async move {
+            pool.read_resource(&server, &uri, &options).await
         })
     }
 
     /// The prompts of `server`.
     fn list_prompts<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let prompts = pool
-                .list_prompts(&server)
-                .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(Arc::unwrap_or_clone(prompts))
+        self.request(py, |pool| async move {
+            pool.list_prompts(&server).await.map(Arc::unwrap_or_clone)
         })
     }
 
@@ -365,18 +357,11 @@ impl Pool {
         arguments: Option<&Bound<'py, PyAny>>,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arguments: Option<JsonObject> = match arguments {
-            Some(a) if !a.is_none() => Some(convert::from_py(a, "the prompt arguments")?),
-            _ => None,
-        };
+        let arguments: Option<JsonObject> =
+            convert::from_py_optional(arguments, "the prompt arguments")?;
         let options = call_options(timeout)?;
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let result = pool
-                .get_prompt(&server, &name, arguments, &options)
-                .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(result)
+        self.request(py, |pool| async move {
+            pool.get_prompt(&server, &name, arguments, &options).await
         })
     }
 
@@ -397,22 +382,12 @@ impl Pool {
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let reference: Reference = convert::from_py(reference, "the completion reference")?;
-        let context = match context {
-            Some(c) if !c.is_none() => {
-                let arguments: std::collections::HashMap<String, String> =
-                    convert::from_py(c, "the completion context")?;
-                Some(CompletionContext::with_arguments(arguments))
-            }
-            _ => None,
-        };
+        let context = convert::from_py_optional(context, "the completion context")?
+            .map(CompletionContext::with_arguments);
         let options = call_options(timeout)?;
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let result = pool
-                .complete(&server, reference, &argument, &value, context, &options)
+        self.request(py, |pool| async move {
+            pool.complete(&server, reference, &argument, &value, context, &options)
                 .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok::<_, Failure>(result)
         })
     }
 
@@ -432,13 +407,8 @@ impl Pool {
 
     /// What `server` answered to `initialize`, starting it if needed.
     fn server_info<'py>(&self, py: Python<'py>, server: String) -> PyResult<Bound<'py, PyAny>> {
-        let pool = self.pool.clone();
-        self.run(py, async move {
-            let info = pool
-                .server_info(&server)
-                .await
-                .map_err(|e| errors::pool(&e))?;
-            Ok(Arc::unwrap_or_clone(info))
+        self.request(py, |pool| async move {
+            pool.server_info(&server).await.map(Arc::unwrap_or_clone)
         })
     }
 

@@ -15,7 +15,7 @@ use std::{
 };
 
 use common::{python, test_server, toolbridge};
-use gateway_support::{Gateway, TOKEN};
+use gateway_support::{Gateway, RawClient, TOKEN};
 use rmcp::{
     RoleClient, ServiceExt as _,
     model::{CallToolRequestParams, CallToolResult, Tool},
@@ -135,45 +135,11 @@ async fn eventually(what: &str, mut until: impl FnMut() -> bool) {
     }
 }
 
-/// The `_meta` every 2026-07-28 request carries.
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { "name": "profile-test", "version": "1" },
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
 /// A stateless (2026-07-28) request to `url`: its HTTP status and JSON-RPC
-/// answer.
-async fn stateless(url: &str, method: &str, mut params: Value) -> (u16, Value) {
-    params["_meta"] = meta();
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .bearer_auth(TOKEN)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(name) = params["name"].as_str() {
-        request = request.header("mcp-name", name);
-    }
-    let response = request
-        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))
-        .send()
-        .await
-        .expect("POST");
-    let status = response.status().as_u16();
-    let body = response.text().await.expect("body");
-    let answer = serde_json::from_str(&body)
-        .or_else(|_| {
-            body.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .find(|m| m.get("id").is_some())
-                .ok_or(())
-        })
-        .unwrap_or(Value::String(body));
-    (status, answer)
+/// answer (`null` when the body is not one).
+async fn stateless(url: &str, method: &str, params: Value) -> (u16, Value) {
+    let answer = RawClient::new(url).stateless(method, params).await;
+    (answer.status, answer.body.unwrap_or_default())
 }
 
 fn listed(answer: &Value) -> Vec<String> {
