@@ -24,7 +24,7 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, put, del } from '../api.js';
 import { toast } from '../app.js';
 import { serverForm } from '../components/server-form.js';
-import { describeProblem } from '../components/problem.js';
+import { describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
 
 export async function render(main) {
@@ -182,7 +182,7 @@ export async function render(main) {
           h('p', { class: 'error' }, t('servers.testFailed', { name: server.name })),
           h('ul', {}, report.findings.map((f) => h('li', {},
             h('span', {}, describeProblem(f.problem)), ' ',
-            h('span', { class: 'muted' }, t('servers.fix', { fix: f.fix })),
+            h('span', { class: 'muted' }, t('servers.fix', { fix: describeFix(f.fixKind) })),
             f.problem.stderr ? h('pre', {}, f.problem.stderr) : null))));
       }
     } catch (error) {
