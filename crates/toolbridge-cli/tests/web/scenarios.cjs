@@ -630,6 +630,7 @@ const scenarios = {
 // live in their own files.
 Object.assign(scenarios, require('./home.cjs'));
 Object.assign(scenarios, require('./messages.cjs'));
+Object.assign(scenarios, require('./import.cjs'));
 
 async function main() {
   const name = process.argv[2];

@@ -818,3 +818,39 @@ fn a_long_config_path_stays_within_390_pixels() {
     );
 }
 
+#[test]
+fn another_apps_config_is_imported_from_the_page_the_chosen_servers_only() {
+    let served = Served::with_example();
+    let facts = served.run("import_servers");
+    assert_eq!(facts["foreignStatus"], 403, "{facts}");
+    let shown = &facts["shown"];
+    assert_eq!(
+        shown["imported-echo"],
+        json!({"checked": true, "disabled": false}),
+        "{facts}"
+    );
+    assert_eq!(
+        shown["example"],
+        json!({"checked": false, "disabled": true}),
+        "{facts}"
+    );
+    assert_eq!(
+        shown["remote-docs"],
+        json!({"checked": true, "disabled": false}),
+        "{facts}"
+    );
+    assert_eq!(facts["masked"], true, "{facts}");
+    let servers = served.servers();
+    assert_eq!(
+        servers["imported-echo"]["args"],
+        json!(["example-server"]),
+        "{servers}"
+    );
+    assert!(servers.get("remote-docs").is_none(), "{servers}");
+    // The config's own server is left as it was.
+    assert_eq!(
+        servers["example"]["args"],
+        json!(["example-server"]),
+        "{servers}"
+    );
+}

@@ -3,7 +3,9 @@
 //
 // Accessible names for the browser tests (English; other languages
 // translate them):
-// - button "Add server" (opens the dialog "Add server");
+// - button "Add server" (opens the dialog "Add server"); button "Import
+//   servers from another app" (the dialog "Import servers", see
+//   components/import-dialog.js);
 // - per server NAME: checkbox "Enable NAME" (checked when enabled),
 //   buttons "Edit NAME", "Test NAME", "Remove NAME";
 // - dialog "Add server" / "Edit NAME": fields "Name", "Transport" (select:
@@ -26,15 +28,21 @@ import { toast } from '../app.js';
 import { serverForm } from '../components/server-form.js';
 import { describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
+import { openImport } from '../components/import-dialog.js';
 
 export async function render(main) {
   const list = h('div', { class: 'server-list', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
   const about = h('p', { class: 'muted' });
   const addButton = h('button', { type: 'button', class: 'primary', onclick: () => openForm(null, addButton) }, t('servers.add'));
+  const importButton = h('button', { type: 'button', 'aria-label': t('servers.import.buttonLabel') }, t('servers.import.button'));
+  importButton.addEventListener('click', () => openImport(importButton, async (names) => {
+    toast(t('servers.import.done', { names: names.join(', ') }));
+    await changed();
+  }));
   main.append(
     h('h1', {}, t('servers.title')),
     about,
-    h('div', { class: 'actions' }, addButton),
+    h('div', { class: 'actions' }, addButton, importButton),
     list,
   );
 
