@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of the settings page's main views (servers, the add-server
-# form, presets, tools with an image result; Home, Activity, Logs and the
+# form, presets, tools with an image result, the menu at 390 px, doctor's
+# findings; Home, Activity, Logs and the
 # presets grid at 1280 and 390 px) in en, zh and ja, into
 # docs/screenshots/. Not run by CI: run it after changing the page.
 #
@@ -54,6 +55,7 @@ cat > "$home/config.json" <<EOF
 {
   "mcpServers": {
     "example": { "command": "toolbridge", "args": ["example-server"] },
+    "notes": { "command": "notes-mcp", "args": ["--stdio"] },
     "time": { "command": "uvx", "args": ["mcp-server-time"], "env": { "TZ": "UTC" }, "disabled": true }
   }
 }

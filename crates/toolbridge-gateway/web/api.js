@@ -4,6 +4,8 @@
 // kept in sessionStorage: storage of this origin alone (scheme, host, port),
 // unlike a cookie, which every port of the host would receive.
 
+import { t } from './i18n.js';
+
 const SESSION_KEY = 'toolbridge-session';
 
 /** The session id this tab signed in with, if any. */
@@ -64,7 +66,10 @@ export async function api(method, path, body, { signal } = {}) {
       keep(null);
       window.dispatchEvent(new Event('toolbridge:sign-in'));
     }
-    throw new ApiError(response.status, error.message, error.field);
+    // A message the server says from the page's strings (`said`: a key and
+    // its values) is shown in the page's language; `message` is its English.
+    const message = error.said ? t(error.said.key, error.said.vars) : error.message;
+    throw new ApiError(response.status, message, error.field);
   }
   return data;
 }

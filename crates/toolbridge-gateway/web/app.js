@@ -95,7 +95,32 @@ async function redeemCode() {
   try { await signIn({ code: match[1] }); } catch (e) { console.warn(`sign-in code refused: ${e.message}`); }
 }
 
+/**
+ * The narrow screens' navigation menu (style.css shows the button under
+ * 760 px and the links only while it is expanded): a disclosure button.
+ * Following a link, Escape, or a click outside closes it; Escape gives the
+ * focus back to the button.
+ */
+function setUpMenu() {
+  const button = document.getElementById('menu');
+  const nav = document.getElementById(button.getAttribute('aria-controls'));
+  const setOpen = (open) => button.setAttribute('aria-expanded', String(open));
+  const isOpen = () => button.getAttribute('aria-expanded') === 'true';
+  button.addEventListener('click', () => setOpen(!isOpen()));
+  nav.addEventListener('click', (event) => { if (event.target.closest('a')) setOpen(false); });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !isOpen()) return;
+    setOpen(false);
+    button.focus();
+  });
+  document.addEventListener('click', (event) => {
+    if (isOpen() && !button.contains(event.target) && !nav.contains(event.target)) setOpen(false);
+  });
+  window.addEventListener('hashchange', () => setOpen(false));
+}
+
 async function start() {
+  setUpMenu();
   const select = document.getElementById('lang');
   await setLanguage(detectLanguage(), { remember: false });
   select.value = currentLanguage();

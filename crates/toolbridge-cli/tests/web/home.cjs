@@ -26,6 +26,16 @@ async function sdkClient(name) {
   return client;
 }
 
+/**
+ * In the page: how many rows the elements take (their vertical centres,
+ * 8 px apart or more, each start a row; centred items of one row differ in
+ * height, so their tops differ).
+ */
+const ROWS = `window.tbRowsOf = (els) => {
+  const centres = els.map(el => { const r = el.getBoundingClientRect(); return (r.top + r.bottom) / 2; }).sort((a, b) => a - b);
+  return centres.filter((c, i) => i === 0 || c - centres[i - 1] >= 8).length;
+};`;
+
 /** The clipboard's text (permissions granted to the page's origin). */
 const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
 
@@ -235,13 +245,117 @@ module.exports = {
   },
 
   /**
+   * At 390 px the navigation is a menu behind one "Menu" button (a
+   * disclosure: aria-expanded, its links hidden until opened), used with the
+   * keyboard alone: Tab reaches the button, Enter opens it, Tab reaches a
+   * link, Enter follows it and closes the menu; Escape closes it and gives
+   * the focus back to the button. No serious accessibility violation open or
+   * closed, in every language. At 1280 px there is no menu: the links are
+   * one row.
+   */
+  async nav_menu(browser) {
+    const page = await b.openPage(browser);
+    await page.setViewport({ width: 390, height: 800 });
+    // In every document the page loads (no eval: the page's CSP forbids it).
+    await page.evaluateOnNewDocument(ROWS);
+    const state = () => page.evaluate(() => {
+      const rowsOf = window.tbRowsOf;
+      const visible = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+      const links = [...document.querySelectorAll('.top nav a')];
+      const shown = links.filter(visible);
+      const menu = [...document.querySelectorAll('header button')].find(el => el.textContent.trim() === 'Menu' || el.getAttribute('aria-label') === 'Menu');
+      const active = document.activeElement;
+      return {
+        links: links.length,
+        shown: shown.length,
+        rows: rowsOf(shown),
+        widest: Math.max(0, ...shown.map(a => Math.round(a.getBoundingClientRect().right))),
+        menu: menu && visible(menu) ? menu.getAttribute('aria-expanded') : null,
+        focused: active === menu ? 'menu' : (active && active.closest('nav') ? active.textContent.trim() : active && active.tagName),
+        hash: location.hash,
+        current: (document.querySelector('.top nav a[aria-current="page"]') || {}).textContent,
+        headerRows: rowsOf([...document.querySelector('.top').children].filter(visible).filter(el => el.tagName !== 'NAV')),
+      };
+    });
+    await b.openView(page, BASE, 'home');
+    const closed = await state();
+    if (closed.menu !== 'false') b.fail(`at 390 px there is no closed "Menu" button in the header: ${JSON.stringify(closed)}`);
+    if (closed.shown !== 0) b.fail(`at 390 px ${closed.shown} navigation links show with the menu closed`);
+    if (closed.headerRows !== 1) b.fail(`at 390 px the header takes ${closed.headerRows} rows`);
+    let violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe with the menu closed: ${JSON.stringify(violations)}`);
+    // The keyboard alone: Tab from the top of the page to the button.
+    await page.evaluate(() => document.activeElement && document.activeElement.blur());
+    let tabs = 0;
+    while ((await state()).focused !== 'menu') {
+      if (++tabs > 6) b.fail(`Tab never reached the Menu button: ${JSON.stringify(await state())}`);
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    const open = await b.until('the menu to open', async () => {
+      const s = await state();
+      return s.menu === 'true' && s.shown === s.links && s;
+    });
+    if (open.rows !== open.links) b.fail(`the open menu's ${open.links} links are on ${open.rows} rows, not one each`);
+    if (open.widest > 390) b.fail(`the open menu reaches ${open.widest} px, wider than the screen`);
+    violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe with the menu open: ${JSON.stringify(violations)}`);
+    // Tab into the links: Home, then Servers; Enter follows it.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const onServers = await state();
+    if (onServers.focused !== 'Servers') b.fail(`two Tabs after the Menu button are on ${onServers.focused}, not Servers`);
+    await page.keyboard.press('Enter');
+    // The link closes the menu at once; the view follows on hashchange.
+    const followed = await b.until('Servers shown and the menu closed', async () => {
+      const s = await state();
+      return s.hash === '#/servers' && s.menu === 'false' && s.shown === 0 && s.current === 'Servers' && s;
+    });
+    await b.settled(page);
+    // Opened again and closed with Escape: the focus is back on the button.
+    await (await b.button(page, 'Menu')).click();
+    await b.until('the menu to open again', async () => (await state()).menu === 'true');
+    await page.keyboard.press('Escape');
+    const escaped = await b.until('Escape to close the menu', async () => {
+      const s = await state();
+      return s.menu === 'false' && s.shown === 0 && s;
+    });
+    if (escaped.focused !== 'menu') b.fail(`after Escape the focus is on ${escaped.focused}, not the Menu button`);
+    // Every language: the button says Menu in it, axe finds nothing open.
+    const labels = {};
+    for (const lang of LANGUAGES) {
+      await b.openView(page, BASE, 'servers', { lang });
+      const button = await page.$('header button[aria-expanded]');
+      if (!button) b.fail(`no menu button in ${lang}`);
+      labels[lang] = await button.evaluate(el => el.textContent.trim());
+      await button.click();
+      await b.until(`the menu to open in ${lang}`, async () => (await button.evaluate(el => el.getAttribute('aria-expanded'))) === 'true');
+      violations = await b.axeViolations(page);
+      if (violations.length) b.fail(`axe with the menu open in ${lang}: ${JSON.stringify(violations)}`);
+      const rows = await page.evaluate(() => window.tbRowsOf([...document.querySelector('.top').children]
+        .filter(el => el.tagName !== 'NAV' && el.getClientRects().length > 0)));
+      if (rows !== 1) b.fail(`in ${lang} at 390 px the header takes ${rows} rows`);
+    }
+    // Wide: no menu, the links in one row.
+    await page.setViewport({ width: 1280, height: 800 });
+    await b.openView(page, BASE, 'home');
+    const wide = await state();
+    if (wide.menu !== null) b.fail(`at 1280 px the Menu button shows (${wide.menu})`);
+    if (wide.shown !== wide.links || wide.rows !== 1) b.fail(`at 1280 px the links are not one row: ${JSON.stringify(wide)}`);
+    b.check(page, 'the navigation menu');
+    return { closed, open, followed, escaped, wide, labels, tabs };
+  },
+
+  /**
    * Home, Activity, Logs, Servers and Presets in every language at 1280
    * and 390 px: shown,
    * in that language, no console error, no serious accessibility violation;
-   * at 390 px the navigation is one row and nothing scrolls sideways.
+   * the header is one row (at 390 px with the navigation behind its menu
+   * button), the links one row at 1280 px, and nothing scrolls sideways.
    */
   async live_views(browser) {
     const page = await b.openPage(browser);
+    await page.evaluateOnNewDocument(ROWS);
     const rows = {};
     for (const width of [1280, 390]) {
       await page.setViewport({ width, height: 800 });
@@ -251,13 +365,20 @@ module.exports = {
           const text = await page.$eval('main', m => m.innerText);
           if (lang !== 'en' && !/[\u3040-\u30ff\u4e00-\u9fff]/.test(text)) b.fail(`#/${view} in ${lang} shows no ${lang} text`);
           const layout = await page.evaluate(() => {
-            const tops = new Set([...document.querySelectorAll('.top nav a')].map(a => Math.round(a.getBoundingClientRect().top)));
+            const rowsOf = window.tbRowsOf;
+            const visible = el => el.getClientRects().length > 0;
+            const links = [...document.querySelectorAll('.top nav a')].filter(visible);
             const doc = document.documentElement;
-            return { navRows: tops.size, scroll: doc.scrollWidth, client: doc.clientWidth };
+            // Wide: the links are part of the header's row; narrow: a menu
+            // button stands for them (nav_menu opens it).
+            return { headerRows: rowsOf([...document.querySelector('.top').children].filter(visible)),
+              links: links.length, navRows: rowsOf(links), scroll: doc.scrollWidth, client: doc.clientWidth };
           });
-          if (layout.navRows !== 1) b.fail(`#/${view} in ${lang} at ${width} px: the navigation takes ${layout.navRows} rows`);
+          if (layout.headerRows !== 1) b.fail(`#/${view} in ${lang} at ${width} px: the header takes ${layout.headerRows} rows`);
+          if (width === 1280 && layout.navRows !== 1) b.fail(`#/${view} in ${lang} at ${width} px: the navigation takes ${layout.navRows} rows`);
+          if (width === 390 && layout.links !== 0) b.fail(`#/${view} in ${lang} at ${width} px: ${layout.links} links show outside the menu`);
           if (layout.scroll > layout.client) b.fail(`#/${view} in ${lang} at ${width} px scrolls sideways (${layout.scroll} > ${layout.client})`);
-          rows[`${width}/${lang}/${view}`] = layout.navRows;
+          rows[`${width}/${lang}/${view}`] = layout.headerRows;
           const violations = await b.axeViolations(page);
           if (violations.length) b.fail(`axe on #/${view} in ${lang} at ${width} px: ${JSON.stringify(violations)}`);
           b.check(page, `#/${view} in ${lang} at ${width} px`);

@@ -214,7 +214,8 @@ const scenarios = {
 
   /**
    * One list of every server's tools: the search narrows it across both
-   * servers, the server filter to one. What is listed at each step, as
+   * servers, the server filter to one, the start of a word finds the
+   * tool as it is typed. What is listed at each step, as
    * "server/tool".
    */
   async tools_search(browser) {
@@ -239,13 +240,17 @@ const scenarios = {
     await b.choose(await b.field(page, 'Server'), '');
     await b.typeInto(search, 'tiny image');
     const tinyImage = await listed();
+    // What is typed so far: the start of a word ("ech" of echo).
+    await b.typeInto(search, 'ech');
+    const prefix = await listed();
     b.check(page, 'tools search');
-    return { all, echo, echoCount, echoOfExample, navLabel, tinyImage };
+    return { all, echo, echoCount, echoOfExample, navLabel, tinyImage, prefix };
   },
 
   /**
    * echo's "Compatibility" disclosure: one sentence per provider, said on
-   * demand (closed at first); no provider warning in the list.
+   * demand (closed at first); no provider warning in the list; the changes
+   * made for a provider in en, zh and ja.
    */
   async tool_compat(browser) {
     const page = await b.openPage(browser);
@@ -257,8 +262,15 @@ const scenarios = {
     const sentences = await details.$$eval(':scope > ul > li > p:first-child', ps => ps.map(p => p.textContent.replace(/\s+/g, ' ').trim()));
     const visible = await details.evaluate(d => d.querySelector('ul').getClientRects().length > 0);
     const listText = await page.$eval('nav.tools-list', n => n.innerText);
+    // The changes made for each provider, in each language (the library's
+    // sentence in English, its kind's in the others).
+    const changes = {};
+    for (const lang of LANGUAGES) {
+      await b.openView(page, BASE, 'tools/example/echo', { lang });
+      changes[lang] = await page.$$eval('main details.tools-compat ul.tools-changes > li', lis => lis.map(li => li.textContent.replace(/\s+/g, ' ').trim()));
+    }
     b.check(page, 'tool compatibility');
-    return { closed, visible, sentences, listText };
+    return { closed, visible, sentences, listText, changes };
   },
 
   /**
@@ -614,8 +626,11 @@ const scenarios = {
   },
 };
 
-// The Home, Activity and Logs views' scenarios live in their own file.
+// The Home, Activity and Logs views' scenarios, and the server messages',
+// live in their own files.
 Object.assign(scenarios, require('./home.cjs'));
+Object.assign(scenarios, require('./messages.cjs'));
+Object.assign(scenarios, require('./import.cjs'));
 
 async function main() {
   const name = process.argv[2];

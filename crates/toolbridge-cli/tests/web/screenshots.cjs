@@ -31,6 +31,18 @@ const SHOTS = [
     await tryImage(page, L, lang);
     await page.evaluate(() => document.querySelector('main img').scrollIntoView({ block: 'center' }));
   }, { width: 390, height: 844 }],
+  // At 390 px the navigation is a menu: shown open.
+  ['menu-390', async (page, L, lang) => {
+    await b.openView(page, BASE, 'servers', { lang });
+    await (await b.button(page, L('Menu'))).click();
+    await page.waitForSelector('#menu[aria-expanded="true"]');
+  }, { width: 390, height: 844 }],
+  // Doctor's findings with their fixes in the page's language (the demo's
+  // "notes" server names a program that is not installed).
+  ['doctor', async (page, L, lang) => {
+    await b.openView(page, BASE, 'doctor', { lang });
+    await page.waitForSelector('main article.card[aria-label="notes"] li');
+  }, { width: 1280, height: 800 }],
 ];
 
 /** Opens example's tiny_image and runs it until its image shows. */
@@ -82,8 +94,8 @@ async function main() {
         const file = path.join(out, `${name}-${lang}.png`);
         await page.screenshot({ path: file });
         console.log(file);
-        // A dialog stays open across a route change: close it first.
-        if (await page.$('dialog[open]')) await page.keyboard.press('Escape');
+        // A dialog (or the menu) stays open across a route change: close it first.
+        if (await page.$('dialog[open], #menu[aria-expanded="true"]')) await page.keyboard.press('Escape');
       }
       for (const width of [1280, 390]) {
         await page.setViewport({ width, height: width > 800 ? 800 : 844 });

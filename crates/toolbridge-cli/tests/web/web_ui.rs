@@ -458,6 +458,13 @@ fn the_search_narrows_one_list_of_the_tools_of_two_servers() {
         "{facts}"
     );
     assert!(!tiny.contains(&"example/echo".to_owned()), "{facts}");
+    // A word's start, as it is typed, finds the tool.
+    let prefix = strings("prefix");
+    assert!(
+        prefix.contains(&"example/echo".to_owned())
+            && prefix.contains(&"everything/echo".to_owned()),
+        "{facts}"
+    );
 }
 
 #[test]
@@ -558,6 +565,27 @@ fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
             "{sentence}: {facts}"
         );
     }
+    // The changes made for a provider: the library's English sentence, the
+    // kind's sentence in Chinese and Japanese, one for one.
+    let changes = &facts["changes"];
+    let english = changes["en"].as_array().expect("the changes in English");
+    assert!(
+        !english.is_empty(),
+        "echo has no change for any provider: {facts}"
+    );
+    for lang in ["zh", "ja"] {
+        let said = changes[lang].as_array().expect("the changes");
+        assert_eq!(said.len(), english.len(), "{facts}");
+        for (said, english) in said.iter().zip(english) {
+            let said = said.as_str().unwrap_or_default();
+            assert_ne!(said, english.as_str().unwrap_or_default(), "{facts}");
+            assert!(
+                said.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)
+                    || ('\u{3040}'..='\u{30ff}').contains(&c)),
+                "{lang}: {said}: {facts}"
+            );
+        }
+    }
     // The example server's tools can all be sent: no warning in the list.
     let list = facts["listText"].as_str().unwrap_or_default();
     assert!(
@@ -622,10 +650,90 @@ fn a_slow_tools_progress_bar_moves_on_the_activity_view() {
 fn home_activity_logs_servers_and_presets_in_every_language_at_1280_and_390_pixels() {
     let served = Served::with_example();
     let facts = served.run("live_views");
-    // 5 views x 3 languages x 2 widths, each with one row of navigation.
+    // 5 views x 3 languages x 2 widths, each with a header of one row.
     let rows = facts["rows"].as_object().expect("the rows");
     assert_eq!(rows.len(), 30, "{facts}");
     assert!(rows.values().all(|r| r == 1), "{facts}");
+}
+
+#[test]
+fn at_390_pixels_the_navigation_is_a_menu_used_with_the_keyboard() {
+    let served = Served::with_example();
+    let facts = served.run("nav_menu");
+    assert_eq!(facts["closed"]["menu"], "false", "{facts}");
+    assert_eq!(facts["closed"]["shown"], 0, "{facts}");
+    assert_eq!(facts["open"]["shown"], facts["open"]["links"], "{facts}");
+    assert_eq!(facts["followed"]["hash"], "#/servers", "{facts}");
+    assert_eq!(facts["escaped"]["focused"], "menu", "{facts}");
+    assert_eq!(facts["wide"]["menu"], Value::Null, "{facts}");
+    assert_eq!(facts["labels"]["en"], "Menu", "{facts}");
+    assert_ne!(facts["labels"]["zh"], "Menu", "{facts}");
+    assert_ne!(facts["labels"]["ja"], "Menu", "{facts}");
+}
+
+#[test]
+fn doctors_fixes_and_preset_descriptions_are_in_the_pages_language() {
+    let served = Served::start(
+        json!({
+            "example": { "command": toolbridge(), "args": ["example-server"] },
+            "missing": { "command": "toolbridge-no-such-command-29", "args": [] },
+            "keyless": { "command": toolbridge(), "args": ["example-server"],
+                         "env": { "WEB_UI_KEY": "${WEB_UI_UNSET_KEY_29B}" } },
+        }),
+        None,
+    );
+    let facts = served.run("server_messages");
+    let shown = &facts["shown"];
+    assert_eq!(
+        shown["en"]["missing"],
+        json!(["Fix: install \"toolbridge-no-such-command-29\" or put its directory on PATH"]),
+        "{facts}"
+    );
+    let zh = shown["zh"]["keyless"].to_string();
+    assert!(
+        zh.contains("WEB_UI_UNSET_KEY_29B") && zh.contains("启动"),
+        "{facts}"
+    );
+    let ja = shown["ja"]["missing"].to_string();
+    assert!(
+        ja.contains("toolbridge-no-such-command-29") && ja.contains("インストール"),
+        "{facts}"
+    );
+    let descriptions = &facts["descriptions"];
+    assert_eq!(
+        descriptions["en"], "Current time and conversion between IANA time zones.",
+        "{facts}"
+    );
+    assert_eq!(
+        descriptions["zh"], "当前时间以及 IANA 时区之间的换算。",
+        "{facts}"
+    );
+    assert_eq!(
+        descriptions["ja"], "現在時刻と IANA タイムゾーン間の変換。",
+        "{facts}"
+    );
+}
+
+#[test]
+fn a_form_error_the_server_finds_is_in_the_pages_language() {
+    let served = Served::with_example();
+    let before = std::fs::read(&served.config).unwrap();
+    let facts = served.run("form_errors_in_each_language");
+    assert_eq!(std::fs::read(&served.config).unwrap(), before);
+    // The field's hint, then the server's message.
+    let said = |lang: &str| facts["said"][lang].as_str().unwrap_or_default().to_owned();
+    assert!(
+        said("en").ends_with("give the program to run (npx, uvx, a path...)"),
+        "{facts}"
+    );
+    assert!(
+        said("zh").ends_with("请填写要运行的程序（npx、uvx、一个路径……）"),
+        "{facts}"
+    );
+    assert!(
+        said("ja").ends_with("実行するプログラムを指定してください（npx、uvx、パスなど）"),
+        "{facts}"
+    );
 }
 
 #[test]
@@ -707,5 +815,42 @@ fn a_long_config_path_stays_within_390_pixels() {
             .as_str()
             .is_some_and(|t| t.contains("0123456789")),
         "{facts}"
+    );
+}
+
+#[test]
+fn another_apps_config_is_imported_from_the_page_the_chosen_servers_only() {
+    let served = Served::with_example();
+    let facts = served.run("import_servers");
+    assert_eq!(facts["foreignStatus"], 403, "{facts}");
+    let shown = &facts["shown"];
+    assert_eq!(
+        shown["imported-echo"],
+        json!({"checked": true, "disabled": false}),
+        "{facts}"
+    );
+    assert_eq!(
+        shown["example"],
+        json!({"checked": false, "disabled": true}),
+        "{facts}"
+    );
+    assert_eq!(
+        shown["remote-docs"],
+        json!({"checked": true, "disabled": false}),
+        "{facts}"
+    );
+    assert_eq!(facts["masked"], true, "{facts}");
+    let servers = served.servers();
+    assert_eq!(
+        servers["imported-echo"]["args"],
+        json!(["example-server"]),
+        "{servers}"
+    );
+    assert!(servers.get("remote-docs").is_none(), "{servers}");
+    // The config's own server is left as it was.
+    assert_eq!(
+        servers["example"]["args"],
+        json!(["example-server"]),
+        "{servers}"
     );
 }

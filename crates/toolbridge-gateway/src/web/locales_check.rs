@@ -4,7 +4,13 @@
 //!   nesting, a non-empty string, and the same `{placeholders}`;
 //! - every key the page refers to (`t('...')` calls and `data-i18n*`
 //!   attributes in the embedded `.js` and `.html`) exists in English, and so
-//!   in all three.
+//!   in all three;
+//! - every message of the server's own the page says in its language has
+//!   its key: each preset's description (`presets.descriptions.ID`, English's
+//!   the catalogue's word for word) and each kind of doctor's fixes
+//!   (`doctor.fixes.KIND`) and of the changes made for a provider
+//!   (`tools.changeKinds.KIND`), and every key the API says a message with
+//!   (`Said::new("servers.errors.…")`).
 //!
 //! The checks are plain functions returning the problems they find, so the
 //! tests below show on small in-memory examples that a missing key fails.
@@ -215,6 +221,71 @@ fn reference_problems(file: &str, source: &str, english: &Namespaces) -> Vec<Str
         .collect()
 }
 
+/// The server's own messages the page says in its language: each key
+/// English must have (and so, by [`completeness_problems`], every
+/// language), with the English text it must be when the server's is fixed
+/// (a preset's description: the page's English is the catalogue's).
+fn server_message_problems(
+    english: &Namespaces,
+    messages: &[(String, Option<&str>)],
+) -> Vec<String> {
+    let strings = strings(english);
+    messages
+        .iter()
+        .filter_map(|(key, text)| match (strings.get(key), text) {
+            (None, _) => Some(format!(
+                "`{key}` (a message of the server's) is missing from locales/en"
+            )),
+            (Some(Ok(found)), Some(text)) if found != text => Some(format!(
+                "`{key}` in locales/en is \"{found}\", the server's is \"{text}\""
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The API's sources that say messages from the page's strings
+/// ([`Said`](super::said::Said)).
+const SAYERS: &[(&str, &str)] = &[("api/servers/form.rs", include_str!("api/servers/form.rs"))];
+
+/// The keys `source` says (the literal first argument of each `Said::new`).
+fn said_keys(source: &str) -> Vec<&str> {
+    source
+        .match_indices("Said::new(")
+        .filter_map(|(at, call)| quoted(source[at + call.len()..].trim_start()))
+        .map(|(_, key)| key)
+        .collect()
+}
+
+/// The server's messages the page translates: every preset's description,
+/// every kind of doctor's fix, every kind of change a provider format makes,
+/// every message the API says from the page's strings.
+fn server_messages() -> Vec<(String, Option<&'static str>)> {
+    let descriptions = toolbridge::presets::all().iter().map(|p| {
+        (
+            format!("presets.descriptions.{}", p.id),
+            Some(p.description),
+        )
+    });
+    let fixes = toolbridge::doctor::Fix::KINDS
+        .iter()
+        .map(|kind| (format!("doctor.fixes.{kind}"), None));
+    let changes = toolbridge::format::ChangeKind::ALL.into_iter().map(|kind| {
+        let kind = serde_json::to_value(kind).expect("a kind serializes");
+        let kind = kind.as_str().expect("a kind is a string");
+        (format!("tools.changeKinds.{kind}"), None)
+    });
+    let said = SAYERS
+        .iter()
+        .flat_map(|(_, source)| said_keys(source))
+        .map(|key| (key.to_owned(), None));
+    descriptions
+        .chain(fixes)
+        .chain(changes)
+        .chain(said)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -293,6 +364,56 @@ mod tests {
         }
         assert!(scanned >= 2, "no page files were scanned");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn every_message_of_the_servers_the_page_translates_is_in_the_locales() {
+        let messages = server_messages();
+        assert!(messages.len() > 60, "{messages:?}");
+        let problems = server_message_problems(&embedded_locales()["en"], &messages);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn the_keys_the_api_says_are_found_in_its_source() {
+        let source = r#"ApiError::said_at("url", Said::new("servers.errors.urlMissing", json!({})));
+            Said::new(
+                "servers.errors.argMasked",
+                json!({ "n": 1 }),
+            )"#;
+        assert_eq!(
+            said_keys(source),
+            ["servers.errors.urlMissing", "servers.errors.argMasked"]
+        );
+        assert!(said_keys(SAYERS[0].1).len() >= 8, "form.rs says none");
+    }
+
+    #[test]
+    fn a_server_message_without_its_key_or_with_other_english_fails() {
+        let english: Namespaces = [(
+            "presets".to_owned(),
+            json!({ "descriptions": { "time": "Current time.", "fetch": "Fetches a URL." } }),
+        )]
+        .into_iter()
+        .collect();
+        let messages = [
+            (
+                "presets.descriptions.time".to_owned(),
+                Some("Current time."),
+            ),
+            (
+                "presets.descriptions.fetch".to_owned(),
+                Some("Fetches a URL as markdown."),
+            ),
+            ("doctor.fixes.certificate".to_owned(), None),
+        ];
+        assert_eq!(
+            server_message_problems(&english, &messages),
+            [
+                "`presets.descriptions.fetch` in locales/en is \"Fetches a URL.\", the server's is \"Fetches a URL as markdown.\"",
+                "`doctor.fixes.certificate` (a message of the server's) is missing from locales/en",
+            ]
+        );
     }
 
     #[test]

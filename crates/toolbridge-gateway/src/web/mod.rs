@@ -11,7 +11,9 @@
 //! - [`session`]: signing the page in with the gateway's token or a
 //!   one-time code (`/api/session`) and the session id it then sends in a
 //!   header;
-//! - [`state`]: what the API handlers share (the gateway, the config path).
+//! - [`state`]: what the API handlers share (the gateway, the config path);
+//! - [`said`]: a message of the server's the page says in its language (a
+//!   key of its strings and the values), English rendered from its strings.
 //!
 //! The page's writes go through `toolbridge::config`'s edit code, the same
 //! as the CLI's (atomic, locked, never over a file that does not parse); the
@@ -20,6 +22,7 @@
 pub mod api;
 pub mod assets;
 pub mod guard;
+pub mod said;
 pub mod session;
 pub mod state;
 

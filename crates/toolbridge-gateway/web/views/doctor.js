@@ -10,7 +10,7 @@
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { get, post } from '../api.js';
-import { describeProblem } from '../components/problem.js';
+import { describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
 
 export async function render(main) {
@@ -67,7 +67,7 @@ export async function render(main) {
     const command = f.problem.kind === 'commandNotFound' ? f.problem.command : null;
     return [
       h('p', { class: 'error' }, describeProblem(f.problem)),
-      h('p', {}, t('doctor.fix', { fix: f.fix })),
+      h('p', {}, t('doctor.fix', { fix: describeFix(f.fixKind) })),
       f.problem.stderr ? h('details', {}, h('summary', {}, t('doctor.stderr')), h('pre', {}, f.problem.stderr)) : null,
       command && f.installCommand ? installControl(command, f.installCommand) : null,
     ];

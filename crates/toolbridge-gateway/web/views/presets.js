@@ -119,7 +119,9 @@ function card(preset, status, onAdded) {
         ? h('span', { class: 'badge ok' }, t('presets.configuredAs', { names: preset.configuredAs.join(', ') }))
         : null),
     h('p', { class: 'muted' }, t('presets.by', { provider: preset.provider })),
-    h('p', {}, preset.description),
+    // The catalogue's description in the page's language (locales_check
+    // holds every preset's, English's equal to the catalogue's).
+    h('p', {}, t(`presets.descriptions.${preset.id}`)),
     details(preset),
     h('div', { class: 'actions' }, addButton));
 }

@@ -3,7 +3,9 @@
 //
 // Accessible names for the browser tests (English; other languages
 // translate them):
-// - button "Add server" (opens the dialog "Add server");
+// - button "Add server" (opens the dialog "Add server"); button "Import
+//   servers from another app" (the dialog "Import servers", see
+//   components/import-dialog.js);
 // - per server NAME: checkbox "Enable NAME" (checked when enabled),
 //   buttons "Edit NAME", "Test NAME", "Remove NAME";
 // - dialog "Add server" / "Edit NAME": fields "Name", "Transport" (select:
@@ -24,17 +26,23 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, put, del } from '../api.js';
 import { toast } from '../app.js';
 import { serverForm } from '../components/server-form.js';
-import { describeProblem } from '../components/problem.js';
+import { describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
+import { openImport } from '../components/import-dialog.js';
 
 export async function render(main) {
   const list = h('div', { class: 'server-list', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
   const about = h('p', { class: 'muted' });
   const addButton = h('button', { type: 'button', class: 'primary', onclick: () => openForm(null, addButton) }, t('servers.add'));
+  const importButton = h('button', { type: 'button', 'aria-label': t('servers.import.buttonLabel') }, t('servers.import.button'));
+  importButton.addEventListener('click', () => openImport(importButton, async (names) => {
+    toast(t('servers.import.done', { names: names.join(', ') }));
+    await changed();
+  }));
   main.append(
     h('h1', {}, t('servers.title')),
     about,
-    h('div', { class: 'actions' }, addButton),
+    h('div', { class: 'actions' }, addButton, importButton),
     list,
   );
 
@@ -182,7 +190,7 @@ export async function render(main) {
           h('p', { class: 'error' }, t('servers.testFailed', { name: server.name })),
           h('ul', {}, report.findings.map((f) => h('li', {},
             h('span', {}, describeProblem(f.problem)), ' ',
-            h('span', { class: 'muted' }, t('servers.fix', { fix: f.fix })),
+            h('span', { class: 'muted' }, t('servers.fix', { fix: describeFix(f.fixKind) })),
             f.problem.stderr ? h('pre', {}, f.problem.stderr) : null))));
       }
     } catch (error) {

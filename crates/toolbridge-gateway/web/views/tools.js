@@ -49,7 +49,7 @@
 //   "Approve {tool}"; button "Approve all"
 // - alert "Hidden characters" in an open tool that has some
 import { h, replace, uid } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, currentLanguage } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
 import { schemaForm } from '../components/schema-form.js';
 import { renderResult, renderFailure } from '../components/result.js';
@@ -169,6 +169,10 @@ function toolList(entries, open, serverNames) {
     entries.length === 0 ? h('p', { class: 'muted' }, t('tools.noTools')) : h('ul', {}, items.map((i) => i.element)),
     none);
 
+  // A filter over the list shown, by substring ("ech" finds echo as it is
+  // typed): not the tool-search index (Pool::search_tools), which ranks by
+  // whole stemmed words for a model's task, keeps the best few, and never
+  // holds a switched-off tool, which this list shows to switch it on again.
   const apply = () => {
     const words = filters.query.toLowerCase().split(/\s+/).filter(Boolean);
     const test = (ANNOTATIONS.find(([key]) => key === filters.annotation) || [])[1];
@@ -348,6 +352,15 @@ function renderTool(container, server, tool, { pinned = false } = {}) {
 }
 
 /**
+ * One change made for a provider, in words: the library's own sentence in
+ * English (it names the keyword, the type...), else its kind's sentence in
+ * the page's language (`tools.changeKinds.KIND`; with the path beside it).
+ */
+function changeWords(change) {
+  return currentLanguage() === 'en' ? change.detail : t(`tools.changeKinds.${change.kind}`);
+}
+
+/**
  * What each provider does with the tool, in words: taken as written,
  * adjusted (which changes), fixed where it would have refused it, or not
  * sent at all; and, for OpenAI, whether it is sent strict.
@@ -368,7 +381,7 @@ function compatibility(tool) {
       h('p', {}, h('strong', {}, provider), ' ', sentence, strict ? ` ${strict}` : ''),
       h('p', { class: 'hint' }, t(`tools.compat.about.${format}`)),
       changes.length ? h('ul', { class: 'tools-changes' }, changes.map((c) => h('li', {},
-        h('code', {}, c.path || t('tools.previews.wholeTool')), ' ', c.detail))) : null);
+        h('code', {}, c.path || t('tools.previews.wholeTool')), ' ', changeWords(c)))) : null);
   });
   return h('details', { class: 'tools-compat' },
     h('summary', {}, t('tools.compat.title')),

@@ -55,6 +55,27 @@ pub struct ImportReport {
     pub inputs_error: Option<ConfigError>,
 }
 
+/// The servers of another application's config file, read and checked:
+/// what [`import_servers`] merges into a config. The settings page shows
+/// them before the user picks which to add.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Importable {
+    /// Where the servers were in the file: `mcpServers`, `servers`,
+    /// `mcp.servers` or `context_servers`.
+    pub found_in: String,
+    /// The valid servers in the file's order: name and record as it will
+    /// be written (`${workspaceFolder}` replaced when the folder is known).
+    pub servers: Vec<(String, Value)>,
+    /// The servers that cannot be imported, and why.
+    pub invalid: Vec<ConfigError>,
+    /// The folder `${workspaceFolder}` was replaced with, when a server
+    /// used it.
+    pub workspace: Option<PathBuf>,
+    /// The file's `inputs` declarations (VS Code's), if any.
+    declared_inputs: Option<Value>,
+}
+
 /// Merges the servers of `from` into the config file at `config`, through
 /// [`edit`](super::edit) (locked, atomic). A name the config already has is
 /// skipped, or replaced when `force` is true. Records are copied as they
@@ -64,7 +85,20 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
         path: from.to_path_buf(),
         source,
     })?;
-    let text = jsonc::strip(&text);
+    let importable = importable(from, &text, super::file::workspace_of(from))?;
+    import_servers(config, importable, None, force)
+}
+
+/// The servers `text` holds, read as the file `from` (whose name tells
+/// VS Code's and Zed's `settings.json` apart, and names it in errors);
+/// `workspace` is the folder `${workspaceFolder}` stands for, when known
+/// (a file uploaded to the settings page has none: it is left as written).
+pub fn importable(
+    from: &Path,
+    text: &str,
+    workspace: Option<PathBuf>,
+) -> Result<Importable, ConfigError> {
+    let text = jsonc::strip(text);
     let root = parse_object(from, &text)?;
     let layout = detect(from, &text, &root)?;
     let top = Source {
@@ -83,24 +117,24 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
              \"mcp\": {\"servers\": ...} or \"context_servers\"",
         ));
     };
-
-    let mut report = ImportReport {
+    let mut found = Importable {
         found_in: keys.join("."),
-        ..ImportReport::default()
+        servers: Vec::new(),
+        invalid: Vec::new(),
+        workspace: None,
+        declared_inputs: root.get("inputs").cloned(),
     };
-    let workspace = super::file::workspace_of(from);
     let src = Source {
         path: from,
         text: &text,
         servers_at: keys,
     };
-    let mut valid = Vec::new();
     for (name, record) in servers {
         let is_extension = |obj: &serde_json::Map<String, Value>| {
             !obj.contains_key("command") && !obj.contains_key("url")
         };
         if layout == Some(Layout::Zed) && record.as_object().is_some_and(is_extension) {
-            report.invalid.push(src.invalid(
+            found.invalid.push(src.invalid(
                 Some(name),
                 None,
                 &[],
@@ -114,14 +148,36 @@ pub fn import(config: &Path, from: &Path, force: bool) -> Result<ImportReport, C
                 if let Some(folder) = &workspace
                     && replace_workspace_folder(&mut record, folder)
                 {
-                    report.workspace = Some(folder.clone());
+                    found.workspace = Some(folder.clone());
                 }
-                valid.push((name.clone(), record));
+                found.servers.push((name.clone(), record));
             }
-            Err(error) => report.invalid.push(error),
+            Err(error) => found.invalid.push(error),
         }
     }
-    let used_inputs = declared_inputs_used(root.get("inputs"), &valid);
+    Ok(found)
+}
+
+/// Merges `found`'s servers (only those named in `chosen`, when given)
+/// into the config file at `config`, as [`import`] does.
+pub fn import_servers(
+    config: &Path,
+    found: Importable,
+    chosen: Option<&[String]>,
+    force: bool,
+) -> Result<ImportReport, ConfigError> {
+    let mut report = ImportReport {
+        found_in: found.found_in,
+        invalid: found.invalid,
+        workspace: found.workspace,
+        ..ImportReport::default()
+    };
+    let valid: Vec<(String, Value)> = found
+        .servers
+        .into_iter()
+        .filter(|(name, _)| chosen.is_none_or(|chosen| chosen.contains(name)))
+        .collect();
+    let used_inputs = declared_inputs_used(found.declared_inputs.as_ref(), &valid);
 
     edit(config, |doc| {
         for (name, record) in valid {

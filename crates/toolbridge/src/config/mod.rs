@@ -64,7 +64,7 @@ pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
 pub use gateway::{GATEWAY_KEY, GatewayOAuth, GatewaySettings, GatewayTracing};
-pub use import::{ImportReport, import};
+pub use import::{ImportReport, Importable, import, import_servers, importable};
 pub use listing::ServerListing;
 pub use locate::{
     CONFIG_ENV_VAR, ConfigLocation, locate, locate_config, locate_config_with, locate_with,

@@ -158,26 +158,7 @@ fn quote(arg: &str) -> String {
 /// The stdio transport's "command not found" error and `doctor` give this
 /// same advice.
 pub fn install_fix(command: &str, plan: Option<&InstallPlan>, own_path: bool) -> String {
-    let path_note = if own_path {
-        " (this server sets its own PATH in env; the command must be on that one)"
-    } else {
-        ""
-    };
-    match plan {
-        Some(plan) => match plan.methods.first() {
-            Some(method) => format!(
-                "install {}: `{}`{path_note} (or see {})",
-                plan.software,
-                method.display(),
-                plan.download_url
-            ),
-            None => format!(
-                "install {} from {}{path_note}",
-                plan.software, plan.download_url
-            ),
-        },
-        None => format!("install \"{command}\" or put its directory on PATH{path_note}"),
-    }
+    crate::doctor::Fix::install(command, plan, own_path).to_string()
 }
 
 const NODE_DOWNLOAD: &str = "https://nodejs.org/en/download";

@@ -4,6 +4,7 @@
 use std::{ffi::OsStr, path::Path, time::Duration};
 
 use super::{
+    Fix,
     finding::{Finding, Problem},
     reach::answers,
 };
@@ -54,12 +55,7 @@ pub(super) async fn record_problems(
     url_timeout: Duration,
 ) -> Vec<Finding> {
     let env = config.env();
-    let finding = |problem, fix: String| Finding {
-        server: record.name.clone(),
-        problem,
-        fix,
-        install: None,
-    };
+    let finding = |problem, fix: Fix| Finding::new(record.name.clone(), problem, fix);
     let mut findings = Vec::new();
     let preset = preset.filter(|p| p.requires_api_key);
     let key_var = preset.and_then(|p| p.api_key_env_var);
@@ -71,10 +67,7 @@ pub(super) async fn record_problems(
             }
             _ => findings.push(finding(
                 Problem::UnsetVariable { var: var.clone() },
-                format!(
-                    "export {var}=... before starting toolbridge, or write ${{{var}:-default}} \
-                     in the config"
-                ),
+                Fix::ExportVariable { var: var.clone() },
             )),
         }
     }
@@ -86,7 +79,7 @@ pub(super) async fn record_problems(
             Problem::Invalid {
                 message: error.to_string(),
             },
-            "correct that value in the config file".into(),
+            Fix::CorrectValue,
         )),
     }
 
@@ -109,15 +102,16 @@ pub(super) async fn record_problems(
                 Problem::NotExecutable {
                     command: command.clone(),
                 },
-                format!("make it executable (chmod +x {command}), or correct \"command\""),
+                Fix::MakeExecutable {
+                    command: command.clone(),
+                },
             ));
         } else if !command_exists(&command, path.as_deref().map(OsStr::new)) {
             let plan = deps::install_plan(&command, platform);
+            let fix = Fix::install(&command, plan.as_ref(), own_path.is_some());
             findings.push(Finding {
-                server: record.name.clone(),
-                fix: deps::install_fix(&command, plan.as_ref(), own_path.is_some()),
-                problem: Problem::CommandNotFound { command },
                 install: plan,
+                ..finding(Problem::CommandNotFound { command }, fix)
             });
         }
     }
@@ -131,7 +125,7 @@ pub(super) async fn record_problems(
                 url: mask_url(written),
                 reason,
             },
-            "check the URL, and that the server is running and reachable from here".into(),
+            Fix::CheckUrlReachable,
         ));
     }
     findings
@@ -165,21 +159,27 @@ fn missing_key(preset: &Preset, var: &str) -> Problem {
     }
 }
 
-fn export_key_fix(preset: &Preset, var: &str) -> String {
+fn export_key_fix(preset: &Preset, var: &str) -> Fix {
+    let var = var.to_owned();
     match preset.documentation_url {
-        Some(url) => format!("export {var}=<your key> (how to get one: {url})"),
-        None => format!("export {var}=<your key>"),
+        Some(url) => Fix::ExportKeyWithDocs {
+            var,
+            url: url.to_owned(),
+        },
+        None => Fix::ExportKey { var },
     }
 }
 
 /// Why the key is missing when no unset variable explains it: the entry has no
 /// place for it, or what is there expands to nothing.
-fn key_gap(record: &ServerRecord, preset: &Preset, var: &str, env: &dyn Env) -> Option<String> {
+fn key_gap(record: &ServerRecord, preset: &Preset, var: &str, env: &dyn Env) -> Option<Fix> {
     let (raw, where_, add) = match preset.transport {
         Transport::Stdio => (
             record.env.iter().find(|(key, _)| key == var),
             "env",
-            format!("add \"{var}\": \"${{{var}}}\" to the server's env and export {var}"),
+            Fix::AddKeyToEnv {
+                var: var.to_owned(),
+            },
         ),
         Transport::Http => (
             record
@@ -187,10 +187,9 @@ fn key_gap(record: &ServerRecord, preset: &Preset, var: &str, env: &dyn Env) -> 
                 .iter()
                 .find(|(key, _)| key.eq_ignore_ascii_case("authorization")),
             "headers",
-            format!(
-                "add \"Authorization\": \"Bearer ${{{var}}}\" to the server's headers and \
-                 export {var}"
-            ),
+            Fix::AddKeyToHeaders {
+                var: var.to_owned(),
+            },
         ),
     };
     let Some((_, raw)) = raw else {
@@ -199,11 +198,9 @@ fn key_gap(record: &ServerRecord, preset: &Preset, var: &str, env: &dyn Env) -> 
     // Unset variables were reported already; only an empty result is left.
     let value = expand(raw, env).ok()?;
     let token = value.trim().trim_start_matches("Bearer").trim();
-    token.is_empty().then(|| {
-        format!(
-            "the key in the server's {where_} is empty; {}",
-            export_key_fix(preset, var)
-        )
+    token.is_empty().then(|| Fix::EmptyKey {
+        place: where_.to_owned(),
+        then: Box::new(export_key_fix(preset, var)),
     })
 }
 

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use super::Fix;
 use crate::deps::InstallPlan;
 
 /// One problem with one server, and what to do about it.
@@ -14,8 +15,11 @@ pub struct Finding {
     pub server: String,
     /// What is wrong.
     pub problem: Problem,
-    /// What to do, in one sentence.
+    /// What to do, in one English sentence (`fix_kind`'s).
     pub fix: String,
+    /// What to do, as data: the page says it in its reader's language.
+    #[serde(rename = "fixKind")]
+    pub fix_kind: Fix,
     /// How to install a missing command, when toolbridge knows how (in JSON:
     /// the best command line, when there is one).
     #[serde(
@@ -103,6 +107,19 @@ pub enum Problem {
         #[serde(skip_serializing_if = "Option::is_none")]
         stderr: Option<String>,
     },
+}
+
+impl Finding {
+    /// The finding `problem` of `server`, to be fixed by `fix`.
+    pub fn new(server: impl Into<String>, problem: Problem, fix: Fix) -> Finding {
+        Finding {
+            server: server.into(),
+            problem,
+            fix: fix.to_string(),
+            fix_kind: fix,
+            install: None,
+        }
+    }
 }
 
 impl Problem {

@@ -33,6 +33,7 @@
 
 mod check;
 mod finding;
+mod fix;
 mod json;
 mod reach;
 mod report;
@@ -40,6 +41,7 @@ mod start;
 
 pub use check::{URL_TIMEOUT, check_servers};
 pub use finding::{Finding, Problem};
+pub use fix::Fix;
 pub use json::report_json;
 pub use report::{CheckOptions, ServerCheck, diagnose, diagnose_server};
 pub use start::{START_TIMEOUT, Started};

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::{
+    Fix,
     check::{URL_TIMEOUT, record_problems},
     finding::{Finding, Problem},
     start::{START_TIMEOUT, Started, start_server},
@@ -172,17 +173,16 @@ async fn check_records(
                     pool.close(&record.name).await;
                 }
                 // The config checks pass only when the record resolves.
-                None => check.findings.push(Finding {
-                    server: record.name.clone(),
-                    problem: Problem::Invalid {
+                None => check.findings.push(Finding::new(
+                    record.name.clone(),
+                    Problem::Invalid {
                         message: format!(
                             "server \"{}\" cannot be resolved from the config",
                             record.name
                         ),
                     },
-                    fix: "correct its entry in the config file".to_owned(),
-                    install: None,
-                }),
+                    Fix::CorrectEntry,
+                )),
             }
         }
         on_done(&record.name);

@@ -9,7 +9,10 @@ use std::{
 
 use serde::Serialize;
 
-use super::finding::{Finding, Problem};
+use super::{
+    Fix,
+    finding::{Finding, Problem},
+};
 use crate::{
     config::{ServerSpec, TransportKind, TransportSpec},
     pool::{ConnectionInfo, Pool, PoolError},
@@ -86,22 +89,18 @@ pub(super) async fn start_server(
 fn hidden_finding(spec: &ServerSpec, tool: &crate::tools::McpTool) -> Option<Finding> {
     let found = crate::hidden_chars::tool_findings(tool);
     let first = found.first()?;
-    Some(Finding {
-        server: spec.name.clone(),
-        problem: Problem::HiddenCharacters {
+    Some(Finding::new(
+        spec.name.clone(),
+        Problem::HiddenCharacters {
             tool: tool.name.clone(),
             field: first.field.clone(),
             code_point: first.code_point.clone(),
             count: found.iter().map(|f| f.count).sum(),
         },
-        fix: format!(
-            "they are removed from what providers are sent; read the definition with \
-             `toolbridge tools --check --server {}` and ask the server's author why \
-             it has them, or remove the server",
-            spec.name
-        ),
-        install: None,
-    })
+        Fix::HiddenCharacters {
+            server: spec.name.clone(),
+        },
+    ))
 }
 
 /// The finding for a start that failed with `error`: the problem (the
@@ -142,12 +141,7 @@ fn finding_for(spec: &ServerSpec, error: &PoolError, running_stderr: Option<Stri
             )
         }
     };
-    Finding {
-        server: spec.name.clone(),
-        problem,
-        fix,
-        install: None,
-    }
+    Finding::new(spec.name.clone(), problem, fix)
 }
 
 /// What went wrong, without the server's name (the finding names it) and
@@ -183,17 +177,11 @@ fn http_status(error: &PoolError) -> Option<u16> {
     })
 }
 
-fn timeout_fix(spec: &ServerSpec) -> String {
-    let check = match spec.kind() {
-        TransportKind::Stdio => {
-            "that the command runs an MCP server on stdio (not a prompt or a web server)"
-        }
-        _ => "that the URL is the server's MCP endpoint",
-    };
-    format!(
-        "if it is only slow to start (a first npx or uvx download), set \"startupTimeout\" in its \
-         config or run `toolbridge doctor --start-timeout 120`; otherwise check {check}"
-    )
+fn timeout_fix(spec: &ServerSpec) -> Fix {
+    match spec.kind() {
+        TransportKind::Stdio => Fix::StartTimeoutStdio,
+        _ => Fix::StartTimeoutRemote,
+    }
 }
 
 fn failure_fix(
@@ -201,71 +189,42 @@ fn failure_fix(
     error: &PoolError,
     status: Option<u16>,
     stderr: Option<&str>,
-) -> String {
+) -> Fix {
     if stderr.is_some_and(is_certificate_error) || is_certificate_error(&error.to_string()) {
-        return CERTIFICATE_FIX.to_owned();
+        return Fix::Certificate;
     }
     match (status, &spec.transport) {
         // An OAuth server (its 401 carries a Bearer challenge).
         _ if matches!(error, PoolError::Transport(e) if e.needs_sign_in()) => {
-            return format!("sign in: run `toolbridge auth login {}`", spec.name);
+            return Fix::SignIn {
+                server: spec.name.clone(),
+            };
         }
-        (Some(401 | 403), _) => {
-            return "check the token: the Authorization value in the server's \"headers\" (or \
-                    the variable it comes from) is missing, expired or wrong"
-                .to_owned();
-        }
-        (Some(404), _) => {
-            return "check the URL: the server answers, but has no MCP endpoint at this path \
-                    (often /mcp, or /sse for legacy servers)"
-                .to_owned();
-        }
-        (Some(_), _) => {
-            return "check the URL, and the server's own logs for the error it answered with"
-                .to_owned();
-        }
+        (Some(401 | 403), _) => return Fix::CheckToken,
+        (Some(404), _) => return Fix::CheckEndpointPath,
+        (Some(_), _) => return Fix::CheckUrlAndLogs,
         (None, TransportSpec::Stdio(stdio)) => {
             if let PoolError::Transport(TransportError::Connect { .. }) = error {
                 let reason = error.to_string();
+                let command = stdio.command.clone();
                 if reason.contains("Permission denied") || reason.contains("os error 13") {
-                    return format!("make it executable: chmod +x {}", stdio.command);
+                    return Fix::MakeExecutable { command };
                 }
-                return format!(
-                    "check that \"{}\" is a program this user can run",
-                    stdio.command
-                );
+                return Fix::CheckProgram { command };
             }
             let missing = missing_paths(&stdio.args, stdio.cwd.as_deref());
-            if let Some(first) = missing.first() {
-                let what = if missing.len() == 1 {
-                    format!("create the folder {first}")
-                } else {
-                    format!("create the folders {}", missing.join(", "))
-                };
-                return format!("{what}, or correct the path in the server's \"args\"");
+            if !missing.is_empty() {
+                return Fix::create_folders(&missing);
             }
         }
-        (None, _) => {
-            return "check the URL, and that the server is running and reachable from here"
-                .to_owned();
-        }
+        (None, _) => return Fix::CheckUrlReachable,
     }
     if stderr.is_some() {
-        "its stderr (below) says why it stopped (often a missing API key in \"env\", a \
-         missing folder or a wrong argument); correct that in the config"
-            .to_owned()
+        Fix::ReadStderr
     } else {
-        "run the command yourself to see why it stops, and correct the config".to_owned()
+        Fix::RunYourself
     }
 }
-
-/// What to do when a TLS certificate was not trusted: the trust-store
-/// variables stdio servers inherit (see `transport::stdio::INHERITED_ENV`),
-/// which toolbridge's own HTTPS client reads too.
-const CERTIFICATE_FIX: &str = "a TLS certificate was not trusted (a TLS-intercepting proxy or a \
-     private CA?): export SSL_CERT_FILE=/path/to/ca-bundle.pem before running toolbridge, and \
-     NODE_EXTRA_CA_CERTS (Node servers) or REQUESTS_CA_BUNDLE (Python servers) to the same \
-     file; stdio servers inherit them, as they do HTTPS_PROXY and NO_PROXY";
 
 /// Whether `text` (a server's stderr, or an error) says a TLS certificate
 /// was not trusted, as rustls, OpenSSL, Node and Python say it.

@@ -69,6 +69,38 @@ pub enum ChangeKind {
     HiddenCharacters,
 }
 
+impl ChangeKind {
+    /// Every kind, in declaration order (the page has a sentence for each,
+    /// `tools.changeKinds.KIND`, KIND as serialized).
+    pub const ALL: [ChangeKind; 25] = [
+        ChangeKind::NameSanitized,
+        ChangeKind::NameShortened,
+        ChangeKind::NameDeduplicated,
+        ChangeKind::DuplicateTool,
+        ChangeKind::KeywordDropped,
+        ChangeKind::RefInlined,
+        ChangeKind::RefUnresolved,
+        ChangeKind::RefCycle,
+        ChangeKind::DepthLimit,
+        ChangeKind::TypeRewritten,
+        ChangeKind::NullableRewritten,
+        ChangeKind::CompositionRewritten,
+        ChangeKind::ConstToEnum,
+        ChangeKind::EnumRewritten,
+        ChangeKind::FormatDropped,
+        ChangeKind::RequiredFiltered,
+        ChangeKind::ItemsAdded,
+        ChangeKind::PropertyDropped,
+        ChangeKind::ParametersOmitted,
+        ChangeKind::FreeFormObject,
+        ChangeKind::InvalidSchema,
+        ChangeKind::StrictAdjusted,
+        ChangeKind::StrictFallback,
+        ChangeKind::LeftOut,
+        ChangeKind::HiddenCharacters,
+    ];
+}
+
 /// One change conversion made to one tool for one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -169,5 +201,49 @@ impl Notes {
         let converted = convert(&mut recorded);
         out.append(&mut recorded.changes);
         converted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChangeKind;
+
+    /// Each kind's place in declaration order (a new kind does not compile
+    /// here until it has one).
+    fn position(kind: ChangeKind) -> usize {
+        use ChangeKind::*;
+        match kind {
+            NameSanitized => 0,
+            NameShortened => 1,
+            NameDeduplicated => 2,
+            DuplicateTool => 3,
+            KeywordDropped => 4,
+            RefInlined => 5,
+            RefUnresolved => 6,
+            RefCycle => 7,
+            DepthLimit => 8,
+            TypeRewritten => 9,
+            NullableRewritten => 10,
+            CompositionRewritten => 11,
+            ConstToEnum => 12,
+            EnumRewritten => 13,
+            FormatDropped => 14,
+            RequiredFiltered => 15,
+            ItemsAdded => 16,
+            PropertyDropped => 17,
+            ParametersOmitted => 18,
+            FreeFormObject => 19,
+            InvalidSchema => 20,
+            StrictAdjusted => 21,
+            StrictFallback => 22,
+            LeftOut => 23,
+            HiddenCharacters => 24,
+        }
+    }
+
+    #[test]
+    fn all_is_every_kind_once_in_order() {
+        let positions: Vec<usize> = ChangeKind::ALL.into_iter().map(position).collect();
+        assert_eq!(positions, (0..25).collect::<Vec<_>>());
     }
 }

@@ -192,5 +192,6 @@ fn pool_error(error: PoolError) -> ApiError {
         status,
         message,
         field: None,
+        said: None,
     }
 }

@@ -39,6 +39,7 @@ async fn report(State(state): State<WebState>) -> Result<Json<Value>, ApiError> 
             status: http::StatusCode::CONFLICT,
             message: "doctor is already checking the servers; wait for its report".into(),
             field: None,
+            said: None,
         });
     };
     let Some(config) = load_config(&state)? else {
@@ -134,6 +135,7 @@ async fn install(body: Bytes) -> Result<Json<Value>, ApiError> {
                 plan.software, plan.download_url
             ),
             field: None,
+            said: None,
         });
     };
     let ran = method.display();

@@ -6,6 +6,8 @@ use axum::{
 };
 use http::StatusCode;
 
+use crate::web::said::Said;
+
 /// An error the page shows: next to `field` when it names a form field,
 /// else at the top of the view. `message` is one plain sentence, never a
 /// secret.
@@ -17,6 +19,9 @@ pub struct ApiError {
     pub message: String,
     /// The form field at fault (`name`, `command`, `url`, `env.KEY`...).
     pub field: Option<String>,
+    /// The message as the page's strings say it (the page shows it in its
+    /// language; `message` is its English).
+    pub said: Option<Box<Said>>,
 }
 
 impl ApiError {
@@ -26,6 +31,7 @@ impl ApiError {
             status: StatusCode::BAD_REQUEST,
             message: message.into(),
             field: None,
+            said: None,
         }
     }
 
@@ -35,6 +41,18 @@ impl ApiError {
             status: StatusCode::UNPROCESSABLE_ENTITY,
             message: message.into(),
             field: Some(field.into()),
+            said: None,
+        }
+    }
+
+    /// 422 about one form field, `said` in the page's strings (its English
+    /// is the message).
+    pub fn said_at(field: impl Into<String>, said: Said) -> Self {
+        ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            message: said.english(),
+            field: Some(field.into()),
+            said: Some(Box::new(said)),
         }
     }
 
@@ -44,6 +62,7 @@ impl ApiError {
             status: StatusCode::NOT_FOUND,
             message: message.into(),
             field: None,
+            said: None,
         }
     }
 
@@ -53,6 +72,7 @@ impl ApiError {
             status: StatusCode::INTERNAL_SERVER_ERROR,
             message: message.into(),
             field: None,
+            said: None,
         }
     }
 }
@@ -68,6 +88,9 @@ impl IntoResponse for ApiError {
         let mut error = serde_json::json!({ "message": self.message });
         if let Some(field) = self.field {
             error["field"] = field.into();
+        }
+        if let Some(said) = &self.said {
+            error["said"] = said.to_json();
         }
         (self.status, Json(serde_json::json!({ "error": error }))).into_response()
     }

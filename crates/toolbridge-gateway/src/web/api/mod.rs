@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod doctor;
 pub mod error;
 pub mod home;
+pub mod import;
 pub mod presets;
 pub mod servers;
 pub mod tools;
@@ -27,6 +28,7 @@ pub fn router() -> Router<WebState> {
         .merge(catalog::routes())
         .merge(tools::routes())
         .merge(home::routes())
+        .merge(import::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {

@@ -184,6 +184,7 @@ fn add_error(error: AddError) -> ApiError {
                     status: StatusCode::CONFLICT,
                     message,
                     field: None,
+                    said: None,
                 },
             }
         }

@@ -339,6 +339,7 @@ pub fn config_error(error: ConfigError) -> ApiError {
             status: StatusCode::CONFLICT,
             message: format!("{message}; fix the file in your editor, nothing was written"),
             field: None,
+            said: None,
         },
         _ => ApiError::internal(message),
     }

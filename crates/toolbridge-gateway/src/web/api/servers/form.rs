@@ -10,7 +10,7 @@
 //! field, rather than written into the file.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use toolbridge::{
     config::{
         NewServer, NewTarget, TransportKind,
@@ -20,6 +20,7 @@ use toolbridge::{
 };
 
 use super::super::ApiError;
+use crate::web::said::Said;
 
 /// One key/value row of the form (an env variable, a header).
 #[derive(Debug, Clone, Deserialize)]
@@ -86,7 +87,10 @@ impl ServerForm {
     pub fn checked_name(&self) -> Result<String, ApiError> {
         let name = self.name.trim();
         if name.is_empty() {
-            return Err(ApiError::field("name", "give the server a name"));
+            return Err(ApiError::said_at(
+                "name",
+                Said::new("servers.errors.nameMissing", json!({})),
+            ));
         }
         // The rest of the rule for a new name is the config's own
         // (`toolbridge::config::server_name`), checked where it is written.
@@ -102,19 +106,22 @@ impl ServerForm {
         // The name: `checked_name` for a new one; an existing one sent back
         // unchanged is kept whatever it holds.
         if self.name.trim().is_empty() {
-            return Err(ApiError::field("name", "give the server a name"));
+            return Err(ApiError::said_at(
+                "name",
+                Said::new("servers.errors.nameMissing", json!({})),
+            ));
         }
         let kind = TransportKind::parse(self.transport.trim()).ok_or_else(|| {
-            ApiError::field(
+            ApiError::said_at(
                 "transport",
-                "choose a transport: stdio, http, sse or websocket",
+                Said::new("servers.errors.transport", json!({})),
             )
         })?;
         if kind == TransportKind::Stdio {
             if self.command.trim().is_empty() {
-                return Err(ApiError::field(
+                return Err(ApiError::said_at(
                     "command",
-                    "give the program to run (npx, uvx, a path...)",
+                    Said::new("servers.errors.commandMissing", json!({})),
                 ));
             }
             check_rows(&self.env, "env", |key| {
@@ -123,7 +130,10 @@ impl ServerForm {
             })?;
         } else {
             if self.url.trim().is_empty() {
-                return Err(ApiError::field("url", "give the server's URL"));
+                return Err(ApiError::said_at(
+                    "url",
+                    Said::new("servers.errors.urlMissing", json!({})),
+                ));
             }
             check_rows(&self.headers, "headers", |key| {
                 key.bytes()
@@ -204,18 +214,21 @@ fn check_rows(rows: &[Pair], field: &str, valid: impl Fn(&str) -> bool) -> Resul
     for row in rows {
         let key = row.key.trim();
         if key.is_empty() {
-            return Err(ApiError::field(field, "every row needs a name"));
+            return Err(ApiError::said_at(
+                field,
+                Said::new("servers.errors.rowName", json!({})),
+            ));
         }
         if !valid(key) {
-            return Err(ApiError::field(
+            return Err(ApiError::said_at(
                 format!("{field}.{key}"),
-                format!("\"{key}\" is not a valid name here"),
+                Said::new("servers.errors.rowInvalid", json!({ "key": key })),
             ));
         }
         if !seen.insert(key) {
-            return Err(ApiError::field(
+            return Err(ApiError::said_at(
                 format!("{field}.{key}"),
-                format!("\"{key}\" is given twice"),
+                Said::new("servers.errors.rowTwice", json!({ "key": key })),
             ));
         }
     }
@@ -237,9 +250,9 @@ fn restore_pairs(
             }
             match stored.and_then(|s| s.get(&key)).and_then(Value::as_str) {
                 Some(value) => Ok((key, value.to_owned())),
-                None => Err(ApiError::field(
+                None => Err(ApiError::said_at(
                     format!("{field}.{key}"),
-                    format!("enter the value of \"{key}\""),
+                    Said::new("servers.errors.valueMissing", json!({ "key": key })),
                 )),
             }
         })
@@ -263,11 +276,11 @@ fn restore_args(args: &[String], stored: Option<&Value>) -> Result<Vec<String>, 
         .enumerate()
         .map(|(i, arg)| match (stored.get(i), shown.get(i)) {
             (Some(stored), Some(shown)) if shown == arg => Ok(stored.clone()),
-            _ if arg.contains(MASK) => Err(ApiError::field(
+            _ if arg.contains(MASK) => Err(ApiError::said_at(
                 "args",
-                format!(
-                    "argument {} still holds the mask {MASK}; type the secret again",
-                    i + 1
+                Said::new(
+                    "servers.errors.argMasked",
+                    json!({ "n": i + 1, "mask": MASK }),
                 ),
             )),
             _ => Ok(arg.clone()),
@@ -283,9 +296,9 @@ fn restore_url(url: &str, stored: Option<&Value>) -> Result<String, ApiError> {
         return Ok(stored.to_owned());
     }
     if url.contains(MASK) {
-        return Err(ApiError::field(
+        return Err(ApiError::said_at(
             "url",
-            format!("the URL still holds the mask {MASK}; type the secret again"),
+            Said::new("servers.errors.urlMasked", json!({ "mask": MASK })),
         ));
     }
     Ok(url.to_owned())
@@ -357,6 +370,25 @@ mod tests {
             field(json!({"name": "a", "transport": "stdio", "command": "x",
                          "env": [{"key": "A B", "value": "1"}]})),
             Some("env.A B".into())
+        );
+    }
+
+    #[test]
+    fn a_form_error_is_said_in_the_pages_strings_with_the_english_as_its_message() {
+        let error = form(json!({"name": "a", "transport": "stdio", "command": "x",
+                                "env": [{"key": "TZ", "value": "1"}, {"key": "TZ", "value": "2"}]}))
+        .check()
+        .unwrap_err();
+        let said = error.said.expect("said in the page's strings");
+        assert_eq!(said.key, "servers.errors.rowTwice");
+        assert_eq!(said.vars["key"], "TZ");
+        assert_eq!(error.message, "\"TZ\" is given twice");
+        let error = form(json!({"name": "a", "transport": "stdio"}))
+            .check()
+            .unwrap_err();
+        assert_eq!(
+            error.message,
+            "give the program to run (npx, uvx, a path...)"
         );
     }
 

@@ -132,6 +132,7 @@ pub async fn call(
                 "a call with id \"{call_id}\" is already running; give each call its own id"
             ),
             field: Some("callId".into()),
+            said: None,
         })?;
     audit::arguments(&server, &tool, arguments.as_ref());
     let features = PageClient::features(&client);
@@ -268,6 +269,7 @@ pub async fn answer(
                 "the server needs an answer for {}; fill them in or decline",
                 fields.join(", ")
             ),
+            said: None,
             field: fields.first().cloned(),
         }),
     }
@@ -363,6 +365,7 @@ fn pool_error(server: &str, tool: &str, error: PoolError) -> ApiError {
     tracing::debug!(server, tool, error = %error, "the page's tool call failed");
     ApiError {
         status,
+        said: None,
         message: error.to_string(),
         field: None,
     }

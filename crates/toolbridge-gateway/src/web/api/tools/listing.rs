@@ -86,6 +86,7 @@ pub async fn tools(
             status: http::StatusCode::BAD_GATEWAY,
             message: format!("the tools of server \"{server}\" could not be listed: {e}"),
             field: None,
+            said: None,
         })?;
     let previews = previews(&tools);
     let views: Vec<ToolView<'_>> = tools
@@ -151,6 +152,7 @@ pub async fn approve(
             e => ApiError {
                 status: http::StatusCode::BAD_GATEWAY,
                 message: format!("the tools of server \"{server}\" could not be approved: {e}"),
+                said: None,
                 field: None,
             },
         })?;
