@@ -62,9 +62,10 @@ pub struct Confinement {
     loopback: bool,
     /// Running as root: drop [`DROPPED_CAPABILITIES`].
     root: bool,
-    /// The `cgroup.procs` of the server's `pids` cgroup to join (root with a
-    /// process limit), kept open by the [`SandboxGuard`].
-    cgroup_procs: Option<RawFd>,
+    /// The file of the server's `pids` cgroup it joins by (root with a
+    /// process limit: `tasks` under cgroup v1, `cgroup.procs` under v2),
+    /// kept open by the [`SandboxGuard`].
+    cgroup_join: Option<RawFd>,
 }
 
 /// What of a server's sandbox lives as long as the server: its `pids`
@@ -145,7 +146,7 @@ impl Confinement {
             id_maps,
             loopback: network == Network::Loopback,
             root: support.root,
-            cgroup_procs: cgroup.as_ref().map(PidsCgroup::procs_fd),
+            cgroup_join: cgroup.as_ref().map(PidsCgroup::join_fd),
         };
         Ok((confinement, SandboxGuard { _cgroup: cgroup }))
     }
@@ -153,8 +154,8 @@ impl Confinement {
     /// Applies the sandbox to the calling process: the child, between fork
     /// and exec. Only system calls on values made before the fork.
     pub fn apply(&self) -> io::Result<()> {
-        if let Some(procs) = self.cgroup_procs {
-            write_all(procs, b"0")?;
+        if let Some(join) = self.cgroup_join {
+            write_all(join, b"0")?;
         }
         if self.unshare != 0 {
             // SAFETY: unshare only changes this process's namespaces.
