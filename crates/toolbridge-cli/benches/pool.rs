@@ -141,7 +141,7 @@ fn memory() {
     let connected = rss_kib("VmRSS:");
     // One call and one listing on each, so every buffer has been used.
     rt.block_on(async {
-        for name in pool.server_names() {
+        for name in &pool.server_names() {
             let mut args = toolbridge::rmcp_model::JsonObject::new();
             args.insert("text".into(), "x".repeat(100).into());
             pool.call_tool(name, "echo", Some(args), CallOptions::default())

@@ -1,4 +1,4 @@
-//! [`Gateway`]: the state every client session shares: the upstream pools,
+//! [`Gateway`]: the state every client session shares: the pool of upstreams,
 //! the profiles and each view's name tables, the resource routes, the
 //! connected clients (by view) and their resource subscriptions, the
 //! metrics.
@@ -23,7 +23,7 @@ use rmcp::{
 };
 use toolbridge::{
     config::{Profile, ServerSpec},
-    pool::{ClientFeatures, Pool, PoolError, PoolOptions},
+    pool::{self, ClientFeatures, Pool, PoolError, PoolOptions},
     tools::McpTool,
 };
 
@@ -35,14 +35,14 @@ use crate::{
     profile::{View, ViewName, ViewTools},
     relay::{self, ListKind},
     subscriptions::{ClientKey, Subscriptions, Target},
-    upstreams::{Changes, SharedUpstreams, Upstreams},
 };
 
 /// Gateway-wide settings.
 #[derive(Debug, Clone)]
 pub struct GatewayOptions {
-    /// The options of each upstream's pool (timeouts, tool cache). The
-    /// client features are the gateway's own: each call brings its client's.
+    /// The options of the upstreams' pool (timeouts, tool cache, parallel
+    /// starts). The client features are the gateway's own: each call brings
+    /// its client's.
     pub pool: PoolOptions,
     /// How many items one page of a listing gives a client.
     pub page_size: usize,
@@ -79,10 +79,12 @@ pub struct Gateway {
 }
 
 struct Inner {
-    /// The upstream servers now; swapped whole by [`Gateway::reload`].
-    upstreams: RwLock<SharedUpstreams>,
-    /// The options the pools were made with.
-    pool_options: PoolOptions,
+    /// Every upstream server (the enabled ones of the config); its servers
+    /// are replaced by [`Gateway::reload`]. Every client session shares it,
+    /// so each server runs once however many clients there are.
+    pool: Pool,
+    /// Where the pool keeps its pins, when it pins tool definitions.
+    pins_dir: Option<std::path::PathBuf>,
     /// Items per page to clients.
     page_size: usize,
     /// The profiles by name; swapped whole by [`Gateway::reload`].
@@ -136,7 +138,8 @@ struct Inner {
 }
 
 struct ToolsCache {
-    upstreams: SharedUpstreams,
+    /// The servers the lists are of, in config order.
+    servers: Vec<String>,
     profile: Arc<Profile>,
     lists: Vec<Arc<Vec<McpTool>>>,
     tools: Arc<ViewTools>,
@@ -163,11 +166,12 @@ impl Gateway {
         {
             pins.on_event = Some(Arc::new(crate::audit::pin_event));
         }
-        let upstreams = Arc::new(Upstreams::new(specs, &pool_options));
+        let pins_dir = pool_options.pins.as_ref().map(|p| p.dir.clone());
+        let pool = Pool::new(enabled(specs), pool_options);
         let gateway = Gateway {
             inner: Arc::new(Inner {
-                upstreams: RwLock::new(upstreams.clone()),
-                pool_options,
+                pool,
+                pins_dir,
                 page_size: options.page_size.max(1),
                 profiles: RwLock::new(Arc::new(by_name(options.profiles))),
                 everything: Arc::new(Profile::everything("")),
@@ -192,7 +196,7 @@ impl Gateway {
                 tracing: options.tracing,
             }),
         };
-        relay::watch(&gateway, &upstreams, &upstreams.order);
+        relay::watch(&gateway, gateway.pool(), &gateway.pool().server_names());
         gateway
     }
 
@@ -344,9 +348,7 @@ impl Gateway {
         let uri = update.uri.clone();
         let subscriptions = &self.inner.subscriptions;
         if subscriptions.deliver(server, update).await {
-            subscriptions
-                .release(server, &uri, |s| self.upstreams().pool(s).cloned())
-                .await;
+            subscriptions.release(server, &uri, self.pool()).await;
         }
     }
 
@@ -368,16 +370,12 @@ impl Gateway {
         target: Target,
     ) -> Result<(), ErrorData> {
         let servers = self.servers_for_uri(view, uri).await;
-        let upstreams = self.upstreams();
         let mut last = None;
         for server in &servers {
-            let Some(pool) = upstreams.pool(server) else {
-                continue;
-            };
             match self
                 .inner
                 .subscriptions
-                .subscribe(pool, server, uri, client.id, target.clone())
+                .subscribe(self.pool(), server, uri, client.id, target.clone())
                 .await
             {
                 Ok(()) => return Ok(()),
@@ -398,16 +396,13 @@ impl Gateway {
     pub async fn unsubscribe(&self, uri: &str, client: &ClientKey) {
         self.inner
             .subscriptions
-            .unsubscribe(uri, client.id, |s| self.upstreams().pool(s).cloned())
+            .unsubscribe(uri, client.id, self.pool())
             .await;
     }
 
     /// Session `client` went away: its subscriptions end.
     pub(crate) async fn forget_client(&self, client: u64) {
-        self.inner
-            .subscriptions
-            .forget(client, |s| self.upstreams().pool(s).cloned())
-            .await;
+        self.inner.subscriptions.forget(client, self.pool()).await;
     }
 
     /// Tells a 2026-07-28 client's `subscriptions/listen` stream (`sink`)
@@ -431,9 +426,9 @@ impl Gateway {
         clients.clone()
     }
 
-    /// The upstream servers now.
-    pub fn upstreams(&self) -> SharedUpstreams {
-        self.inner.upstreams.read_unpoisoned().clone()
+    /// The pool of every upstream server (the config's enabled ones).
+    pub fn pool(&self) -> &Pool {
+        &self.inner.pool
     }
 
     /// Notes a call to `server` for a client with `features` until the
@@ -507,69 +502,70 @@ impl Gateway {
 
     /// Each upstream server and whether it is running now.
     pub fn upstream_states(&self) -> Vec<(String, bool)> {
-        self.upstreams()
-            .iter()
-            .map(|(name, pool)| (name.to_owned(), !pool.running_server_names().is_empty()))
+        let running = self.pool().running_server_names();
+        self.pool()
+            .server_names()
+            .into_iter()
+            .map(|name| {
+                let up = running.contains(&name);
+                (name, up)
+            })
             .collect()
     }
 
-    /// Replaces the servers with `specs` and the profiles with `profiles`:
-    /// new servers are added, removed and changed ones closed (changed ones
-    /// start again with their new entry on next use), the others untouched.
-    /// The clients of each view that shows a server that changed, and of
-    /// each profile that changed, are told their lists changed.
-    pub async fn reload(&self, specs: Vec<ServerSpec>, profiles: Vec<Profile>) -> Changes {
-        let (next, closing, mut changes) = {
-            let mut current = self.inner.upstreams.write_unpoisoned();
-            let (next, closing, changes) = current.updated(specs, &self.inner.pool_options);
-            let next = Arc::new(next);
-            if !changes.is_empty() {
-                *current = next.clone();
-            }
-            (next, closing, changes)
-        };
+    /// Replaces the servers with `specs` (the pool's
+    /// [`Pool::reload`]: new servers added, removed and changed ones
+    /// stopped, changed ones starting again with their new entry on next
+    /// use, the others untouched) and the profiles with `profiles`. The
+    /// clients of each view that shows a server that changed, and of each
+    /// profile that changed, are told their lists changed.
+    pub async fn reload(&self, specs: Vec<ServerSpec>, profiles: Vec<Profile>) -> ConfigChanges {
+        let servers = self.pool().reload(enabled(specs)).await;
         let before = self.inner.profiles.read_unpoisoned().clone();
         let after = by_name(profiles);
-        changes.profiles = profile_changes(&before, &after);
+        let changes = ConfigChanges {
+            servers,
+            profiles: profile_changes(&before, &after),
+        };
         if !changes.profiles.is_empty() {
             *self.inner.profiles.write_unpoisoned() = Arc::new(after);
         }
         if changes.is_empty() {
             return changes;
         }
+        let servers = &changes.servers;
         tracing::info!(
-            added = ?changes.added,
-            removed = ?changes.removed,
-            changed = ?changes.changed,
+            added = ?servers.added,
+            removed = ?servers.removed,
+            changed = ?servers.changed,
             profiles = ?changes.profiles,
             "config changed; servers and profiles updated"
         );
-        let started: Vec<String> = changes
+        let started: Vec<String> = servers
             .added
             .iter()
-            .chain(&changes.changed)
+            .chain(&servers.changed)
             .cloned()
             .collect();
-        relay::watch(self, &next, &started);
-        for server in &changes.removed {
+        relay::watch(self, self.pool(), &started);
+        for server in &servers.removed {
             self.inner.subscriptions.drop_server(server);
         }
-        for server in &changes.changed {
+        for server in &servers.changed {
             // In the background: it starts the server.
-            if let (Some(pool), Ok(runtime)) =
-                (next.pool(server), tokio::runtime::Handle::try_current())
-            {
-                let (gateway, pool, server) = (self.clone(), pool.clone(), server.clone());
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let (gateway, server) = (self.clone(), server.clone());
                 runtime.spawn(async move {
-                    gateway.inner.subscriptions.renew(&server, &pool).await;
+                    let pool = gateway.pool();
+                    gateway.inner.subscriptions.renew(&server, pool).await;
                 });
             }
         }
-        let touched: Vec<&String> = changes
+        let touched: Vec<&String> = servers
             .added
             .iter()
-            .chain(&changes.removed)
-            .chain(&changes.changed)
+            .chain(&servers.removed)
+            .chain(&servers.changed)
             .collect();
         let affected: Vec<ViewName> = self
             .watched_views()
@@ -588,7 +584,6 @@ impl Gateway {
         for kind in ListKind::ALL {
             self.notify(&affected, kind).await;
         }
-        join_all(closing.iter().map(Pool::close_all)).await;
         changes
     }
 
@@ -609,22 +604,14 @@ impl Gateway {
 
     /// The pins folder, when the gateway pins tool definitions.
     pub fn pins_dir(&self) -> Option<&std::path::Path> {
-        self.inner
-            .pool_options
-            .pins
-            .as_ref()
-            .map(|p| p.dir.as_path())
+        self.inner.pins_dir.as_deref()
     }
 
     /// The pins changed on disk (an approval made by another process):
     /// each upstream whose visible tools changed tells its watchers, and
     /// so the clients, that its list changed. The servers whose list did.
     pub fn recheck_pins(&self) -> Vec<String> {
-        let upstreams = self.upstreams();
-        upstreams
-            .iter()
-            .flat_map(|(_, pool)| pool.recheck_pins())
-            .collect()
+        self.pool().recheck_pins()
     }
 
     /// Remembers a connected client of `view`, to tell it when the view's
@@ -637,25 +624,26 @@ impl Gateway {
 
     /// Closes every upstream server (the gateway is stopping).
     pub async fn close_all(&self) {
-        self.upstreams().close_all().await;
+        self.pool().close_all().await;
     }
 
     /// The tools `view` shows, under the names its clients see. Servers
     /// that cannot be listed are left out (and logged).
     pub async fn tools(&self, view: &View) -> Arc<ViewTools> {
-        let upstreams = self.upstreams();
-        let servers: Vec<(&str, &Pool)> = upstreams
-            .iter()
-            .filter(|(name, _)| view.profile.includes_server(name))
+        let pool = self.pool();
+        let servers: Vec<String> = pool
+            .server_names()
+            .into_iter()
+            .filter(|name| view.profile.includes_server(name))
             .collect();
         let results = join_all(
             servers
                 .iter()
-                .map(|(name, pool)| async move { pool.list_server_tools(name).await }),
+                .map(|name| async move { pool.list_server_tools(name).await }),
         )
         .await;
         let mut lists = Vec::with_capacity(results.len());
-        for ((name, _), result) in servers.iter().zip(results) {
+        for (name, result) in servers.iter().zip(results) {
             match result {
                 Ok(list) => lists.push(list),
                 Err(e) => {
@@ -667,7 +655,7 @@ impl Gateway {
         let mut cache = self.inner.tools.lock_unpoisoned();
         let cached = cache.get(&view.name);
         if let Some(cached) = cached
-            && Arc::ptr_eq(&cached.upstreams, &upstreams)
+            && cached.servers == servers
             && Arc::ptr_eq(&cached.profile, &view.profile)
             && cached.lists.len() == lists.len()
             && cached
@@ -684,14 +672,14 @@ impl Gateway {
             servers
                 .iter()
                 .zip(&lists)
-                .map(|((server, _), list)| (*server, list.as_slice()))
+                .map(|(server, list)| (server.as_str(), list.as_slice()))
                 .collect(),
         ));
         let announced = announced.unwrap_or_else(|| tools.clone());
         cache.insert(
             view.name.clone(),
             ToolsCache {
-                upstreams: upstreams.clone(),
+                servers,
                 profile: view.profile.clone(),
                 lists,
                 tools: tools.clone(),
@@ -705,9 +693,8 @@ impl Gateway {
     /// upstream when the view is every tool of just one (no listing
     /// needed), else from the view's catalog.
     pub async fn resolve_tool(&self, view: &View, name: &str) -> Option<Route> {
-        let upstreams = self.upstreams();
         if view.profile.is_everything()
-            && let [only] = upstreams.order.as_slice()
+            && let [only] = self.pool().server_names().as_slice()
         {
             return Some(Route {
                 server: only.clone(),
@@ -719,9 +706,8 @@ impl Gateway {
 
     /// The prompts of `view`'s servers under the names its clients see.
     pub async fn prompts(&self, view: &View) -> Arc<Catalog<Prompt>> {
-        let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |pool, server| async move {
+            .list_each(view, |pool, server| async move {
                 pool.list_prompts(&server).await
             })
             .await;
@@ -736,7 +722,7 @@ impl Gateway {
             .collect();
         let catalog = Arc::new(Catalog::build(
             items,
-            view.servers(&upstreams.order).len() > 1,
+            view.servers(&self.pool().server_names()).len() > 1,
             |p, name| p.name = name.to_owned(),
         ));
         self.inner
@@ -748,8 +734,7 @@ impl Gateway {
 
     /// Where the prompt `view`'s clients call `name` is.
     pub async fn resolve_prompt(&self, view: &View, name: &str) -> Option<Route> {
-        let upstreams = self.upstreams();
-        if let [only] = view.servers(&upstreams.order).as_slice() {
+        if let [only] = view.servers(&self.pool().server_names()).as_slice() {
             return Some(Route {
                 server: (*only).clone(),
                 name: name.to_owned(),
@@ -770,9 +755,8 @@ impl Gateway {
     /// The resources of `view`'s servers (URIs unchanged), noting which
     /// server has each.
     pub async fn resources(&self, view: &View) -> Vec<Resource> {
-        let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |pool, server| async move {
+            .list_each(view, |pool, server| async move {
                 pool.list_resources(&server).await
             })
             .await;
@@ -799,9 +783,8 @@ impl Gateway {
     /// The resource templates of `view`'s servers, noting which server has
     /// each.
     pub async fn resource_templates(&self, view: &View) -> Vec<ResourceTemplate> {
-        let upstreams = self.upstreams();
         let lists = self
-            .list_each(&upstreams, view, |pool, server| async move {
+            .list_each(view, |pool, server| async move {
                 pool.list_resource_templates(&server).await
             })
             .await;
@@ -825,8 +808,8 @@ impl Gateway {
     /// else (when nothing is known) every server of the view in config
     /// order. Never a server the view does not show.
     pub async fn servers_for_uri(&self, view: &View, uri: &str) -> Vec<String> {
-        let upstreams = self.upstreams();
-        let servers = view.servers(&upstreams.order);
+        let names = self.pool().server_names();
+        let servers = view.servers(&names);
         if let [only] = servers.as_slice() {
             return vec![(*only).clone()];
         }
@@ -861,18 +844,19 @@ impl Gateway {
     /// that fails is logged.
     async fn list_each<T, Listed>(
         &self,
-        upstreams: &Upstreams,
         view: &View,
         list: impl Fn(Pool, String) -> Listed,
     ) -> Vec<(String, Arc<Vec<T>>)>
     where
         Listed: Future<Output = Result<Arc<Vec<T>>, PoolError>>,
     {
-        let servers = upstreams
-            .iter()
-            .filter(|(name, _)| view.profile.includes_server(name));
-        join_all(servers.map(|(name, pool)| {
-            let listing = list(pool.clone(), name.to_owned());
+        let servers = self
+            .pool()
+            .server_names()
+            .into_iter()
+            .filter(|name| view.profile.includes_server(name));
+        join_all(servers.map(|name| {
+            let listing = list(self.pool().clone(), name.clone());
             async move {
                 let items = match listing.await {
                     Ok(items) => items,
@@ -882,7 +866,7 @@ impl Gateway {
                         Arc::new(Vec::new())
                     }
                 };
-                (name.to_owned(), items)
+                (name, items)
             }
         }))
         .await
@@ -950,6 +934,27 @@ impl Drop for Listening {
             .lock_unpoisoned()
             .retain(|(key, _, _)| *key != self.key);
     }
+}
+
+/// What a [`Gateway::reload`] changed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ConfigChanges {
+    /// The servers added, removed and changed ([`Pool::reload`]).
+    pub servers: pool::Changes,
+    /// Profiles added, removed or changed, sorted.
+    pub profiles: Vec<String>,
+}
+
+impl ConfigChanges {
+    /// True when nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty() && self.profiles.is_empty()
+    }
+}
+
+/// The servers of `specs` the gateway serves: the enabled ones.
+fn enabled(specs: Vec<ServerSpec>) -> impl Iterator<Item = ServerSpec> {
+    specs.into_iter().filter(|spec| !spec.disabled)
 }
 
 /// The profiles by name.
@@ -1026,10 +1031,16 @@ pub(crate) fn to_rmcp_tool(tool: &McpTool) -> Tool {
 }
 
 /// A pool error as the JSON-RPC error a client gets: the server's own error
-/// as it was, the rest as an internal error naming the server.
+/// as it was, the rest as an internal error naming the server. A server
+/// the pool does not have was in the client's listing (every name a client
+/// can send comes from one) and has left the config since.
 pub fn to_mcp_error(error: PoolError) -> ErrorData {
     match error {
         PoolError::Server { code, message, .. } => ErrorData::new(ErrorCode(code), message, None),
+        PoolError::UnknownServer { server, .. } => ErrorData::internal_error(
+            format!("server {server} was removed from the gateway's config; list again"),
+            None,
+        ),
         e if e.is_usage() => ErrorData::invalid_params(e.to_string(), None),
         e => ErrorData::internal_error(e.to_string(), None),
     }
@@ -1081,6 +1092,39 @@ mod tests {
             serde_json::json!({"com.example/ui": {"icon": "search"}})
         );
         assert!(served.get("execution").is_none(), "{served}");
+    }
+
+    /// Issue 24: each upstream had a pool of its own, so the gateway's
+    /// `max_parallel_starts` bounded nothing.
+    #[tokio::test]
+    async fn the_upstreams_share_one_parallel_start_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("starts");
+        // Each start notes `+` as it begins and `-` 200 ms later, then ends
+        // (a server that exits before the handshake: the start fails).
+        let script = format!(
+            "echo + >> '{log}' && sleep 0.2 && echo - >> '{log}'",
+            log = log.display()
+        );
+        let specs = ["a", "b", "c"]
+            .map(|name| ServerSpec::stdio(name, "sh", ["-c".to_owned(), script.clone()]));
+        let options = GatewayOptions {
+            pool: PoolOptions {
+                max_parallel_starts: 1,
+                ..PoolOptions::default()
+            },
+            ..GatewayOptions::default()
+        };
+        let gateway = Gateway::new(specs.to_vec(), options);
+        let view = gateway.view(&ViewName::All).unwrap();
+        // Lists (so starts) every upstream at once.
+        gateway.tools(&view).await;
+        let marks: String = std::fs::read_to_string(&log)
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(marks, "+-".repeat(3), "starts overlapped");
+        gateway.close_all().await;
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! caused them.
 //!
 //! Layout, one file per concept:
-//! - [`upstreams`]: the configured servers, one `toolbridge::pool::Pool`
-//!   each, so that a config change starts and stops only what changed;
+//! - [`gateway`]: the state every session shares, over one
+//!   `toolbridge::pool::Pool` of every upstream server (a config change
+//!   reloads it, starting and stopping only what changed);
 //! - [`names`]: the names clients see (unchanged with one upstream,
 //!   `{server}__{name}` with several) and the tables that route them back;
 //! - [`profile`]: what one client sees: `/mcp` every server, `/mcp/NAME` a
@@ -85,7 +86,6 @@ pub mod subscriptions;
 pub mod trace_context;
 pub mod tracing_export;
 pub mod upstream_logs;
-pub mod upstreams;
 pub mod watch;
 pub mod web;
 

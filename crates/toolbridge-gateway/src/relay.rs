@@ -5,9 +5,10 @@
 //! the client sessions subscribed to that resource, see
 //! [`Subscriptions`](crate::subscriptions::Subscriptions)).
 //!
-//! One task per server and kind of event, reading the pool's feed; it ends
-//! when the pool is gone (its server left the config, or its entry changed
-//! and a new pool took its place) or the gateway is.
+//! One task per server and kind of event, reading the pool's feed of that
+//! server; it ends when the server's entry is gone from the pool (it left
+//! the config, or its entry changed and a new one took its place: a reload
+//! starts a task for the new one) or the gateway is.
 
 use rmcp::{
     RoleServer,
@@ -17,10 +18,7 @@ use rmcp::{
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 use toolbridge::pool::{Pool, PoolError};
 
-use crate::{
-    gateway::{Gateway, WeakGateway},
-    upstreams::Upstreams,
-};
+use crate::gateway::{Gateway, WeakGateway};
 
 /// A list an upstream server may say changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,16 +70,13 @@ impl ListKind {
     }
 }
 
-/// Starts relaying what each server of `names` in `upstreams` sends on its
-/// own to `gateway`'s clients, for as long as its pool lives.
-pub fn watch(gateway: &Gateway, upstreams: &Upstreams, names: &[String]) {
+/// Starts relaying what each server of `names` in `pool` sends on its own
+/// to `gateway`'s clients, for as long as its entry in the pool lives.
+pub fn watch(gateway: &Gateway, pool: &Pool, names: &[String]) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
     for name in names {
-        let Some(pool) = upstreams.pool(name) else {
-            continue;
-        };
         for kind in ListKind::ALL {
             if let Ok(changes) = kind.watch(pool, name) {
                 runtime.spawn(relay_changes(

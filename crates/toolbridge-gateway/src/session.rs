@@ -113,8 +113,7 @@ impl Session {
         request: ClientRequest,
         context: &RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        let upstreams = self.gateway.upstreams();
-        let pool = upstreams.pool(server).ok_or_else(|| gone(server))?;
+        let pool = self.gateway.pool();
         let mut options = self.call_options(context);
         let may_ask = matches!(
             request,
@@ -514,12 +513,13 @@ impl ServerHandler for Session {
         // Every running upstream of the view that offers logging; the
         // others ignore it.
         let view = self.view()?;
-        let upstreams = self.gateway.upstreams();
+        let pool = self.gateway.pool();
         let options = self.call_options(&context);
-        let servers = upstreams
+        let servers = pool.server_names();
+        let servers = servers
             .iter()
-            .filter(|(server, _)| view.profile.includes_server(server));
-        let sends = servers.map(|(server, pool)| {
+            .filter(|server| view.profile.includes_server(server));
+        let sends = servers.map(|server| {
             let request = ClientRequest::SetLevelRequest(SetLevelRequest::new(request.clone()));
             let options = &options;
             async move {
@@ -668,10 +668,7 @@ pub(crate) async fn call_tool(
     if client.is_none() {
         over_rate(gateway, Some(&route))?;
     }
-    let upstreams = gateway.upstreams();
-    let pool = upstreams
-        .pool(&route.server)
-        .ok_or_else(|| gone(&route.server))?;
+    let pool = gateway.pool();
     let _upstream_slot = tokio::select! {
         slot = gateway.rate_limits().enter_upstream(&route.server) => {
             slot.map_err(|limited| refused(limited.error()))?
@@ -918,13 +915,6 @@ fn tapped(tap: Option<ProgressForward>, forward: ProgressForward) -> ProgressFor
 
 /// The longest a call's result waits for its progress to reach the client.
 const RELAY_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
-
-fn gone(server: &str) -> ErrorData {
-    ErrorData::internal_error(
-        format!("server {server} was removed from the gateway's config; list again"),
-        None,
-    )
-}
 
 fn cancelled() -> ErrorData {
     ErrorData::internal_error("the client cancelled the request", None)

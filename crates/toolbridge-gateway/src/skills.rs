@@ -28,8 +28,7 @@ const SCHEME: &str = "skill://";
 
 /// The view's servers, in config order.
 fn servers(gateway: &Gateway, view: &View) -> Vec<String> {
-    let upstreams = gateway.upstreams();
-    view.servers(&upstreams.order)
+    view.servers(&gateway.pool().server_names())
         .into_iter()
         .cloned()
         .collect()
@@ -59,12 +58,9 @@ fn outward_skill(mut skill: Skill, server: &str, several: bool) -> Skill {
 pub(crate) async fn list(gateway: &Gateway, view: &View) -> Vec<Skill> {
     let servers = servers(gateway, view);
     let several = servers.len() > 1;
-    let upstreams = gateway.upstreams();
+    let pool = gateway.pool();
     let mut all = Vec::new();
     for server in &servers {
-        let Some(pool) = upstreams.pool(server) else {
-            continue;
-        };
         match pool.list_skills(server).await {
             Ok(skills) => all.extend(
                 skills
@@ -72,7 +68,7 @@ pub(crate) async fn list(gateway: &Gateway, view: &View) -> Vec<Skill> {
                     .cloned()
                     .map(|skill| outward_skill(skill, server, several)),
             ),
-            Err(PoolError::NotOffered { .. }) => {}
+            Err(PoolError::NotOffered { .. } | PoolError::UnknownServer { .. }) => {}
             Err(e) => {
                 tracing::warn!(server = %server, error = %e, "leaving the server's skills out")
             }
@@ -114,14 +110,15 @@ pub(crate) async fn get(
             .map(|s| (s.clone(), uri.to_owned()))
             .collect(),
     };
-    let upstreams = gateway.upstreams();
+    let pool = gateway.pool();
     for (server, upstream) in candidates {
-        let Some(pool) = upstreams.pool(&server) else {
-            continue;
-        };
         match pool.get_skill(&server, &upstream, options).await {
             Ok(skill) => return Ok(outward_skill(skill, &server, several)),
-            Err(PoolError::UnknownSkill { .. } | PoolError::NotOffered { .. }) => {}
+            Err(
+                PoolError::UnknownSkill { .. }
+                | PoolError::NotOffered { .. }
+                | PoolError::UnknownServer { .. },
+            ) => {}
             Err(e) => return Err(to_mcp_error(e)),
         }
     }

@@ -147,13 +147,8 @@ impl Subscriptions {
 
     /// Session `client` no longer wants the updates of `uri` (of whichever
     /// server it subscribed it on); the upstream is unsubscribed when no
-    /// session wants them any more. `pool_of` gives a server's pool now.
-    pub async fn unsubscribe(
-        &self,
-        uri: &str,
-        client: u64,
-        pool_of: impl Fn(&str) -> Option<Pool>,
-    ) {
+    /// session wants them any more, on `pool`.
+    pub async fn unsubscribe(&self, uri: &str, client: u64, pool: &Pool) {
         let keys: Vec<Key> = self
             .lock()
             .keys()
@@ -161,13 +156,13 @@ impl Subscriptions {
             .cloned()
             .collect();
         for key in keys {
-            self.leave(&key, Some(client), &pool_of).await;
+            self.leave(&key, Some(client), pool).await;
         }
     }
 
     /// Session `client` went away: each of its subscriptions ends as
     /// [`Subscriptions::unsubscribe`] ends one.
-    pub async fn forget(&self, client: u64, pool_of: impl Fn(&str) -> Option<Pool>) {
+    pub async fn forget(&self, client: u64, pool: &Pool) {
         let keys: Vec<Key> = self
             .lock()
             .iter()
@@ -175,13 +170,13 @@ impl Subscriptions {
             .map(|(key, _)| key.clone())
             .collect();
         for key in keys {
-            self.leave(&key, Some(client), &pool_of).await;
+            self.leave(&key, Some(client), pool).await;
         }
     }
 
     /// Removes `client` (and sessions that are gone) from `key`, and
     /// unsubscribes the upstream if nobody is left.
-    async fn leave(&self, key: &Key, client: Option<u64>, pool_of: &impl Fn(&str) -> Option<Pool>) {
+    async fn leave(&self, key: &Key, client: Option<u64>, pool: &Pool) {
         let Some(entry) = self.lock().get(key).cloned() else {
             return;
         };
@@ -195,9 +190,7 @@ impl Subscriptions {
             if nobody && *upstream {
                 *upstream = false;
                 let (server, uri) = key;
-                if let Some(pool) = pool_of(server)
-                    && let Err(e) = pool.unsubscribe_resource(server, uri).await
-                {
+                if let Err(e) = pool.unsubscribe_resource(server, uri).await {
                     tracing::debug!(server, uri, error = %e, "cannot unsubscribe the upstream");
                 }
             }
@@ -229,13 +222,13 @@ impl Subscriptions {
 
     /// Nobody wants `uri` of `server` any more (its sessions went away):
     /// the upstream is unsubscribed.
-    pub async fn release(&self, server: &str, uri: &str, pool_of: impl Fn(&str) -> Option<Pool>) {
-        self.leave(&(server.to_owned(), uri.to_owned()), None, &pool_of)
+    pub async fn release(&self, server: &str, uri: &str, pool: &Pool) {
+        self.leave(&(server.to_owned(), uri.to_owned()), None, pool)
             .await;
     }
 
-    /// `server` has a new pool (its config entry changed): the resources
-    /// sessions still want are subscribed on it.
+    /// `server` was started anew in `pool` (its config entry changed): the
+    /// resources sessions still want are subscribed on it.
     pub async fn renew(&self, server: &str, pool: &Pool) {
         let entries: Vec<(Key, Arc<Entry>)> = self
             .lock()
@@ -245,7 +238,7 @@ impl Subscriptions {
             .collect();
         for ((_, uri), entry) in entries {
             let mut upstream = entry.upstream.lock().await;
-            // The new pool has no subscription yet.
+            // The new entry has no subscription yet.
             *upstream = false;
             if entry.clients().is_empty() {
                 continue;

@@ -17,6 +17,16 @@ pub enum PoolError {
         /// The configured names.
         known: Vec<String>,
     },
+    /// The request started on a server that a [`Pool::reload`](super::Pool::reload)
+    /// then removed or replaced with its new entry: sending it again reaches
+    /// the server as the config has it now (or names it unknown).
+    #[error(
+        "server \"{server}\" was removed or changed by a config reload as the request started; send it again"
+    )]
+    Reloaded {
+        /// The server's config name.
+        server: String,
+    },
     /// The server does not have the tool that was called.
     #[error("server \"{server}\" has no tool \"{tool}\"; {}", tool_list(.server, .known))]
     UnknownTool {

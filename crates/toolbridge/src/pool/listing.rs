@@ -141,7 +141,7 @@ impl Pool {
         &self,
         server: &str,
     ) -> Result<Arc<Vec<T>>, PoolError> {
-        let slot = self.slot(server)?;
+        let slot = &self.slot(server)?;
         let cache = T::cache(&slot.catalog);
         if let Some(items) = cache.get() {
             return Ok(items);

@@ -63,7 +63,7 @@ impl Pool {
     /// Fails with [`PoolError::UnknownServer`] (or `Disabled`), or with the
     /// server's refusal, which leaves the new level in place for filtering.
     pub async fn set_log_level(&self, server: &str, level: LoggingLevel) -> Result<(), PoolError> {
-        let slot = self.slot(server)?;
+        let slot = &self.slot(server)?;
         slot.logs.set_level(level);
         let Some(conn) = slot.current() else {
             return Ok(());

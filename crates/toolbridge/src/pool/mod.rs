@@ -14,6 +14,12 @@
 //! ends, the supervisor marks the slot disconnected; in-flight calls fail at
 //! once with the server's stderr tail.
 //!
+//! [`Pool::reload`] makes a new config's servers the pool's (`reload`,
+//! over the server set in `servers`): unchanged servers keep their
+//! connection and calls in flight, added ones start on first use, removed
+//! and changed ones are stopped (their caches and pins dropped with them),
+//! and it says what changed ([`Changes`]).
+//!
 //! Dropping the last handle to a pool (or to a connection it replaced)
 //! closes its servers in the background, the graceful way; if the runtime
 //! stops first, each server's process group is killed. [`Pool::close_all`]
@@ -79,9 +85,11 @@ mod pages;
 mod param_headers;
 mod progress;
 mod prompts;
+mod reload;
 mod request;
 mod resources;
 mod search;
+mod servers;
 mod service;
 mod skills;
 mod slot;
@@ -100,6 +108,7 @@ pub use listing::Listing;
 pub(crate) use logs::RELATED_REQUEST_META;
 pub use pages::{MAX_LISTED_TOOLS, MAX_TOOL_PAGES, SkipReason, SkippedTool};
 pub use progress::{ProgressForward, forward_progress};
+pub use reload::Changes;
 pub use search::{ToolHit, ToolSearch};
 pub use service::{CallOptions, Pool, PoolOptions, StartReport, ToolListing};
 pub use skills::{LoadedSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillFile, skill_file_path};

@@ -67,7 +67,7 @@ impl Pool {
         options: &CallOptions,
         feature: Option<Feature>,
     ) -> Result<ServerResult, PoolError> {
-        let slot = self.slot(server)?;
+        let slot = &self.slot(server)?;
         let features = options.client_features.as_ref();
         // Log messages while it runs may be this request's.
         let in_flight = slot.logs.enter(features);

@@ -97,7 +97,7 @@ impl Pool {
     /// this returns once the server acknowledged it there (within the
     /// server's `timeout`).
     pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
-        let slot = self.slot(server)?;
+        let slot = &self.slot(server)?;
         self.offering(slot, Feature::ResourceSubscriptions).await?;
         let conn = self.connection(slot).await?;
         if let Some(listen) = &conn.listen {
@@ -129,7 +129,7 @@ impl Pool {
     /// Asks `server` to stop reporting updates of the resource at `uri`
     /// (for a 2026-07-28 server: its listen stream stops naming it).
     pub async fn unsubscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
-        let slot = self.slot(server)?;
+        let slot = &self.slot(server)?;
         // Not renewed on a restart, even if the request fails.
         slot.catalog.subscribed(uri, false);
         if self.connection(slot).await?.listen.is_some() {

@@ -1,9 +1,9 @@
 //! [`Pool`]: the spec's McpService.
 
-use crate::lock::LockUnpoisoned as _;
+use crate::lock::{LockUnpoisoned as _, RwLockUnpoisoned as _};
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, atomic::AtomicU64},
+    sync::{Arc, Mutex, RwLock, atomic::AtomicU64},
     time::Duration,
 };
 
@@ -21,12 +21,10 @@ use tracing::Instrument as _;
 use super::{
     ClientFeatures, ConnectionInfo, PoolError, ServerStatus, SkippedTool, ToolCacheOptions,
     budget::Budget,
-    cache::ToolCache,
     connection::{Connection, ERROR_STDERR_LINES},
-    disk_cache::DiskEntry,
     input_required,
-    logs::LogRouter,
     pages::{self, PagesError},
+    servers::Servers,
     slot::Slot,
     tasks,
 };
@@ -211,18 +209,15 @@ pub struct Pool {
 }
 
 pub(super) struct Inner {
-    /// Config order, for listings.
-    order: Vec<String>,
-    slots: HashMap<String, Arc<Slot>>,
+    /// The servers now; swapped whole by [`Pool::reload`].
+    pub(super) servers: RwLock<Arc<Servers>>,
     ctx: TransportContext,
     start_limit: Semaphore,
     pub(super) options: PoolOptions,
     /// Numbers the calls, for logs.
     pub(super) next_call: AtomicU64,
     /// What each server's latest listing left out, for [`ToolListing::skipped`].
-    skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
-    /// The pins of each server pinning applies to.
-    pins: HashMap<String, Arc<ServerPins>>,
+    pub(super) skipped: Mutex<HashMap<String, Vec<SkippedTool>>>,
     /// The index of the tool lists last searched ([`Pool::search_tools`]).
     pub(super) search: crate::search::IndexCache,
 }
@@ -240,34 +235,10 @@ impl Pool {
         options: PoolOptions,
         tracker: Arc<ProcessTracker>,
     ) -> Self {
-        let mut order = Vec::new();
-        let mut slots = HashMap::new();
-        let mut pins = HashMap::new();
-        let declared = options.client_features.capabilities();
-        for spec in servers {
-            if slots.contains_key(&spec.name) {
-                continue;
-            }
-            order.push(spec.name.clone());
-            let disk = options
-                .tool_cache
-                .as_ref()
-                .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
-            let cache = ToolCache::with_disk(disk);
-            let logs = LogRouter::new(&spec.name, &options.client_features);
-            if let Some(server_pins) = options
-                .pins
-                .as_ref()
-                .and_then(|p| ServerPins::new(p, &spec))
-            {
-                pins.insert(spec.name.clone(), Arc::new(server_pins));
-            }
-            slots.insert(spec.name.clone(), Arc::new(Slot::new(spec, cache, logs)));
-        }
+        let servers = Servers::new(servers, &options);
         Pool {
             inner: Arc::new(Inner {
-                order,
-                slots,
+                servers: RwLock::new(Arc::new(servers)),
                 ctx: TransportContext {
                     tracker,
                     #[cfg(feature = "auth")]
@@ -277,40 +248,66 @@ impl Pool {
                 options,
                 next_call: AtomicU64::new(1),
                 skipped: Mutex::new(HashMap::new()),
-                pins,
                 search: crate::search::IndexCache::new(),
             }),
         }
     }
 
-    /// The configured servers' names, in config order.
-    pub fn server_names(&self) -> &[String] {
-        &self.inner.order
+    /// The configured servers' names, in config order (as of the latest
+    /// [`Pool::reload`]).
+    pub fn server_names(&self) -> Vec<String> {
+        self.servers().order.clone()
     }
 
     /// The spec of server `name`.
-    pub fn spec(&self, name: &str) -> Option<&ServerSpec> {
-        self.inner.slots.get(name).map(|s| &s.spec)
+    pub fn spec(&self, name: &str) -> Option<ServerSpec> {
+        self.any_slot(name).map(|s| s.spec.clone())
     }
 
     /// The names of the servers that are not disabled, in config order.
     pub fn active_server_names(&self) -> Vec<String> {
-        self.inner
+        let servers = self.servers();
+        servers
             .order
             .iter()
-            .filter(|n| self.inner.slots.get(*n).is_some_and(|s| !s.spec.disabled))
+            .filter(|n| servers.slots.get(*n).is_some_and(|s| !s.spec.disabled))
             .cloned()
             .collect()
     }
 
-    pub(super) fn slot(&self, server: &str) -> Result<&Arc<Slot>, PoolError> {
-        let slot = self
-            .inner
+    /// The servers now.
+    pub(super) fn servers(&self) -> Arc<Servers> {
+        self.inner.servers.read_unpoisoned().clone()
+    }
+
+    /// The slot of `server`, disabled or not.
+    fn any_slot(&self, server: &str) -> Option<Arc<Slot>> {
+        self.inner
+            .servers
+            .read_unpoisoned()
             .slots
             .get(server)
+            .cloned()
+    }
+
+    /// The pins of `server`, when pinning applies to it.
+    fn pins(&self, server: &str) -> Option<Arc<ServerPins>> {
+        self.inner
+            .servers
+            .read_unpoisoned()
+            .pins
+            .get(server)
+            .cloned()
+    }
+
+    /// The slot of `server` to use: an error for a server the pool does
+    /// not have, or a disabled one.
+    pub(super) fn slot(&self, server: &str) -> Result<Arc<Slot>, PoolError> {
+        let slot = self
+            .any_slot(server)
             .ok_or_else(|| PoolError::UnknownServer {
                 server: server.to_owned(),
-                known: self.inner.order.clone(),
+                known: self.server_names(),
             })?;
         if slot.spec.disabled {
             return Err(PoolError::Disabled {
@@ -339,7 +336,7 @@ impl Pool {
     /// Starts `server` if it is not running and returns what it said about itself.
     pub async fn connect(&self, server: &str) -> Result<ConnectionInfo, PoolError> {
         let slot = self.slot(server)?;
-        Ok(self.connection(slot).await?.info.clone())
+        Ok(self.connection(&slot).await?.info.clone())
     }
 
     /// What `server` answered to `initialize` (its name and version,
@@ -351,7 +348,7 @@ impl Pool {
         server: &str,
     ) -> Result<Arc<rmcp::model::ServerPeerInfo>, PoolError> {
         let slot = self.slot(server)?;
-        let conn = self.connection(slot).await?;
+        let conn = self.connection(&slot).await?;
         conn.peer.peer_info().ok_or_else(|| PoolError::Protocol {
             server: server.to_owned(),
             message: "the connection has no initialize result".to_owned(),
@@ -389,7 +386,7 @@ impl Pool {
     /// shows a withheld tool. [`Pool::withheld_tools`] names them.
     pub async fn list_server_tools(&self, server: &str) -> Result<Arc<Vec<McpTool>>, PoolError> {
         let listed = self.list_as_served(server).await?;
-        Ok(match self.inner.pins.get(server) {
+        Ok(match self.pins(server) {
             Some(pins) => pins.judge(&listed).visible,
             None => listed,
         })
@@ -407,7 +404,7 @@ impl Pool {
         // sends one as it starts) means the answer may be the old list,
         // which is then not cached: list again, a few times at most.
         for _ in 1..LIST_ATTEMPTS {
-            let (tools, cached) = self.list_uncached(slot).instrument(span.clone()).await?;
+            let (tools, cached) = self.list_uncached(&slot).instrument(span.clone()).await?;
             if cached {
                 return Ok(tools);
             }
@@ -416,7 +413,7 @@ impl Pool {
                 "the tool list changed while it was listed; listing again"
             );
         }
-        Ok(self.list_uncached(slot).instrument(span).await?.0)
+        Ok(self.list_uncached(&slot).instrument(span).await?.0)
     }
 
     /// Lists `slot`'s tools from the server; the list, and whether it was
@@ -471,7 +468,7 @@ impl Pool {
     /// Forgets the cached tool list of `server`, in memory and on disk, so
     /// that the next listing asks the server (`tools --refresh`).
     pub fn forget_tools(&self, server: &str) {
-        if let Some(slot) = self.inner.slots.get(server) {
+        if let Some(slot) = self.any_slot(server) {
             slot.cache.list_changed();
         }
     }
@@ -485,9 +482,9 @@ impl Pool {
 
     /// The cached list of `server` as callers see it (withheld tools left out).
     fn cached_visible(&self, server: &str) -> Option<Arc<Vec<McpTool>>> {
-        let slot = self.inner.slots.get(server)?;
+        let slot = self.any_slot(server)?;
         let tools = slot.cache.get_or_load()?;
-        Some(match self.inner.pins.get(server) {
+        Some(match self.pins(server) {
             Some(pins) => pins.judge(&tools).visible,
             None => tools,
         })
@@ -497,16 +494,18 @@ impl Pool {
     /// applies to it): each tool it lists is then the definition approved,
     /// and a changed or new one is withheld until approved.
     pub fn is_pinned(&self, server: &str) -> bool {
-        self.inner.pins.contains_key(server)
+        self.inner
+            .servers
+            .read_unpoisoned()
+            .pins
+            .contains_key(server)
     }
 
     /// The tools of `server` withheld from its latest listing because their
     /// definition is not the pinned one (nothing before a listing, or
     /// without [`PoolOptions::pins`]). Never starts the server.
     pub fn withheld_tools(&self, server: &str) -> Vec<Withheld> {
-        self.inner
-            .pins
-            .get(server)
+        self.pins(server)
             .and_then(|pins| pins.last_verdict())
             .map(|v| v.withheld.to_vec())
             .unwrap_or_default()
@@ -518,7 +517,7 @@ impl Pool {
     /// for it.
     pub async fn pin_diff(&self, server: &str) -> Result<Vec<PinDiff>, PoolError> {
         let listed = self.list_as_served(server).await?;
-        Ok(match self.inner.pins.get(server) {
+        Ok(match self.pins(server) {
             Some(pins) => pins.diff(&listed),
             None => Vec::new(),
         })
@@ -536,7 +535,7 @@ impl Pool {
         tools: &[String],
     ) -> Result<Vec<Withheld>, PoolError> {
         let listed = self.list_as_served(server).await?;
-        let Some(pins) = self.inner.pins.get(server) else {
+        let Some(pins) = self.pins(server) else {
             return Ok(Vec::new());
         };
         let approved = pins.approve(&listed, tools).map_err(|e| match e {
@@ -566,12 +565,13 @@ impl Pool {
     /// returns their names. Never starts or lists a server.
     pub fn recheck_pins(&self) -> Vec<String> {
         let mut changed = Vec::new();
-        for server in &self.inner.order {
-            let Some(pins) = self.inner.pins.get(server) else {
+        let servers = self.servers();
+        for server in &servers.order {
+            let Some(pins) = servers.pins.get(server) else {
                 continue;
             };
             if pins.recheck()
-                && let Some(slot) = self.inner.slots.get(server)
+                && let Some(slot) = servers.slots.get(server)
             {
                 tracing::info!(
                     server,
@@ -693,10 +693,10 @@ impl Pool {
             // Boxed: the rare way (2026-07-28 over HTTP), which may list.
             Box::pin(self.ready_for_headers(slot, &conn, &tool)).await?;
         }
-        if let Some(pins) = self.inner.pins.get(server).filter(|p| p.blocks()) {
+        if let Some(pins) = self.pins(server).filter(|p| p.blocks()) {
             // Once started, within what is left: a listing when nothing is
             // cached. Boxed: rare.
-            Box::pin(self.refuse_withheld(server, pins, &tool, &budget)).await?;
+            Box::pin(self.refuse_withheld(server, &pins, &tool, &budget)).await?;
         }
         // The tool's `execution` is in its cached list; without one (none
         // yet, or the server said its list changed, as server-everything
@@ -1010,11 +1010,11 @@ impl Pool {
         if self.inner.options.client_features.roots.is_none() {
             return;
         }
-        let conns: Vec<Arc<Connection>> = self
-            .inner
+        let servers = self.servers();
+        let conns: Vec<Arc<Connection>> = servers
             .order
             .iter()
-            .filter_map(|name| self.inner.slots.get(name)?.current())
+            .filter_map(|name| servers.slots.get(name)?.current())
             .collect();
         join_all(conns.iter().map(|conn| async move {
             if let Err(e) = conn.peer.notify_roots_list_changed().await {
@@ -1027,11 +1027,12 @@ impl Pool {
     /// The servers that are running now (a live connection), in config
     /// order: what [`Pool::close_all`] would close.
     pub fn running_server_names(&self) -> Vec<String> {
-        self.inner
+        let servers = self.servers();
+        servers
             .order
             .iter()
             .filter(|name| {
-                self.inner
+                servers
                     .slots
                     .get(*name)
                     .is_some_and(|slot| slot.current().is_some())
@@ -1067,14 +1068,14 @@ impl Pool {
 
     /// What `server` said about itself when it started, if it is running.
     pub fn connection_info(&self, server: &str) -> Option<ConnectionInfo> {
-        let slot = self.inner.slots.get(server)?;
+        let slot = self.any_slot(server)?;
         slot.current().map(|c| c.info.clone())
     }
 
     /// Whether `server` is running (since when), stopped or failed (why);
     /// `None` for a server the pool does not have. Never starts it.
     pub fn status(&self, server: &str) -> Option<ServerStatus> {
-        self.inner.slots.get(server).map(|slot| slot.status())
+        self.any_slot(server).map(|slot| slot.status())
     }
 
     /// How many tools `server` has, when its list is cached (in memory or
@@ -1085,7 +1086,7 @@ impl Pool {
 
     /// The last lines `server` wrote to stderr (stdio servers that ran).
     pub fn stderr_tail(&self, server: &str) -> Option<String> {
-        let slot = self.inner.slots.get(server)?;
+        let slot = self.any_slot(server)?;
         slot.current()
             .and_then(|c| c.stderr_tail())
             .map(|tail| slot.redactor.redact(&tail).into_owned())
@@ -1094,7 +1095,7 @@ impl Pool {
     /// Closes `server` gracefully (stdin closed, then SIGTERM, then SIGKILL
     /// of its process group). The next use starts it again.
     pub async fn close(&self, server: &str) {
-        if let Some(conn) = self.inner.slots.get(server).and_then(|s| s.take()) {
+        if let Some(conn) = self.any_slot(server).and_then(|s| s.take()) {
             conn.close().await;
         }
     }
@@ -1110,8 +1111,12 @@ impl Pool {
     /// `close_timeout`): for a caller whose own deadline is near, such as a
     /// call with `--timeout` whose server is still busy with it.
     pub async fn close_all_within(&self, limit: Duration) {
-        let conns: Vec<Arc<Connection>> =
-            self.inner.slots.values().filter_map(|s| s.take()).collect();
+        let conns: Vec<Arc<Connection>> = self
+            .servers()
+            .slots
+            .values()
+            .filter_map(|s| s.take())
+            .collect();
         if conns.is_empty() {
             return;
         }

@@ -8,6 +8,7 @@ use std::{
 };
 
 use rmcp::model::ProtocolVersion;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::{
@@ -51,6 +52,9 @@ pub(super) struct Slot {
     current: Mutex<Option<Arc<Connection>>>,
     /// Serializes starts, so concurrent first calls start the server once.
     starting: tokio::sync::Mutex<()>,
+    /// Set when a reload removed the server or replaced its entry
+    /// ([`Slot::retire`]): no connection is started or kept from then on.
+    retired: CancellationToken,
     /// The tool list, cleared on `tools/list_changed` and on reconnect.
     pub(super) cache: Arc<ToolCache>,
     /// Consecutive short-lived connections, and the stderr of the last crash.
@@ -98,6 +102,7 @@ impl Slot {
             spec,
             current: Mutex::new(None),
             starting: tokio::sync::Mutex::new(()),
+            retired: CancellationToken::new(),
             cache: Arc::new(cache),
             crashes: Arc::new(Mutex::new(CrashHistory::default())),
             history: Mutex::new(History::default()),
@@ -131,6 +136,22 @@ impl Slot {
         if let Some(conn) = self.current() {
             return Ok(conn);
         }
+        // A slot retired meanwhile drops the start: its process is killed
+        // with the transport.
+        tokio::select! {
+            biased;
+            () = self.retired.cancelled() => Err(self.reloaded()),
+            started = self.start_locked(ctx, start_limit, options) => started,
+        }
+    }
+
+    /// [`Slot::start`] once it holds the start lock.
+    async fn start_locked(
+        self: &Arc<Self>,
+        ctx: &TransportContext,
+        start_limit: &tokio::sync::Semaphore,
+        options: &PoolOptions,
+    ) -> Result<Arc<Connection>, PoolError> {
         let delay = self.restart_delay();
         if !delay.is_zero() {
             tracing::info!(server = %self.spec.name, ms = delay.as_millis() as u64, "server keeps crashing; waiting before restarting it");
@@ -183,7 +204,18 @@ impl Slot {
             history.started_at = Some(SystemTime::now());
             history.failure = None;
         }
-        *self.current.lock_unpoisoned() = Some(conn.clone());
+        {
+            // Checked under the lock `retire` takes the connection with: a
+            // start that ends as the slot retires never leaves its server
+            // running.
+            let mut current = self.current.lock_unpoisoned();
+            if self.retired.is_cancelled() {
+                drop(current);
+                conn.close().await;
+                return Err(self.reloaded());
+            }
+            *current = Some(conn.clone());
+        }
         // A 2026-07-28 connection's listen stream names them by itself.
         if conn.listen.is_none() {
             self.catalog.resubscribe(&self.spec.name, &conn.peer);
@@ -244,6 +276,22 @@ impl Slot {
     /// Takes the current connection out, for closing.
     pub(super) fn take(&self) -> Option<Arc<Connection>> {
         self.current.lock_unpoisoned().take()
+    }
+
+    /// Takes the slot out of service (a reload removed its server or
+    /// replaced its entry): no start from now on (one under way is
+    /// dropped, its process killed), and the current connection taken out,
+    /// for closing.
+    pub(super) fn retire(&self) -> Option<Arc<Connection>> {
+        self.retired.cancel();
+        self.take()
+    }
+
+    /// The error of a start on a retired slot.
+    fn reloaded(&self) -> PoolError {
+        PoolError::Reloaded {
+            server: self.spec.name.clone(),
+        }
     }
 
     /// Notes that a connection ended by itself: forgets it if it is still

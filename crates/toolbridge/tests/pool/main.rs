@@ -24,6 +24,7 @@ mod test_pool_drop;
 mod test_process_escape;
 mod test_prompts;
 mod test_reference_server;
+mod test_reload;
 mod test_resources;
 mod test_sandbox;
 mod test_schema_preservation;

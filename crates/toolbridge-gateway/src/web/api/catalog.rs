@@ -30,11 +30,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolbridge::{
     format::flatten::block_text,
-    pool::{CallOptions, Pool, PoolError},
+    pool::{CallOptions, PoolError},
     rmcp_model::ContentBlock,
 };
 
-use super::ApiError;
+use super::{ApiError, tools::listing::unknown_server};
 use crate::web::WebState;
 
 /// The routes under `/api/resources` and `/api/prompts`.
@@ -62,8 +62,9 @@ where
 }
 
 async fn resources(State(state): State<WebState>) -> Json<Value> {
-    let upstreams = state.gateway().upstreams();
-    let servers = join_all(upstreams.iter().map(|(server, pool)| async move {
+    let pool = state.gateway().pool();
+    let names = pool.server_names();
+    let servers = join_all(names.iter().map(|server| async move {
         let (resources, templates) = futures::join!(
             pool.list_resources(server),
             pool.list_resource_templates(server)
@@ -87,9 +88,9 @@ async fn read(
     State(state): State<WebState>,
     Query(query): Query<ReadQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let upstreams = state.gateway().upstreams();
-    let pool = served(upstreams.pool(&query.server), &query.server)?;
-    let result = pool
+    let result = state
+        .gateway()
+        .pool()
         .read_resource(&query.server, &query.uri, &CallOptions::default())
         .await
         .map_err(pool_error)?;
@@ -107,8 +108,9 @@ async fn read(
 }
 
 async fn prompts(State(state): State<WebState>) -> Json<Value> {
-    let upstreams = state.gateway().upstreams();
-    let servers = join_all(upstreams.iter().map(|(server, pool)| async move {
+    let pool = state.gateway().pool();
+    let names = pool.server_names();
+    let servers = join_all(names.iter().map(|server| async move {
         let mut entry = json!({ "server": server, "prompts": [] });
         fill(&mut entry, "prompts", pool.list_prompts(server).await);
         entry
@@ -132,8 +134,7 @@ async fn get_prompt(
     State(state): State<WebState>,
     Json(form): Json<GetForm>,
 ) -> Result<Json<Value>, ApiError> {
-    let upstreams = state.gateway().upstreams();
-    let pool = served(upstreams.pool(&form.server), &form.server)?;
+    let pool = state.gateway().pool();
     let arguments: serde_json::Map<String, Value> = form
         .arguments
         .into_iter()
@@ -165,21 +166,11 @@ async fn get_prompt(
     ))
 }
 
-/// The pool of `server` when the gateway serves it.
-fn served<'a>(pool: Option<&'a Pool>, server: &str) -> Result<&'a Pool, ApiError> {
-    pool.ok_or_else(|| {
-        ApiError::not_found(format!(
-            "the gateway does not serve a server named \"{server}\"; it may be disabled or \
-             removed from the config"
-        ))
-    })
-}
-
 fn pool_error(error: PoolError) -> ApiError {
     let message = error.to_string();
     let status = match &error {
-        PoolError::UnknownServer { .. }
-        | PoolError::UnknownResource { .. }
+        PoolError::UnknownServer { server, .. } => return unknown_server(server),
+        PoolError::UnknownResource { .. }
         | PoolError::UnknownPrompt { .. }
         | PoolError::NotOffered { .. } => StatusCode::NOT_FOUND,
         PoolError::InvalidParams { .. } => return ApiError::field("arguments", message),

@@ -49,13 +49,15 @@ async fn activity(State(state): State<WebState>) -> Json<crate::activity::Snapsh
 
 /// `GET /api/logs`.
 async fn logs(State(state): State<WebState>) -> Json<Value> {
-    let upstreams = state.gateway().upstreams();
-    let servers: Vec<Value> = upstreams
+    let pool = state.gateway().pool();
+    let running = pool.running_server_names();
+    let servers: Vec<Value> = pool
+        .server_names()
         .iter()
-        .map(|(name, pool)| {
+        .map(|name| {
             json!({
                 "name": name,
-                "running": !pool.running_server_names().is_empty(),
+                "running": running.contains(name),
                 "stderr": pool.stderr_tail(name),
             })
         })

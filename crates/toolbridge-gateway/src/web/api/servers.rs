@@ -62,12 +62,12 @@ pub fn load_config(state: &WebState) -> Result<Option<Config>, ApiError> {
     match Config::load(path) {
         Ok(config) => Ok(Some(config)),
         Err(ConfigError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            let upstreams = state.gateway().upstreams();
-            Ok(upstreams
-                .by_name
-                .get(EXAMPLE_SERVER)
-                .and_then(|u| match &u.spec.transport {
-                    TransportSpec::Stdio(stdio) => Some(Config::builtin(path, stdio.clone())),
+            Ok(state
+                .gateway()
+                .pool()
+                .spec(EXAMPLE_SERVER)
+                .and_then(|spec| match spec.transport {
+                    TransportSpec::Stdio(stdio) => Some(Config::builtin(path, stdio)),
                     _ => None,
                 }))
         }

@@ -56,12 +56,12 @@ pub struct ServerView {
 
 /// Every server of `config`, in file order, with its state in `gateway`.
 pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
-    let upstreams = gateway.upstreams();
+    let pool = gateway.pool();
     config
         .listing()
         .into_iter()
         .map(|listing| {
-            let upstream = upstreams.by_name.get(&listing.name);
+            let upstream = pool.spec(&listing.name);
             let mut view = ServerView {
                 reference: reference(&listing.name),
                 served: upstream.is_some(),
@@ -88,8 +88,7 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                 return view;
             };
             let name = view.config.name.as_str();
-            let pool = &upstream.pool;
-            let redactor = Redactor::for_server(&upstream.spec);
+            let redactor = Redactor::for_server(&upstream);
             let clean = |text: &str| redactor.redact(text).into_owned();
             view.tool_count = pool.cached_tool_count(name);
             view.stderr = pool.stderr_tail(name).map(|s| clean(&s));

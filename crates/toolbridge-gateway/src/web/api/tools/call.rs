@@ -107,10 +107,7 @@ pub async fn call(
         .map(|ms| Duration::from_millis(ms).min(MAX_TIMEOUT));
 
     let gateway = state.gateway();
-    let upstreams = gateway.upstreams();
-    let pool = upstreams
-        .pool(&server)
-        .ok_or_else(|| unknown_server(&server))?;
+    let pool = gateway.pool();
     let listed = pool
         .list_server_tools(&server)
         .await
@@ -352,9 +349,8 @@ fn made_up_call_id() -> String {
 /// for the rest.
 fn pool_error(server: &str, tool: &str, error: PoolError) -> ApiError {
     let status = match &error {
-        PoolError::UnknownServer { .. }
-        | PoolError::UnknownTool { .. }
-        | PoolError::ToolDisabled { .. } => StatusCode::NOT_FOUND,
+        PoolError::UnknownServer { .. } => return unknown_server(server),
+        PoolError::UnknownTool { .. } | PoolError::ToolDisabled { .. } => StatusCode::NOT_FOUND,
         PoolError::Server { code, .. } if *code == ErrorCode::INVALID_PARAMS.0 => {
             StatusCode::UNPROCESSABLE_ENTITY
         }

@@ -75,19 +75,16 @@ pub async fn tools(
     State(state): State<WebState>,
     Path(server): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let upstreams = state.gateway().upstreams();
-    let pool = upstreams
-        .pool(&server)
-        .ok_or_else(|| unknown_server(&server))?;
-    let tools = pool
-        .list_server_tools(&server)
-        .await
-        .map_err(|e| ApiError {
+    let pool = state.gateway().pool();
+    let tools = pool.list_server_tools(&server).await.map_err(|e| match e {
+        PoolError::UnknownServer { .. } => unknown_server(&server),
+        e => ApiError {
             status: http::StatusCode::BAD_GATEWAY,
             message: format!("the tools of server \"{server}\" could not be listed: {e}"),
             field: None,
             said: None,
-        })?;
+        },
+    })?;
     let previews = previews(&tools);
     let views: Vec<ToolView<'_>> = tools
         .iter()
@@ -140,14 +137,12 @@ pub async fn approve(
     body: Result<Json<ApproveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let upstreams = state.gateway().upstreams();
-    let pool = upstreams
-        .pool(&server)
-        .ok_or_else(|| unknown_server(&server))?;
+    let pool = state.gateway().pool();
     let approved = pool
         .approve_tools(&server, &request.tools)
         .await
         .map_err(|e| match e {
+            PoolError::UnknownServer { .. } => unknown_server(&server),
             PoolError::UnknownTool { .. } => ApiError::not_found(e.to_string()),
             e => ApiError {
                 status: http::StatusCode::BAD_GATEWAY,
