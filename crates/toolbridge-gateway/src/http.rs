@@ -27,6 +27,7 @@ use toolbridge::lock::LockUnpoisoned as _;
 use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
+    direct_sessions::DirectSessions,
     profile::ViewName,
     security, session,
     session_owners::SessionOwners,
@@ -95,14 +96,22 @@ fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> 
         .with_json_response(true)
         .with_cancellation_token(shutdown.clone());
     let sessions = Arc::new(LocalSessionManager::default());
+    let direct = DirectSessions::new(sessions.clone());
     let mcp = StreamableHttpService::new(
-        session::factory(gateway.clone(), view.clone()),
+        session::factory(gateway.clone(), view.clone(), direct.clone()),
         sessions.clone(),
         config,
     );
-    // Stateless calls are answered by `stateless`, everything else by rmcp;
-    // a session answers only the client that opened it.
-    Endpoint::new(gateway.clone(), view, mcp, SessionOwners::new(sessions))
+    // Stateless calls and sessions' plain tool calls are answered by
+    // `stateless` and `direct_sessions`, everything else by rmcp; a session
+    // answers only the client that opened it.
+    Endpoint::new(
+        gateway.clone(),
+        view,
+        mcp,
+        SessionOwners::new(sessions),
+        direct,
+    )
 }
 
 /// The profiles' endpoints at `/mcp/NAME`, each made on its first request

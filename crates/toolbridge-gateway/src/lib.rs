@@ -62,6 +62,7 @@ pub mod client_peer;
 pub mod client_tokens;
 pub mod connected_clients;
 pub mod connections;
+pub mod direct_sessions;
 pub mod error;
 pub mod gateway;
 pub mod held_calls;

@@ -23,8 +23,8 @@ use rmcp::{
         Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
         ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
         ProgressToken, ReadResourceRequest, ReadResourceRequestParams, ReadResourceResponse,
-        Reference, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest,
-        SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
+        Reference, RequestId, RequestMetaObject, ServerCapabilities, ServerConfig, ServerResult,
+        SetLevelRequest, SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter,
         UnsubscribeRequestParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
@@ -35,6 +35,7 @@ use toolbridge::pool::{CallOptions, PoolError, ProgressForward, forward_progress
 use crate::{
     audit::{self, Outcome},
     client_peer::ClientPeer,
+    direct_sessions::{DirectSessions, Registration},
     gateway::{Gateway, page, to_mcp_error},
     held_calls::{self, HeldCall},
     identity::ClientIdentity,
@@ -68,6 +69,12 @@ pub struct Session {
     /// The session among the page's connected clients, from its handshake;
     /// marked closed when the session ends.
     connected: Arc<OnceLock<crate::connected_clients::Connected>>,
+    /// The endpoint's table of sessions whose `tools/call` is answered
+    /// directly ([`crate::direct_sessions`]), HTTP sessions only.
+    direct: Option<Arc<DirectSessions>>,
+    /// This session's entry in it, from its handshake; gone when rmcp
+    /// drops the session.
+    registered: Arc<OnceLock<Registration>>,
 }
 
 impl Session {
@@ -81,6 +88,22 @@ impl Session {
             client: toolbridge::pool::ClientFeatures::new_client(),
             _slot: None,
             connected: Arc::default(),
+            direct: None,
+            registered: Arc::default(),
+        }
+    }
+
+    /// A copy for the direct table: the same client, view and log level,
+    /// without what ends with the session (its slot, its place among the
+    /// connected clients, its entry), which rmcp's own copy holds.
+    fn detached(&self) -> Session {
+        Session {
+            _slot: None,
+            connected: Arc::default(),
+            direct: None,
+            registered: Arc::default(),
+            subscriber: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -92,14 +115,22 @@ impl Session {
     /// The options of a call made for the request of `context`: its
     /// client's handlers, at its log level.
     fn call_options(&self, context: &RequestContext<RoleServer>) -> CallOptions {
-        let mut features = ClientPeer::features(context.peer.clone(), Some(context.id.clone()));
+        self.options_for(&context.peer, &context.id, &context.meta)
+    }
+
+    /// The options of a call made for request `id` of the client of `peer`,
+    /// whose `_meta` is `meta`.
+    fn options_for(
+        &self,
+        peer: &Peer<RoleServer>,
+        id: &RequestId,
+        meta: &RequestMetaObject,
+    ) -> CallOptions {
+        let mut features = ClientPeer::features(peer.clone(), Some(id.clone()));
         features.client = Some(self.client);
         features.logs = Some(self.gateway.upstream_logs().tee(features.logs.take()));
         // A 2026-07-28 client names the level in each request's `_meta`.
-        features.log_level = context
-            .meta
-            .log_level()
-            .or(*self.log_level.lock_unpoisoned());
+        features.log_level = meta.log_level().or(*self.log_level.lock_unpoisoned());
         CallOptions {
             client_features: Some(features),
             ..CallOptions::default()
@@ -173,6 +204,55 @@ impl Session {
     }
 }
 
+impl Session {
+    /// A `tools/call` of this session's client, as
+    /// [`ServerHandler::call_tool`] makes it, taken past rmcp's session
+    /// machinery ([`crate::direct_sessions`]); ended when `ct` is
+    /// cancelled.
+    pub(crate) async fn call_tool_directly(
+        &self,
+        incoming: Incoming<'_>,
+        request: CallToolRequestParams,
+        ct: &CancellationToken,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.gateway.connected_clients().called(self.client);
+        let trace = TraceContext::incoming(Some(&incoming.meta.0), Some(incoming.headers));
+        let info = incoming.peer.peer_info();
+        let requester = Requester {
+            view: &self.view,
+            client: incoming.client,
+            app: info.as_deref().map(|i| i.client_info.name.as_str()),
+            trace: trace.as_ref(),
+        };
+        let options = self.options_for(incoming.peer, incoming.id, incoming.meta);
+        call_tool(
+            &self.gateway,
+            requester,
+            request,
+            options,
+            Caller::Session,
+            None,
+            ct,
+        )
+        .await
+    }
+}
+
+/// A session request taken past rmcp ([`Session::call_tool_directly`]):
+/// what rmcp's `RequestContext` would have held.
+pub(crate) struct Incoming<'a> {
+    /// The session's client.
+    pub peer: &'a Peer<RoleServer>,
+    /// The request's id.
+    pub id: &'a RequestId,
+    /// Its `_meta` (no progress token: nothing is sent before the result).
+    pub meta: &'a RequestMetaObject,
+    /// Its HTTP headers.
+    pub headers: &'a http::HeaderMap,
+    /// Who sent it, as the HTTP layer knows.
+    pub client: Option<&'a ClientIdentity>,
+}
+
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -235,6 +315,12 @@ impl ServerHandler for Session {
                 )
             });
         }
+        if let Some(direct) = &self.direct
+            && let Some(id) = crate::direct_sessions::session_id(&context.extensions)
+        {
+            self.registered
+                .get_or_init(|| direct.register(id, self.detached(), context.peer.clone()));
+        }
         self.gateway
             .register_client(self.view.clone(), context.peer);
     }
@@ -275,13 +361,11 @@ impl ServerHandler for Session {
                 ClientIdentity::of_rmcp(&context.extensions),
             );
         }
-        let trace = TraceContext::incoming(
-            Some(&context.meta.0),
-            context
-                .extensions
-                .get::<http::request::Parts>()
-                .map(|p| &p.headers),
-        );
+        let headers = context
+            .extensions
+            .get::<http::request::Parts>()
+            .map(|p| &p.headers);
+        let trace = TraceContext::incoming(Some(&context.meta.0), headers);
         let info = context.peer.peer_info();
         let requester = Requester {
             view: &self.view,
@@ -1049,13 +1133,16 @@ pub(crate) struct Requester<'a> {
     pub trace: Option<&'a TraceContext>,
 }
 
-/// A factory of sessions for rmcp's HTTP service.
+/// A factory of sessions for rmcp's HTTP service, each noted in `direct`
+/// from its handshake.
 pub fn factory(
     gateway: Gateway,
     view: ViewName,
+    direct: Arc<DirectSessions>,
 ) -> impl Fn() -> Result<Session, std::io::Error> + Send + Sync {
     move || {
         let mut session = Session::new(gateway.clone(), view.clone());
+        session.direct = Some(direct.clone());
         // The `initialize` that opens a session brought its slot.
         session._slot = crate::limits::take_opening().map(Arc::new);
         Ok(session)

@@ -52,6 +52,7 @@ use toolbridge::pool::{CallOptions, ClientFeatures, LogHandler, RequestOrigin};
 
 use crate::{
     Gateway,
+    direct_sessions::{DirectCall, DirectSessions, Taken},
     identity::ClientIdentity,
     limits::{self, Caps, Client},
     peer::Peer,
@@ -63,7 +64,7 @@ use crate::{
 
 /// The largest body read here; a larger one goes to rmcp, which enforces
 /// its own limit (the same 4 MiB).
-const MAX_BODY: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_BODY: u64 = 4 * 1024 * 1024;
 /// The keep-alive comment interval of an event-stream answer (rmcp's).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The header naming a 2025-11-25 client's session.
@@ -82,6 +83,7 @@ pub struct Endpoint {
     view: ViewName,
     rmcp: Arc<RmcpService>,
     owners: Arc<SessionOwners>,
+    direct: Arc<DirectSessions>,
 }
 
 /// The request this module serves, parsed.
@@ -108,6 +110,8 @@ enum Lane {
     /// rmcp's service, with the request as it came (its body already read
     /// when it was looked at).
     Rmcp(Request<Body>),
+    /// A session's `tools/call`, past rmcp's session ([`crate::direct_sessions`]).
+    Session(Box<DirectCall>),
 }
 
 impl Endpoint {
@@ -118,12 +122,14 @@ impl Endpoint {
         view: ViewName,
         rmcp: RmcpService,
         owners: SessionOwners,
+        direct: Arc<DirectSessions>,
     ) -> Endpoint {
         Endpoint {
             gateway,
             view,
             rmcp: Arc::new(rmcp),
             owners: Arc::new(owners),
+            direct,
         }
     }
 
@@ -163,8 +169,18 @@ impl Endpoint {
             Admitted::Session(slot) => (Some(slot), None),
             Admitted::Call(slot) => (None, Some(slot)),
         };
-        let response = match lane(request).await {
+        let lane = match &session {
+            Some(id) if self.direct.knows(id) => match self.direct.take(id, request).await {
+                Ok(Taken::Call(call)) => Ok(Lane::Session(Box::new(call))),
+                Ok(Taken::Rmcp(request)) => Ok(Lane::Rmcp(request)),
+                Err(refused) => Err(refused),
+            },
+            Some(_) => Ok(Lane::Rmcp(request)),
+            None => lane(request).await,
+        };
+        let response = match lane {
             Ok(Lane::Lean(lean)) => self.answer(lean, client).await,
+            Ok(Lane::Session(direct)) => direct.answer(client, call.clone()).await,
             // Boxed: rmcp's service future (~6 KiB) would sit in every
             // request's future, which axum moves into a box of its own.
             Ok(Lane::Rmcp(request)) => {
@@ -478,7 +494,7 @@ fn lean_headers(method: &Method, headers: &HeaderMap) -> bool {
 
 /// An `Accept` value that plainly lists both `application/json` and
 /// `text/event-stream` (no weights: those are left to rmcp to judge).
-fn accepts_json_and_events(accept: &str) -> bool {
+pub(crate) fn accepts_json_and_events(accept: &str) -> bool {
     let mut json = false;
     let mut events = false;
     for item in accept.split(',') {
@@ -493,7 +509,7 @@ fn accepts_json_and_events(accept: &str) -> bool {
 }
 
 /// The one value of header `name`, if it has exactly one and it is text.
-fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(crate) fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
@@ -507,15 +523,15 @@ fn only<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// batch, a stray `result`, an extension) is left to rmcp.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     /// "2.0", checked by its type.
     #[serde(rename = "jsonrpc")]
     _version: JsonRpcVersion2_0,
-    id: RequestId,
+    pub id: RequestId,
     #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
+    pub method: std::borrow::Cow<'a, str>,
     #[serde(borrow)]
-    params: &'a serde_json::value::RawValue,
+    pub params: &'a serde_json::value::RawValue,
 }
 
 /// The request in `body`, when this module serves it.

@@ -20,6 +20,7 @@ mod gateway_pins;
 mod gateway_profiles;
 mod gateway_replicas;
 mod gateway_rights;
+mod gateway_sessions;
 mod gateway_stateless;
 mod gateway_traces;
 mod serve;

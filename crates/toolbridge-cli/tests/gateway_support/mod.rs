@@ -425,13 +425,18 @@ impl RawClient {
 
     /// `initialize` then `notifications/initialized`; keeps the new session.
     pub async fn initialize(&mut self) -> Answer {
+        self.initialize_with(json!({})).await
+    }
+
+    /// [`RawClient::initialize`], declaring `capabilities`.
+    pub async fn initialize_with(&mut self, capabilities: Value) -> Answer {
         self.session = None;
         let answer = self
             .request(
                 "initialize",
                 json!({
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {},
+                    "capabilities": capabilities,
                     "clientInfo": { "name": "replica-test", "version": "1" },
                 }),
             )
@@ -451,6 +456,12 @@ impl RawClient {
         let id = self.next_id;
         self.next_id += 1;
         self.post(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await
+    }
+
+    /// Sends the notification `method` with `params`.
+    pub async fn notify(&self, method: &str, params: Value) -> Answer {
+        self.post(json!({ "jsonrpc": "2.0", "method": method, "params": params }))
             .await
     }
 
