@@ -25,7 +25,7 @@ use super::{
     connection::{Connection, ERROR_STDERR_LINES},
     disk_cache::DiskEntry,
     input_required,
-    logs::LogRouter,
+    logs::ServerLogs,
     pages::{self, PagesError},
     slot::Slot,
     tasks,
@@ -254,7 +254,7 @@ impl Pool {
                 .as_ref()
                 .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
             let cache = ToolCache::with_disk(disk);
-            let logs = LogRouter::new(&spec.name, &options.client_features);
+            let logs = ServerLogs::new(&spec.name, &options.client_features);
             if let Some(server_pins) = options
                 .pins
                 .as_ref()
@@ -677,6 +677,7 @@ impl Pool {
         slot: &Arc<Slot>,
         params: CallToolRequestParams,
         options: &CallOptions,
+        call: &super::in_flight::Call<'_>,
     ) -> Result<ServerResult, PoolError> {
         let server = slot.spec.name.as_str();
         let tool = params.name.clone();
@@ -740,6 +741,7 @@ impl Pool {
                 conn: &conn,
                 server,
                 call_features: features,
+                call,
                 pool_features: &self.inner.options.client_features,
                 meta: request_meta(slot, &conn, features, options),
                 limits: budget.left(),
