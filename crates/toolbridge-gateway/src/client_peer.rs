@@ -7,25 +7,18 @@
 //! belongs to (rmcp's `OriginatingRequestId`), so over streamable HTTP it
 //! rides that request's response stream, as the spec asks.
 //!
-//! What the pool cannot tie to one request (a server that sends its
-//! sampling request on the standalone stream) comes to the pool-wide
-//! handlers, [`Unrouted`]: it goes to the client whose call is the only one
-//! in flight on that server, unless another client's call ended on that
-//! server meanwhile; else it is refused (a request) or dropped (a log
-//! message), never sent to a client that may not have caused it.
+//! Which client's handlers a message goes to is the pool's in-flight rule
+//! (`toolbridge::pool`'s `in_flight`: the call it is tied to, else the only
+//! call in flight on that server). What no call claims comes to the
+//! gateway's fallback, the pool-wide handlers [`Unrouted`]: a request is
+//! refused, a log message only kept for the page, never sent to a client
+//! that may not have caused it.
 
 // Roots, sampling and logging are deprecated by SEP-2577 (rmcp 3.11 warns),
 // but the 2025-11-25 protocol the gateway's clients speak still carries them.
 #![allow(deprecated)]
 
-use std::{
-    collections::HashMap,
-    sync::{
-        Arc, Mutex, OnceLock,
-        atomic::{AtomicU64, Ordering},
-    },
-};
-use toolbridge::lock::LockUnpoisoned as _;
+use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
 use rmcp::{
@@ -171,94 +164,14 @@ impl LogHandler for ClientPeer {
     }
 }
 
-/// The gateway's calls in flight, per upstream server, with their clients.
-#[derive(Default)]
-pub struct InFlight {
-    calls: Mutex<HashMap<String, Vec<Call>>>,
-    next: AtomicU64,
-}
-
-/// One call in flight on a server.
-struct Call {
-    key: u64,
-    features: ClientFeatures,
-    /// A call of another client ended on the server while this one was in
-    /// flight: a request naming no call may be a late one of that call's.
-    shared: bool,
-}
-
-/// A call in flight; dropping it ends it.
-pub struct InFlightCall {
-    registry: Arc<InFlight>,
-    server: String,
-    key: u64,
-}
-
-impl InFlight {
-    /// Notes a call to `server` made with `features` until the guard drops.
-    pub fn enter(self: &Arc<Self>, server: &str, features: ClientFeatures) -> InFlightCall {
-        let key = self.next.fetch_add(1, Ordering::Relaxed);
-        self.calls
-            .lock_unpoisoned()
-            .entry(server.to_owned())
-            .or_default()
-            .push(Call {
-                key,
-                features,
-                shared: false,
-            });
-        InFlightCall {
-            registry: self.clone(),
-            server: server.to_owned(),
-            key,
-        }
-    }
-
-    /// The features of the one call in flight on `server`, if exactly one
-    /// and no other client's call ended on `server` while it was in flight
-    /// (the rule of `toolbridge::pool`'s routing, for the requests the pool
-    /// hands the gateway: those of a streamable HTTP server's standalone
-    /// stream, and those that came while the pool saw no call).
-    ///
-    /// Another client's call that ended before this one began does not
-    /// count: nothing tells its late request from this call's own, and
-    /// refusing both refused every sampling and elicitation request behind
-    /// a gateway its clients used in turn (9beb2dd).
-    pub(crate) fn only(&self, server: &str) -> Option<ClientFeatures> {
-        let calls = self.calls.lock_unpoisoned();
-        match calls.get(server).map(Vec::as_slice) {
-            Some([call]) if !call.shared => Some(call.features.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl Drop for InFlightCall {
-    fn drop(&mut self) {
-        let mut calls = self.registry.calls.lock_unpoisoned();
-        if let Some(list) = calls.get_mut(&self.server) {
-            if let Some(at) = list.iter().position(|call| call.key == self.key) {
-                let ended = list.remove(at);
-                for other in list.iter_mut() {
-                    if other.features.client != ended.features.client {
-                        other.shared = true;
-                    }
-                }
-            }
-            if list.is_empty() {
-                calls.remove(&self.server);
-            }
-        }
-    }
-}
-
-/// The pool-wide handlers: every feature is declared upstream, so servers
-/// offer the tools that need them; what reaches these goes to the client
-/// of the only call in flight on that server, else is refused.
+/// The pool-wide handlers, the gateway's fallback (see `toolbridge::pool`'s
+/// in-flight rule): what no call of a client claims. Every feature is
+/// declared upstream, so servers offer the tools that need them; what
+/// reaches these is refused, as no client can be named: roots are none,
+/// sampling and elicitation -32601. (Log messages no call claims go to the
+/// page's Logs view: see `upstream_logs`.)
 #[derive(Clone)]
-pub struct Unrouted {
-    in_flight: Arc<InFlight>,
-}
+pub struct Unrouted;
 
 /// -32601, as for what a client does not offer: the server asked no
 /// client the gateway can name.
@@ -275,14 +188,14 @@ fn no_client(server: &str) -> ErrorData {
 }
 
 impl Unrouted {
-    /// The pool-wide features over the calls in `in_flight`.
-    pub fn features(in_flight: Arc<InFlight>) -> ClientFeatures {
-        let me = Arc::new(Unrouted { in_flight });
+    /// The pool-wide features: every request refused, and no log handler.
+    pub fn features() -> ClientFeatures {
+        let me = Arc::new(Unrouted);
         ClientFeatures {
             roots: Some(me.clone()),
             sampling: Some(me.clone()),
-            elicitation: Some(me.clone()),
-            logs: Some(me),
+            elicitation: Some(me),
+            logs: None,
             log_level: None,
             client: None,
         }
@@ -292,15 +205,10 @@ impl Unrouted {
 impl RootsProvider for Unrouted {
     fn list_roots(
         &self,
-        origin: RequestOrigin,
+        _origin: RequestOrigin,
     ) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>> {
-        Box::pin(async move {
-            match self.in_flight.only(&origin.server).and_then(|f| f.roots) {
-                Some(roots) => roots.list_roots(origin).await,
-                // Asked outside of a call: the gateway shares no folders.
-                None => Ok(ListRootsResult::default()),
-            }
-        })
+        // Asked outside of a call: the gateway shares no folders.
+        Box::pin(async { Ok(ListRootsResult::default()) })
     }
 }
 
@@ -308,14 +216,9 @@ impl SamplingHandler for Unrouted {
     fn create_message(
         &self,
         origin: RequestOrigin,
-        params: CreateMessageRequestParams,
+        _params: CreateMessageRequestParams,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ErrorData>> {
-        Box::pin(async move {
-            match self.in_flight.only(&origin.server).and_then(|f| f.sampling) {
-                Some(sampling) => sampling.create_message(origin, params).await,
-                None => Err(no_client(&origin.server)),
-            }
-        })
+        Box::pin(async move { Err(no_client(&origin.server)) })
     }
 }
 
@@ -323,25 +226,8 @@ impl ElicitationHandler for Unrouted {
     fn elicit(
         &self,
         origin: RequestOrigin,
-        params: ElicitRequestParams,
+        _params: ElicitRequestParams,
     ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>> {
-        Box::pin(async move {
-            match self
-                .in_flight
-                .only(&origin.server)
-                .and_then(|f| f.elicitation)
-            {
-                Some(elicitation) => elicitation.elicit(origin, params).await,
-                None => Err(no_client(&origin.server)),
-            }
-        })
-    }
-}
-
-impl LogHandler for Unrouted {
-    fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
-        if let Some(logs) = self.in_flight.only(&origin.server).and_then(|f| f.logs) {
-            logs.log(origin, message);
-        }
+        Box::pin(async move { Err(no_client(&origin.server)) })
     }
 }

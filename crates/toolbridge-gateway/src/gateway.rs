@@ -23,12 +23,12 @@ use rmcp::{
 };
 use toolbridge::{
     config::{Profile, ServerSpec},
-    pool::{self, ClientFeatures, Pool, PoolError, PoolOptions},
+    pool::{self, Pool, PoolError, PoolOptions},
     tools::McpTool,
 };
 
 use crate::{
-    client_peer::{InFlight, InFlightCall, Unrouted},
+    client_peer::Unrouted,
     held_calls::HeldCalls,
     metrics::Metrics,
     names::{Catalog, Route},
@@ -119,8 +119,6 @@ struct Inner {
     held: Arc<HeldCalls>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
-    /// The calls in flight per server, for what the pool cannot route.
-    in_flight: Arc<InFlight>,
     /// Sessions and requests in flight per client, against the limits.
     caps: Arc<crate::limits::Caps>,
     /// The rules' rights.
@@ -153,13 +151,11 @@ impl Gateway {
     /// A gateway over `specs` (disabled servers left out); nothing starts
     /// until a client asks.
     pub fn new(specs: Vec<ServerSpec>, options: GatewayOptions) -> Gateway {
-        let in_flight = Arc::new(InFlight::default());
         let mut pool_options = options.pool;
-        pool_options.client_features = Unrouted::features(in_flight.clone());
+        // What no client's call claims (see `client_peer`).
+        pool_options.client_features = Unrouted::features();
         let upstream_logs = crate::upstream_logs::UpstreamLogs::default();
-        pool_options.client_features.logs = Some(
-            upstream_logs.tee_pool(pool_options.client_features.logs.take(), in_flight.clone()),
-        );
+        pool_options.client_features.logs = Some(upstream_logs.tee(None));
         // Each change pinning sees is an audit line.
         if let Some(pins) = pool_options.pins.as_mut()
             && pins.on_event.is_none()
@@ -186,7 +182,6 @@ impl Gateway {
                 next_client: AtomicU64::new(0),
                 held: Arc::default(),
                 metrics: Metrics::default(),
-                in_flight,
                 caps: crate::limits::Caps::new(options.limits),
                 rights: options.rights,
                 rate_limits: options.rate_limits,
@@ -429,12 +424,6 @@ impl Gateway {
     /// The pool of every upstream server (the config's enabled ones).
     pub fn pool(&self) -> &Pool {
         &self.inner.pool
-    }
-
-    /// Notes a call to `server` for a client with `features` until the
-    /// guard drops.
-    pub fn enter_call(&self, server: &str, features: ClientFeatures) -> InFlightCall {
-        self.inner.in_flight.enter(server, features)
     }
 
     /// The sessions and requests in flight per client, against the limits.

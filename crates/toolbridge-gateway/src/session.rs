@@ -167,9 +167,6 @@ impl Session {
                 () = context.ct.cancelled() => Err(cancelled()),
             };
         }
-        let _in_flight = self
-            .gateway
-            .enter_call(server, options.client_features.clone().unwrap_or_default());
         tokio::select! {
             result = relaying_progress(progress_relay(context), None, pool.request(server, request, &options)) => {
                 result.map(stamp_complete).map_err(to_mcp_error)
@@ -763,13 +760,6 @@ pub(crate) async fn call_tool(
     // The upstream's W3C trace context, in its request's `_meta`.
     options.meta = trace.upstream(&route.server, &route.name);
     options.relay_input_required = !matches!(caller, Caller::Session);
-    // A held call notes itself in its own task (see `held_calls`).
-    let _in_flight = (!matches!(caller, Caller::Stateless { .. })).then(|| {
-        gateway.enter_call(
-            &route.server,
-            options.client_features.clone().unwrap_or_default(),
-        )
-    });
     // A held call relays its own progress (it outlives this request).
     let (progress, held_progress) = match caller {
         Caller::Stateless { .. } => (None, progress),
@@ -1102,10 +1092,9 @@ async fn held_request(
     let call = match resumed {
         Some(call) => call,
         None => {
-            let (gateway, pool, server) = (gateway.clone(), pool.clone(), server.to_owned());
+            let (pool, server) = (pool.clone(), server.to_owned());
             let features = options.client_features.clone().unwrap_or_default();
             HeldCall::start(features, client.declared, move |features| async move {
-                let _in_flight = gateway.enter_call(&server, features.clone());
                 let options = CallOptions {
                     client_features: Some(features),
                     ..options

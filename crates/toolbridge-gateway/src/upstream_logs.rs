@@ -3,8 +3,9 @@
 //! (which the pool keeps, redacted).
 //!
 //! Each message still goes where the pool routes it (the client whose call
-//! it belongs to, see `toolbridge::pool`'s logs); a tee around those
-//! handlers notes a copy here first. Bounded: the last [`KEPT`] messages of
+//! it belongs to, see `toolbridge::pool`'s in-flight rule); a tee around
+//! each call's handler notes a copy here first, and the messages no call
+//! claims (the pool-wide handler's) are noted here only. Bounded: the last [`KEPT`] messages of
 //! all servers.
 
 // Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but the 2025-11-25
@@ -23,7 +24,7 @@ use toolbridge::{
     pool::{LogHandler, RequestOrigin},
 };
 
-use crate::{client_peer::InFlight, connected_clients::now_ms};
+use crate::connected_clients::now_ms;
 
 /// The most messages kept.
 pub const KEPT: usize = 500;
@@ -79,27 +80,12 @@ impl UpstreamLogs {
         self.lines.lock_unpoisoned().iter().cloned().collect()
     }
 
-    /// `inner` (a call's handler), noting each message here first.
+    /// `inner` (a call's handler, or none: the pool-wide handler), noting
+    /// each message here first.
     pub fn tee(&self, inner: Option<Arc<dyn LogHandler>>) -> Arc<dyn LogHandler> {
         Arc::new(Tee {
             logs: self.clone(),
             inner,
-            in_flight: None,
-        })
-    }
-
-    /// `inner` (the pool-wide handler, which hands a message to the only
-    /// call in flight on its server), noting the messages that no call's
-    /// handler (a tee already) gets.
-    pub(crate) fn tee_pool(
-        &self,
-        inner: Option<Arc<dyn LogHandler>>,
-        in_flight: Arc<InFlight>,
-    ) -> Arc<dyn LogHandler> {
-        Arc::new(Tee {
-            logs: self.clone(),
-            inner,
-            in_flight: Some(in_flight),
         })
     }
 }
@@ -108,20 +94,11 @@ impl UpstreamLogs {
 struct Tee {
     logs: UpstreamLogs,
     inner: Option<Arc<dyn LogHandler>>,
-    /// For the pool-wide handler: a message it hands to a call's handler
-    /// is noted there.
-    in_flight: Option<Arc<InFlight>>,
 }
 
 impl LogHandler for Tee {
     fn log(&self, origin: RequestOrigin, message: LoggingMessageNotificationParam) {
-        let handed_on = self.in_flight.as_ref().is_some_and(|f| {
-            f.only(&origin.server)
-                .is_some_and(|call| call.logs.is_some())
-        });
-        if !handed_on {
-            self.logs.note(&origin.server, &message);
-        }
+        self.logs.note(&origin.server, &message);
         if let Some(inner) = &self.inner {
             inner.log(origin, message);
         }

@@ -108,11 +108,12 @@ pub struct ClientFeatures {
     pub log_level: Option<LoggingLevel>,
     /// Which of a program's clients these handlers answer for, when it
     /// serves several (the gateway's client sessions; see
-    /// [`ClientFeatures::new_client`]). A request a server sends on a
-    /// one-stream transport names no call: it goes to the only call in
-    /// flight only when every call that recently ended on that connection
-    /// was this client's too, since it may be a late request of one of
-    /// those; otherwise it is refused, never given to another client.
+    /// [`ClientFeatures::new_client`]). A request or log message a server
+    /// sends naming no call goes to the only call in flight on it only when
+    /// no call of another client ended while that one was in flight, since
+    /// it may be a late one of that call's; otherwise the request is
+    /// refused and the log message goes to the pool's handler, never to
+    /// another client (the rule is in `in_flight`).
     pub client: Option<u64>,
 }
 

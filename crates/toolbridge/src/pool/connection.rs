@@ -30,10 +30,10 @@ use super::{
     ClientFeatures, PoolError,
     cache::ToolCache,
     catalog::Catalog,
-    in_flight::{InFlight, Route},
+    in_flight::{InFlight, Kind, Route, Tie},
     list_events::ListEvents,
     listen::{self, Listen},
-    logs::{self, LogRouter},
+    logs::{self, ServerLogs},
     param_headers::ParamHeaders,
     progress::ProgressLog,
     tasks::TaskEvents,
@@ -80,13 +80,15 @@ pub(super) struct Handler {
     /// where resource updates go (the same for a `subscriptions/listen`
     /// stream's notifications: see `listen`).
     lists: ListEvents,
-    /// The pool's handlers: they decide the capabilities declared, and
-    /// answer what no request in flight claims.
+    /// The pool's handlers: they decide the capabilities declared, complete
+    /// a call's, and answer what no call claims.
     features: ClientFeatures,
-    /// The requests in flight that brought their own handlers.
+    /// The requests in flight on the server: whose each message is.
     in_flight: Arc<InFlight>,
-    /// Where log messages go: the request's or the pool's handler.
-    logs: Arc<LogRouter>,
+    /// This connection's number in `in_flight`.
+    number: u64,
+    /// The level log messages are wanted at, and the pool's handler.
+    logs: Arc<ServerLogs>,
     /// Task status notifications, to wake the task's poller.
     task_events: TaskEvents,
     /// The server's `roots/list` requests, asked and answered.
@@ -153,10 +155,10 @@ impl Handler {
     /// The handlers for a server-to-client request (see `in_flight`), or
     /// the -32601 a refused one is answered with.
     fn route(&self, context: &RequestContext<RoleClient>) -> Result<ClientFeatures, ErrorData> {
-        let origin = context.extensions.get::<InboundStreamOrigin>();
-        match self.in_flight.route(origin) {
-            Route::Call(features) => Ok(features),
-            Route::Pool => Ok(self.features.clone()),
+        let tie = Tie::of_request(context.extensions.get::<InboundStreamOrigin>());
+        match self.in_flight.route(self.number, tie, Kind::Request) {
+            Route::Call(features) => Ok(features.or(&self.features)),
+            Route::Fallback => Ok(self.features.clone()),
             Route::Refused => {
                 tracing::info!(
                     server = %self.server,
@@ -221,21 +223,27 @@ impl ClientHandler for Handler {
         params: rmcp::model::LoggingMessageNotificationParam,
         context: NotificationContext<RoleClient>,
     ) {
-        // The request whose response stream it came on (see `logs`). rmcp
-        // leaves the message's `_meta` in the context's extensions.
-        let owner = match context
+        // The request whose response stream it came on (see `in_flight`).
+        // rmcp leaves the message's `_meta` in the context's extensions.
+        let related = context
             .extensions
             .get::<rmcp::model::NotificationMetaObject>()
             .and_then(|meta| meta.get(logs::RELATED_REQUEST_META))
-            .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok())
-        {
-            Some(id) => match self.in_flight.owner_of(&id) {
-                Some(features) => logs::Owner::Request(features),
-                None => logs::Owner::Other,
-            },
-            None => logs::Owner::Unknown,
+            .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok());
+        // Else the one request unanswered when the transport read it.
+        let alongside = context
+            .extensions
+            .get::<crate::transport::unreadable::ReadAlongside>();
+        let tie = match (&related, alongside) {
+            (Some(id), _) => Tie::Request(id),
+            (None, Some(alongside)) => Tie::Alone(&alongside.0),
+            (None, None) => Tie::None,
         };
-        self.logs.deliver(params, owner);
+        let call = match self.in_flight.route(self.number, tie, Kind::Log) {
+            Route::Call(features) => Some(features),
+            Route::Fallback | Route::Refused => None,
+        };
+        self.logs.deliver(params, call);
     }
 
     /// SEP-2663's `notifications/tasks`: wakes the task's poller.
@@ -329,8 +337,10 @@ pub(super) struct Listeners {
     pub(super) catalog: Arc<Catalog>,
     /// The pool's client handlers.
     pub(super) features: ClientFeatures,
-    /// Log messages, to the request's or the pool's handler.
-    pub(super) logs: Arc<LogRouter>,
+    /// The level log messages are wanted at, and the pool's handler.
+    pub(super) logs: Arc<ServerLogs>,
+    /// The requests in flight on the server.
+    pub(super) in_flight: Arc<InFlight>,
     /// Task status notifications, to wake the task's poller.
     pub(super) task_events: TaskEvents,
     /// Whether a 2026-07-28 server's list changes and resource updates are
@@ -359,8 +369,9 @@ pub(super) struct Connection {
     end_reason: Option<EndReason>,
     /// When progress last arrived for the calls in flight.
     pub(super) progress: Arc<ProgressLog>,
-    /// The requests in flight that brought their own client handlers.
-    pub(super) in_flight: Arc<InFlight>,
+    /// Its number in the server's in-flight registry, for the ids of the
+    /// requests sent on it.
+    pub(super) number: u64,
     /// The server speaks 2026-07-28: each request carries the log level it
     /// wants (there is no `logging/setLevel`).
     pub(super) log_level_per_request: bool,
@@ -459,7 +470,7 @@ pub(super) async fn connect(
     let stderr = transport.stderr_tail();
     let end_reason = transport.end_reason();
     let progress = Arc::new(ProgressLog::new(max_call_time));
-    let in_flight = Arc::new(InFlight::default());
+    let number = listeners.in_flight.new_connection();
     let log_router = listeners.logs.clone();
     let listen = listeners.listen;
     let lists = ListEvents {
@@ -476,7 +487,8 @@ pub(super) async fn connect(
         progress: progress.clone(),
         feed: listeners.progress,
         features: listeners.features,
-        in_flight: in_flight.clone(),
+        in_flight: listeners.in_flight,
+        number,
         logs: listeners.logs,
         task_events: listeners.task_events,
     };
@@ -549,7 +561,7 @@ pub(super) async fn connect(
             stderr,
             end_reason,
             progress,
-            in_flight,
+            number,
             log_level_per_request,
             ended,
             listen,

@@ -1,218 +1,331 @@
-//! Which handlers answer a server-to-client request (`roots/list`,
-//! `sampling/createMessage`, `elicitation/create`): the requests in flight
-//! on one connection that carry their own [`ClientFeatures`]
-//! ([`CallOptions::client_features`]), so that a program serving several
-//! clients (the gateway) sends each client only what its own calls caused.
+//! The requests in flight on one server, and the one rule that decides
+//! whose a server-to-client message is: its log messages
+//! (`notifications/message`) and its requests (`roots/list`,
+//! `sampling/createMessage`, `elicitation/create`). A program serving
+//! several clients (the gateway) gives each request its client's handlers
+//! ([`CallOptions::client_features`]); this registry is the only place that
+//! says which of them a message goes to. Kept by the server's slot across
+//! reconnects: a request is in flight from the moment it is asked for, the
+//! server's start included (a server may ask for its roots during the
+//! handshake that a call caused).
 //!
-//! The rule, for a request the server sends on one connection:
-//! 1. When the transport says which of our requests it belongs to
-//!    (streamable HTTP: it arrived on that request's response stream; rmcp
-//!    marks it with [`InboundStreamOrigin::OutboundRequest`]), it goes to
-//!    that request's handlers, or to the pool's when that request brought
-//!    none. A request that arrived on the standalone stream
-//!    ([`InboundStreamOrigin::Unassociated`]) belongs to none: the pool's.
-//!    When that request has ended (a late request of a call that is over),
-//!    it is refused: never passed to another call.
-//! 2. Otherwise (stdio, WebSocket, legacy SSE: one stream for everything),
-//!    when exactly one request in flight on the connection brought
-//!    handlers, it goes to those, unless a request of another client
-//!    ([`ClientFeatures::client`]) ended on the connection while that one
-//!    was in flight: the request may be a late one of the other client's,
-//!    and is refused rather than shown to the wrong client. A request of
-//!    another client that ended before this one began does not count: on a
-//!    stream that names no call, a late request of it and this call's own
-//!    are the same bytes, and refusing both would refuse every request
-//!    behind a gateway its clients use in turn (the conformance suite's
-//!    sampling and elicitation scenarios, one client each).
-//! 3. Otherwise to the pool's handlers ([`PoolOptions::client_features`]).
+//! The rule, for a message the server sends:
+//! 1. **Tied to a request**: the transport says which of our requests it
+//!    belongs to. Over streamable HTTP a message that came on a request's
+//!    response stream is tied to it (rmcp marks a request with
+//!    [`InboundStreamOrigin::OutboundRequest`]; our transport marks a log
+//!    message with [`RELATED_REQUEST_META`] in its `_meta`). It goes to that
+//!    request's handlers (the pool's for what it brought none of):
+//!    - while the request is in flight;
+//!    - after it ended, a log message still goes there (rmcp may hand a
+//!      message over after the answer that followed it; the last
+//!      [`RECENTLY_ENDED`] requests are remembered), but a request is
+//!      refused: the call that could answer it is over, and the question
+//!      is never passed to another call.
+//!
+//!    A tie to a request that is not known (one sent by the pool for no
+//!    caller: a tool listing, a task's polls; or one whose id is not noted
+//!    yet) says nothing of whose it is: when exactly one request in flight
+//!    has not noted its id yet it is that one, else the untied rule.
+//! 2. **Untied** (stdio, WebSocket, legacy SSE: one stream for everything;
+//!    a streamable HTTP server's standalone stream): when exactly one
+//!    request is in flight on the server, it is that request's; unless a
+//!    request of another client ([`ClientFeatures::client`]) ended while
+//!    that one was in flight: the message may be a late one of the other
+//!    client's, and goes to no call (a request is refused, a log message
+//!    goes to the fallback). rmcp hands each message to a task of its own,
+//!    which may run after the answer that followed the message ended its
+//!    request; so the transports with one stream (stdio, WebSocket, legacy
+//!    SSE) take the count when they read a log message, in order with the
+//!    answers: one read while exactly one request was unanswered is marked
+//!    with it ([`ReadAlongside`]), and that request's it is, in flight or
+//!    ended, by the same rule. (A streamable HTTP standalone stream has no
+//!    order against a request's own stream: its messages are counted when
+//!    handed over.) A request of another client that ended before
+//!    this one began does not count: on a stream that names no call, a late
+//!    message of it and this call's own are the same bytes, and refusing
+//!    both would refuse everything behind a gateway its clients use in turn
+//!    (the conformance suite's sampling and elicitation scenarios).
+//! 3. **Otherwise** (no request in flight, or several): the fallback, the
+//!    pool's handlers ([`PoolOptions::client_features`]). That is the
+//!    embedding program's option: the CLI answers there as for any call;
+//!    the gateway's refuse a request (it cannot name the client) and keep a
+//!    log message for its page's Logs view, never guessing a client.
 //! 4. A feature neither has a handler for, and a refused request, are
 //!    answered with a JSON-RPC error (-32601).
+//!
+//! Every request in flight counts (a listing the pool makes for no caller
+//! too: a message may be its, and its handlers are the pool's); only those
+//! that brought their own handlers are kept by id, so a request without
+//! costs two atomic operations.
 //!
 //! A request's handlers stand in for the pool's one by one: a call that
 //! brings only an elicitation handler still gets the pool's roots.
 //!
-//! The 2026-07-28 input-required form needs no guessing: its requests come
-//! back in the call's own result, and `input_required` answers them with
-//! that call's handlers.
-//!
-//! Log messages marked with the request whose response stream they came on
-//! (see `logs`) are looked up by that id too ([`InFlight::owner_of`]); as
-//! rmcp may hand such a message over after its request ended, the last
-//! [`RECENTLY_ENDED`] request ids of the connection are remembered with
-//! their handlers.
+//! Progress notifications need no guessing (each names its request's
+//! progress token: see `progress`), nor do the 2026-07-28 input-required
+//! requests (they come back in the call's own result: `input_required`
+//! answers them with that call's handlers).
 //!
 //! [`CallOptions::client_features`]: super::CallOptions::client_features
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
+//! [`RELATED_REQUEST_META`]: super::logs::RELATED_REQUEST_META
+//! [`ReadAlongside`]: crate::transport::unreadable::ReadAlongside
 
 use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::{HashMap, VecDeque},
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, Ordering},
+        Mutex,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
 };
 
 use rmcp::{model::RequestId, service::InboundStreamOrigin};
 
-/// How many ended requests (or earlier rounds of one) a connection
+use super::ClientFeatures;
+
+/// How many ended requests (or earlier rounds of one) a server's registry
 /// remembers, for their late log messages.
 const RECENTLY_ENDED: usize = 64;
 
-use super::ClientFeatures;
+/// A request id as sent on one of the server's connections (ids restart
+/// with each connection).
+type Sent = (u64, RequestId);
 
-/// The requests in flight on one connection that brought their own
-/// handlers.
+/// The requests in flight on one server.
 #[derive(Default)]
 pub(super) struct InFlight {
-    /// By registration number: the request's id once it is sent, and its
-    /// handlers (already completed with the pool's).
-    entries: Mutex<HashMap<u64, Entry>>,
+    /// Every request in flight.
+    count: AtomicUsize,
+    /// Those that brought their own handlers, by registration number.
+    calls: Mutex<HashMap<u64, Entry>>,
     /// Numbers the registrations.
     next: AtomicU64,
-    /// The ids of requests (and rounds) that ended, newest last, with their
-    /// handlers; at most [`RECENTLY_ENDED`].
-    ended: Mutex<VecDeque<(RequestId, ClientFeatures)>>,
+    /// Numbers the server's connections.
+    connections: AtomicU64,
+    /// The requests (and rounds) that ended, newest last; at most
+    /// [`RECENTLY_ENDED`].
+    ended: Mutex<VecDeque<Ended>>,
 }
 
-struct Entry {
-    /// The JSON-RPC id of the request, once sent; a round of the
-    /// input-required loop sends a new one.
-    id: Option<RequestId>,
+/// A request (or round) that ended.
+struct Ended {
+    sent: Sent,
     features: ClientFeatures,
-    /// A request of another client ended on the connection while this one
-    /// was in flight: what names no request may be that one's.
+    /// Whether a request of another client ended while it was in flight.
     shared: bool,
 }
 
-/// A registration; dropping it (the request ended, or its caller gave up)
-/// removes it.
-pub(super) struct Registration {
-    registry: Arc<InFlight>,
-    key: u64,
+struct Entry {
+    /// The request's id once sent; a round of the input-required loop
+    /// sends a new one.
+    sent: Option<Sent>,
+    /// Its own handlers (not completed with the pool's).
+    features: ClientFeatures,
+    /// A request of another client ended while this one was in flight:
+    /// what names no request may be that one's.
+    shared: bool,
 }
 
-impl Registration {
-    /// Notes the id the request went out with.
-    pub(super) fn sent_as(&self, id: RequestId) {
-        let mut entries = self.registry.lock();
-        if let Some(entry) = entries.get_mut(&self.key)
-            && let Some(earlier) = entry.id.replace(id)
-        {
-            self.registry.remember(earlier, entry.features.clone());
+/// What a message says about the request it belongs to.
+pub(super) enum Tie<'a> {
+    /// It came on the response stream of the request with this id.
+    Request(&'a RequestId),
+    /// It names none, and was read while the request with this id was the
+    /// only one unanswered on its one-stream connection.
+    Alone(&'a RequestId),
+    /// Nothing.
+    None,
+}
+
+impl<'a> Tie<'a> {
+    /// The tie of a server-to-client request, from rmcp's mark.
+    pub(super) fn of_request(origin: Option<&'a InboundStreamOrigin>) -> Self {
+        match origin {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => Tie::Request(id),
+            Some(InboundStreamOrigin::Unassociated) | None => Tie::None,
         }
     }
 }
 
-impl Drop for Registration {
-    fn drop(&mut self) {
-        let mut entries = self.registry.lock();
-        let Some(entry) = entries.remove(&self.key) else {
-            return;
-        };
-        for other in entries.values_mut() {
-            if other.features.client != entry.features.client {
-                other.shared = true;
-            }
-        }
-        drop(entries);
-        if let Some(id) = entry.id {
-            self.registry.remember(id, entry.features);
-        }
-    }
+/// What kind of message is routed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A request, answered by a call in flight or by no one.
+    Request,
+    /// A log message, which may be handed over late.
+    Log,
+}
+
+/// Where a message goes.
+pub(super) enum Route {
+    /// To the handlers a call brought (completed with the pool's by the
+    /// caller).
+    Call(ClientFeatures),
+    /// To the pool's handlers.
+    Fallback,
+    /// Nowhere (a request only): it may belong to a call that ended, or to
+    /// another client's.
+    Refused,
 }
 
 impl InFlight {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
-        self.entries.lock_unpoisoned()
+    /// A number for a new connection of the server, for [`Call::sent_as`]
+    /// and [`InFlight::route`].
+    pub(super) fn new_connection(&self) -> u64 {
+        self.connections.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Registers a request that brings `features` (completed with the
-    /// pool's), until the returned registration is dropped.
-    pub(super) fn register(self: &Arc<Self>, features: ClientFeatures) -> Registration {
-        let key = self.next.fetch_add(1, Ordering::Relaxed);
-        self.lock().insert(
-            key,
-            Entry {
-                id: None,
-                features,
+    /// Notes a request in flight, with its own handlers if it brought
+    /// some, until the returned guard is dropped.
+    pub(super) fn enter(&self, features: Option<&ClientFeatures>) -> Call<'_> {
+        // Counted before it is kept, and kept no longer than counted: under
+        // the lock, `count` is never below the entries kept.
+        self.count.fetch_add(1, Ordering::AcqRel);
+        let key = features.map(|features| {
+            let key = self.next.fetch_add(1, Ordering::Relaxed);
+            let entry = Entry {
+                sent: None,
+                features: features.clone(),
                 shared: false,
-            },
-        );
-        Registration {
-            registry: self.clone(),
+            };
+            self.calls.lock_unpoisoned().insert(key, entry);
+            key
+        });
+        Call {
+            registry: self,
             key,
         }
     }
 
-    /// Notes that the request `id` (with `features`) ended.
-    fn remember(&self, id: RequestId, features: ClientFeatures) {
+    /// Where a message of `kind` that came on `connection` with `tie` goes,
+    /// by the module's rule.
+    pub(super) fn route(&self, connection: u64, tie: Tie<'_>, kind: Kind) -> Route {
+        let calls = self.calls.lock_unpoisoned();
+        let (id, alone) = match tie {
+            Tie::Request(id) => (id, false),
+            Tie::Alone(id) => (id, true),
+            Tie::None => return untied(&calls, &self.count, kind),
+        };
+        let sent = |e: &Entry| {
+            e.sent
+                .as_ref()
+                .is_some_and(|(on, sent)| *on == connection && sent == id)
+        };
+        if let Some(entry) = calls.values().find(|e| sent(e)) {
+            return match alone && entry.shared {
+                true => not_shared(kind),
+                false => Route::Call(entry.features.clone()),
+            };
+        }
+        let ended = self.ended.lock_unpoisoned();
+        if let Some(ended) = ended
+            .iter()
+            .rev()
+            .find(|e| e.sent.0 == connection && &e.sent.1 == id)
+        {
+            return match kind {
+                Kind::Request => Route::Refused,
+                Kind::Log if alone && ended.shared => Route::Fallback,
+                Kind::Log => Route::Call(ended.features.clone()),
+            };
+        }
+        drop(ended);
+        // The server may send before the sender noted the id it went out
+        // with: then the one not yet noted is it.
+        if !alone && let Some(entry) = only(calls.values().filter(|e| e.sent.is_none())) {
+            return Route::Call(entry.features.clone());
+        }
+        // A request sent for no caller (a task's poll, a listing).
+        untied(&calls, &self.count, kind)
+    }
+
+    /// Notes that the request sent as `sent` ended.
+    fn remember(&self, sent: Sent, features: ClientFeatures, shared: bool) {
         let mut ended = self.ended.lock_unpoisoned();
         if ended.len() == RECENTLY_ENDED {
             ended.pop_front();
         }
-        ended.push_back((id, features));
+        ended.push_back(Ended {
+            sent,
+            features,
+            shared,
+        });
     }
+}
 
-    /// The handlers of the request `id` (one that brought its own), in
-    /// flight or recently ended; `None` when it is not known.
-    pub(super) fn owner_of(&self, id: &RequestId) -> Option<ClientFeatures> {
-        let entries = self.lock();
-        if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {
-            return Some(entry.features.clone());
-        }
-        let ended = self.ended.lock_unpoisoned();
-        if let Some((_, features)) = ended.iter().rev().find(|(ended, _)| ended == id) {
-            return Some(features.clone());
-        }
-        // Marked before the sender noted the id it went out with.
-        only(entries.values().filter(|e| e.id.is_none()))
-    }
+/// A request in flight, noted by [`InFlight::enter`]; dropping it (the
+/// request ended, or its caller gave up) ends it.
+pub(super) struct Call<'a> {
+    registry: &'a InFlight,
+    /// Its number in `calls`, when it brought its own handlers.
+    key: Option<u64>,
+}
 
-    /// Where a server-to-client request with `origin` (from its
-    /// extensions) goes, by the module's rule.
-    pub(super) fn route(&self, origin: Option<&InboundStreamOrigin>) -> Route {
-        let entries = self.lock();
-        let ended = self.ended.lock_unpoisoned();
-        match origin {
-            Some(InboundStreamOrigin::OutboundRequest(id)) => {
-                if let Some(entry) = entries.values().find(|e| e.id.as_ref() == Some(id)) {
-                    return Route::Call(entry.features.clone());
-                }
-                if ended.iter().any(|(ended, _)| ended == id) {
-                    return Route::Refused;
-                }
-                // The server may answer before the sender noted the id it
-                // went out with: then one not yet noted is it.
-                only(entries.values().filter(|e| e.id.is_none())).map_or(Route::Pool, Route::Call)
-            }
-            Some(InboundStreamOrigin::Unassociated) => Route::Pool,
-            None => {
-                let mut all = entries.values();
-                match (all.next(), all.next()) {
-                    (Some(only), None) if only.shared => Route::Refused,
-                    (Some(only), None) => Route::Call(only.features.clone()),
-                    _ => Route::Pool,
-                }
-            }
+impl Call<'_> {
+    /// Notes the id the request (or a new round of it) went out with on the
+    /// connection numbered `connection`.
+    pub(super) fn sent_as(&self, connection: u64, id: RequestId) {
+        let Some(key) = self.key else {
+            return;
+        };
+        let mut calls = self.registry.calls.lock_unpoisoned();
+        if let Some(entry) = calls.get_mut(&key)
+            && let Some(earlier) = entry.sent.replace((connection, id))
+        {
+            self.registry
+                .remember(earlier, entry.features.clone(), entry.shared);
         }
     }
 }
 
-/// Where a server-to-client request goes.
-pub(super) enum Route {
-    /// To the handlers of the call it belongs to.
-    Call(ClientFeatures),
-    /// To the pool's handlers.
-    Pool,
-    /// Nowhere: it may belong to a call that ended, of another client.
-    Refused,
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key {
+            let mut calls = self.registry.calls.lock_unpoisoned();
+            if let Some(entry) = calls.remove(&key) {
+                for other in calls.values_mut() {
+                    if other.features.client != entry.features.client {
+                        other.shared = true;
+                    }
+                }
+                drop(calls);
+                if let Some(sent) = entry.sent {
+                    self.registry.remember(sent, entry.features, entry.shared);
+                }
+            }
+        }
+        self.registry.count.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
-/// The features of the one entry of `entries`, if there is exactly one.
-fn only<'a>(mut entries: impl Iterator<Item = &'a Entry>) -> Option<ClientFeatures> {
+/// The untied rule: the one request in flight, unless another client's
+/// ended while it was in flight.
+fn untied(calls: &HashMap<u64, Entry>, count: &AtomicUsize, kind: Kind) -> Route {
+    if count.load(Ordering::Acquire) != 1 {
+        return Route::Fallback;
+    }
+    match only(calls.values()) {
+        Some(entry) if entry.shared => not_shared(kind),
+        Some(entry) => Route::Call(entry.features.clone()),
+        // The one request in flight brought no handlers: the pool's.
+        None => Route::Fallback,
+    }
+}
+
+/// Where a message that may be another client's goes.
+fn not_shared(kind: Kind) -> Route {
+    match kind {
+        Kind::Request => Route::Refused,
+        Kind::Log => Route::Fallback,
+    }
+}
+
+/// The one entry of `entries`, if there is exactly one.
+fn only<'a>(mut entries: impl Iterator<Item = &'a Entry>) -> Option<&'a Entry> {
     match (entries.next(), entries.next()) {
-        (Some(only), None) => Some(only.features.clone()),
+        (Some(only), None) => Some(only),
         _ => None,
     }
 }
@@ -240,6 +353,15 @@ mod tests {
         }
     }
 
+    /// The connection of these tests.
+    const ON: u64 = 0;
+
+    impl InFlight {
+        fn ask(&self, tie: Tie<'_>) -> Route {
+            self.route(ON, tie, Kind::Request)
+        }
+    }
+
     impl Route {
         fn call(self) -> Option<ClientFeatures> {
             match self {
@@ -256,8 +378,8 @@ mod tests {
         }
     }
 
-    async fn root_of(features: Option<ClientFeatures>) -> Option<String> {
-        let roots = features?.roots?;
+    async fn root_of(route: Route) -> Option<String> {
+        let roots = route.call()?.roots?;
         let listed = roots
             .list_roots(RequestOrigin { server: "s".into() })
             .await
@@ -265,57 +387,94 @@ mod tests {
         listed.roots.first().map(|r| r.uri.clone())
     }
 
+    fn id(n: i64) -> RequestId {
+        RequestId::Number(n)
+    }
+
     #[tokio::test]
     async fn a_request_tied_to_a_call_goes_to_that_call_even_with_others_in_flight() {
-        let registry = Arc::new(InFlight::default());
-        let a = registry.register(features("a"));
-        let b = registry.register(features("b"));
-        a.sent_as(RequestId::Number(1));
-        b.sent_as(RequestId::Number(2));
-        let to_b = InboundStreamOrigin::OutboundRequest(RequestId::Number(2));
+        let registry = InFlight::default();
+        let a = registry.enter(Some(&features("a")));
+        let b = registry.enter(Some(&features("b")));
+        a.sent_as(ON, id(1));
+        b.sent_as(ON, id(2));
+        let to_b = id(2);
         assert_eq!(
-            root_of(registry.route(Some(&to_b)).call()).await.as_deref(),
+            root_of(registry.ask(Tie::Request(&to_b))).await.as_deref(),
             Some("file:///b")
         );
-        // Untied, with two candidates: nobody's guess, the pool's handlers.
-        assert!(matches!(registry.route(None), Route::Pool));
-        assert!(matches!(
-            registry.route(Some(&InboundStreamOrigin::Unassociated)),
-            Route::Pool
-        ));
+        // Untied, with two candidates: nobody's guess, the fallback.
+        assert!(matches!(registry.ask(Tie::None), Route::Fallback));
         drop(b);
         // B's call ended: a request tied to it is refused, not given to A...
-        assert!(matches!(registry.route(Some(&to_b)), Route::Refused));
+        assert!(matches!(registry.ask(Tie::Request(&to_b)), Route::Refused));
+        // ...but a log message tied to it is still B's.
+        assert_eq!(
+            root_of(registry.route(ON, Tie::Request(&to_b), Kind::Log))
+                .await
+                .as_deref(),
+            Some("file:///b")
+        );
         // An untied one goes to A: both calls are of one client here (no
         // client named), so a late request of B's is A's client's too.
         assert_eq!(
-            root_of(registry.route(None).call()).await.as_deref(),
+            root_of(registry.ask(Tie::None)).await.as_deref(),
             Some("file:///a")
         );
         drop(a);
-        assert!(matches!(registry.route(None), Route::Pool));
+        assert!(matches!(registry.ask(Tie::None), Route::Fallback));
+    }
+
+    #[tokio::test]
+    async fn an_id_of_an_earlier_connection_ties_to_nothing_on_a_new_one() {
+        let registry = InFlight::default();
+        let first = registry.new_connection();
+        let second = registry.new_connection();
+        let a = registry.enter(Some(&features("a")));
+        let b = registry.enter(Some(&features("b")));
+        a.sent_as(first, id(1));
+        b.sent_as(second, id(1));
+        assert_eq!(
+            root_of(registry.route(second, Tie::Request(&id(1)), Kind::Request))
+                .await
+                .as_deref(),
+            Some("file:///b")
+        );
+        drop(a);
+        // A's id 1 ended on the first connection; id 1 on the second is B's.
+        assert_eq!(
+            root_of(registry.route(second, Tie::Request(&id(1)), Kind::Request))
+                .await
+                .as_deref(),
+            Some("file:///b")
+        );
     }
 
     /// Issue 32's eighth finding: client B's call ended while client A's
     /// was in flight, then its server asked (over stdio: no call named),
     /// and the request went to A's call, the only one in flight. Refused
-    /// now, for as long as A's call lasts.
+    /// now, for as long as A's call lasts; a log message goes to the
+    /// fallback.
     #[tokio::test]
-    async fn a_late_request_never_goes_to_another_clients_call() {
-        let registry = Arc::new(InFlight::default());
-        let a = registry.register(client("a", 1));
-        a.sent_as(RequestId::Number(1));
-        let b = registry.register(client("b", 2));
-        b.sent_as(RequestId::Number(2));
+    async fn a_late_message_never_goes_to_another_clients_call() {
+        let registry = InFlight::default();
+        let a = registry.enter(Some(&client("a", 1)));
+        a.sent_as(ON, id(1));
+        let b = registry.enter(Some(&client("b", 2)));
+        b.sent_as(ON, id(2));
         drop(b);
-        assert!(matches!(registry.route(None), Route::Refused));
+        assert!(matches!(registry.ask(Tie::None), Route::Refused));
+        assert!(matches!(
+            registry.route(ON, Tie::None, Kind::Log),
+            Route::Fallback
+        ));
         // A's own later request on the one connection changes nothing.
-        let again = registry.register(client("a", 1));
-        again.sent_as(RequestId::Number(3));
+        let again = registry.enter(Some(&client("a", 1)));
+        again.sent_as(ON, id(3));
         drop(again);
-        assert!(matches!(registry.route(None), Route::Refused));
+        assert!(matches!(registry.ask(Tie::None), Route::Refused));
         drop(a);
-        assert!(matches!(registry.route(None), Route::Pool));
+        assert!(matches!(registry.ask(Tie::None), Route::Fallback));
     }
 
     /// Clients in turn: B's call ended before A's began, so what comes
@@ -324,21 +483,21 @@ mod tests {
     /// another). One client's own calls never shut each other out.
     #[tokio::test]
     async fn clients_in_turn_each_get_their_own_calls_requests() {
-        let registry = Arc::new(InFlight::default());
-        let b = registry.register(client("b", 2));
-        b.sent_as(RequestId::Number(1));
+        let registry = InFlight::default();
+        let b = registry.enter(Some(&client("b", 2)));
+        b.sent_as(ON, id(1));
         drop(b);
-        let a = registry.register(client("a", 1));
-        a.sent_as(RequestId::Number(2));
+        let a = registry.enter(Some(&client("a", 1)));
+        a.sent_as(ON, id(2));
         assert_eq!(
-            root_of(registry.route(None).call()).await.as_deref(),
+            root_of(registry.ask(Tie::None)).await.as_deref(),
             Some("file:///a")
         );
-        let first = registry.register(client("a", 1));
-        first.sent_as(RequestId::Number(3));
+        let first = registry.enter(Some(&client("a", 1)));
+        first.sent_as(ON, id(3));
         drop(first);
         assert_eq!(
-            root_of(registry.route(None).call()).await.as_deref(),
+            root_of(registry.ask(Tie::None)).await.as_deref(),
             Some("file:///a")
         );
     }
@@ -350,21 +509,76 @@ mod tests {
         }
     }
 
+    /// A request without handlers of its own counts: with it and a call in
+    /// flight, an untied message may be either's.
     #[tokio::test]
-    async fn a_request_tied_to_a_call_without_handlers_goes_to_the_pool() {
-        let registry = Arc::new(InFlight::default());
-        let a = registry.register(features("a"));
-        a.sent_as(RequestId::Number(1));
-        let to_other = InboundStreamOrigin::OutboundRequest(RequestId::Number(9));
-        assert!(matches!(registry.route(Some(&to_other)), Route::Pool));
-        // Not yet noted as sent: the one unsent registration is the one.
-        let b = registry.register(features("b"));
+    async fn a_request_without_handlers_counts_and_its_messages_are_the_pools() {
+        let registry = InFlight::default();
+        let listing = registry.enter(None);
+        assert!(matches!(registry.ask(Tie::None), Route::Fallback));
+        let a = registry.enter(Some(&features("a")));
+        a.sent_as(ON, id(1));
+        assert!(matches!(registry.ask(Tie::None), Route::Fallback));
+        drop(listing);
         assert_eq!(
-            root_of(registry.route(Some(&to_other)).call())
+            root_of(registry.ask(Tie::None)).await.as_deref(),
+            Some("file:///a")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tie_to_an_unknown_request_says_nothing() {
+        let registry = InFlight::default();
+        let a = registry.enter(Some(&features("a")));
+        a.sent_as(ON, id(1));
+        // A task's poll, say: the one call in flight.
+        let unknown = id(9);
+        assert_eq!(
+            root_of(registry.ask(Tie::Request(&unknown)))
+                .await
+                .as_deref(),
+            Some("file:///a")
+        );
+        // Not yet noted as sent: the one unnoted registration is the one.
+        let b = registry.enter(Some(&features("b")));
+        assert_eq!(
+            root_of(registry.ask(Tie::Request(&unknown)))
                 .await
                 .as_deref(),
             Some("file:///b")
         );
+        b.sent_as(ON, id(2));
+        // Two in flight, both noted: the fallback.
+        assert!(matches!(
+            registry.ask(Tie::Request(&unknown)),
+            Route::Fallback
+        ));
+    }
+
+    /// A log message read while a call was the only request unanswered is
+    /// that call's, even handed over after the call ended; not when another
+    /// client's call ended during it.
+    #[tokio::test]
+    async fn a_log_message_read_alongside_one_call_is_its_even_after_it_ended() {
+        let registry = InFlight::default();
+        let log = |id: &RequestId| registry.route(ON, Tie::Alone(id), Kind::Log);
+        let a = registry.enter(Some(&client("a", 1)));
+        a.sent_as(ON, id(1));
+        drop(a);
+        assert_eq!(root_of(log(&id(1))).await.as_deref(), Some("file:///a"));
+        // Nothing in flight: untied, it would be the fallback's.
+        assert!(matches!(
+            registry.route(ON, Tie::None, Kind::Log),
+            Route::Fallback
+        ));
+        let b = registry.enter(Some(&client("b", 2)));
+        b.sent_as(ON, id(2));
+        let c = registry.enter(Some(&client("c", 3)));
+        c.sent_as(ON, id(3));
+        drop(c);
+        // C ended while B ran: what was read alongside B may be C's.
+        assert!(matches!(log(&id(2)), Route::Fallback));
         drop(b);
+        assert!(matches!(log(&id(2)), Route::Fallback));
     }
 }

@@ -37,7 +37,7 @@ use tokio::time::Instant;
 use super::{
     ClientFeatures,
     connection::Connection,
-    in_flight::Registration,
+    in_flight::Call,
     progress::{self, Limits},
 };
 
@@ -48,9 +48,11 @@ pub(super) struct Outgoing<'a> {
     pub(super) conn: &'a Connection,
     /// The server's name, for errors.
     pub(super) server: &'a str,
-    /// The request's own handlers, when its caller brought some (registered
-    /// on the connection while it is in flight, see `in_flight`).
+    /// The request's own handlers, when its caller brought some.
     pub(super) call_features: Option<&'a ClientFeatures>,
+    /// The request in the server's in-flight registry, which notes the ids
+    /// it goes out with (see `in_flight`).
+    pub(super) call: &'a Call<'a>,
     /// The pool's handlers: they complete the request's, or stand in.
     pub(super) pool_features: &'a ClientFeatures,
     /// The request's `_meta` (the log level asked on 2026-07-28).
@@ -68,39 +70,26 @@ pub(super) struct Outgoing<'a> {
 /// (completed with the pool's), or the pool's; with `relay`, an
 /// input-required result is returned as it came.
 ///
-/// While the request is in flight, its own handlers (when it brings some)
-/// are registered on the connection, for the server-to-client requests it
-/// causes (see `in_flight`).
+/// Each id the request goes out with is noted in the server's in-flight
+/// registry ([`Outgoing::call`]), for the server-to-client messages it
+/// causes.
 pub(super) async fn send(
     outgoing: Outgoing<'_>,
     request: ClientRequest,
 ) -> Result<ServerResult, ServiceError> {
-    let registration = outgoing.call_features.map(|f| {
-        outgoing
-            .conn
-            .in_flight
-            .register(f.or(outgoing.pool_features))
-    });
-    let result = Box::pin(exchange(&outgoing, request, registration.as_ref())).await;
-    if registration.is_some() && outgoing.call_features.is_some_and(|f| f.logs.is_some()) {
-        // rmcp hands each notification to a task of its own: the log
-        // messages sent just before the answer find this request (by the id
-        // their stream marked them with) while it is still registered.
-        tokio::task::yield_now().await;
-    }
-    result
+    Box::pin(exchange(&outgoing, request)).await
 }
 
-/// [`send`]'s rounds, with the request's `registration`.
+/// [`send`]'s rounds.
 async fn exchange(
     outgoing: &Outgoing<'_>,
     request: ClientRequest,
-    registration: Option<&Registration>,
 ) -> Result<ServerResult, ServiceError> {
     let Outgoing {
         conn,
         server,
         call_features,
+        call,
         pool_features,
         ref meta,
         limits,
@@ -115,9 +104,7 @@ async fn exchange(
         .peer
         .send_request_with_option(request, options(meta.clone()))
         .await?;
-    if let Some(registration) = registration {
-        registration.sent_as(handle.id.clone());
-    }
+    call.sent_as(conn.number, handle.id.clone());
     let asked = match progress::await_response(handle, &conn.progress, limits).await? {
         ServerResult::InputRequiredResult(asked) if retry.is_some() => asked,
         result => return Ok(result),
@@ -131,7 +118,7 @@ async fn exchange(
             conn,
             server,
             features: completed.as_ref().unwrap_or(pool_features),
-            registration,
+            call,
             meta: meta.as_ref(),
             limits,
             started,
@@ -156,7 +143,7 @@ fn resendable(request: &ClientRequest) -> bool {
 async fn round(
     conn: &Connection,
     request: ClientRequest,
-    registration: Option<&Registration>,
+    call: &Call<'_>,
     meta: Option<&RequestMetaObject>,
     limits: Limits,
 ) -> Result<ServerResult, ServiceError> {
@@ -164,9 +151,7 @@ async fn round(
         .peer
         .send_request_with_option(request, options(meta.cloned()))
         .await?;
-    if let Some(registration) = registration {
-        registration.sent_as(handle.id.clone());
-    }
+    call.sent_as(conn.number, handle.id.clone());
     progress::await_response(handle, &conn.progress, limits).await
 }
 
@@ -175,7 +160,7 @@ struct Rounds<'a> {
     conn: &'a Connection,
     server: &'a str,
     features: &'a ClientFeatures,
-    registration: Option<&'a Registration>,
+    call: &'a Call<'a>,
     /// The request's `_meta` (the log level asked on 2026-07-28).
     meta: Option<&'a RequestMetaObject>,
     limits: Limits,
@@ -201,7 +186,7 @@ async fn more_rounds(
         conn,
         server,
         features,
-        registration,
+        call,
         meta,
         limits,
         started,
@@ -253,7 +238,7 @@ async fn more_rounds(
             idle: limits.idle.min(left),
             total: left,
         };
-        match round(conn, request.clone(), registration, meta, limits).await? {
+        match round(conn, request.clone(), call, meta, limits).await? {
             ServerResult::InputRequiredResult(next) => asked = next,
             result => return Ok(result),
         }

@@ -1,18 +1,15 @@
-//! Server log messages (`notifications/message`): which handler gets each,
-//! and the level servers are asked for.
+//! Server log messages (`notifications/message`): the level servers are
+//! asked for, and the handing of each message to its handler at that level.
 //!
-//! A message goes to the [`LogHandler`] of the request it belongs to when it
-//! can be tied to one, else to the pool's ([`PoolOptions::client_features`]).
-//! MCP does not say which request a log message belongs to (rmcp does not
-//! pass on the response stream a streamable HTTP message came on), so the
-//! tie is made the one way that cannot misroute: when exactly one request is
-//! in flight on the server, and it carries its own handler
-//! ([`CallOptions::client_features`]). With several requests in flight, a
-//! message goes to the pool's handler: better there than to the wrong
-//! client of a gateway. (rmcp hands each notification to a task of its own;
-//! a request with its own handler yields once before it leaves the
-//! in-flight set, so the messages sent just before its answer are still
-//! its own.)
+//! Whose a message is (a call's, else the pool's) is decided where every
+//! server-to-client message is, by the in-flight registry (`in_flight`):
+//! over streamable HTTP the transport marks each log message read from a
+//! request's response stream with that request's id
+//! ([`RELATED_REQUEST_META`] in its `_meta`), and such a message goes to the
+//! handlers of that request, even when rmcp hands it over after the
+//! request's answer; a message that names no request goes to the one call
+//! in flight on the server, else to the pool's handler
+//! ([`PoolOptions::client_features`]).
 //!
 //! Levels: on the 2025 protocols the level is set once per connection with
 //! `logging/setLevel`, right after the handshake, for servers that declare
@@ -21,27 +18,14 @@
 //! gets messages at its level or above (its request's level, else the
 //! pool's): many servers log at every level whatever they are asked.
 //!
-//! Over streamable HTTP the tie is exact even with several requests in
-//! flight: the transport marks each log message read from a request's
-//! response stream with that request's id ([`RELATED_REQUEST_META`] in its
-//! `_meta`), and such a message goes to the handlers of the request with
-//! that id while it is in flight.
-//!
 //! [`PoolOptions::client_features`]: super::PoolOptions::client_features
-//! [`CallOptions::client_features`]: super::CallOptions::client_features
 
 // Logging is deprecated by SEP-2577 (rmcp 3.11 warns), but the 2025-11-25
 // and 2026-07-28 protocols still carry it.
 #![allow(deprecated)]
 
 use crate::lock::LockUnpoisoned as _;
-use std::{
-    collections::HashMap,
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
-    },
-};
+use std::sync::{Arc, Mutex};
 
 use rmcp::{
     RoleClient,
@@ -88,28 +72,15 @@ impl Pool {
 /// of the request whose response stream a log message came on.
 pub(crate) const RELATED_REQUEST_META: &str = "io.github.toolbridge/relatedRequestId";
 
-/// Whose a log message is, as far as the transport could tell.
-pub(super) enum Owner {
-    /// Nothing says (one stream for everything): the module's rule.
-    Unknown,
-    /// It came on the response stream of a request that brought these
-    /// handlers.
-    Request(ClientFeatures),
-    /// It came on the response stream of a request that brought no
-    /// handlers (or is long gone): the pool's.
-    Other,
-}
-
 /// A handler and the least severe level it wants.
-#[derive(Clone)]
 struct Route {
     handler: Arc<dyn LogHandler>,
     level: Option<LoggingLevel>,
 }
 
-/// One server's log routing: the pool's handler, its level, and the
-/// requests in flight. Kept by the server's slot, across reconnects.
-pub(super) struct LogRouter {
+/// One server's log messages: the pool's handler and the level asked.
+/// Kept by the server's slot, across reconnects.
+pub(super) struct ServerLogs {
     /// The server's config name, for [`RequestOrigin`].
     server: String,
     /// The pool's handler, if any.
@@ -117,26 +88,15 @@ pub(super) struct LogRouter {
     /// The level asked of the server ([`Pool::set_log_level`](super::Pool::set_log_level)
     /// changes it).
     level: Mutex<Option<LoggingLevel>>,
-    /// Requests in flight on the server, all of them: a message is tied to
-    /// a request only when there is exactly one. Two atomic operations per
-    /// request, the only cost on the hot path.
-    in_flight: AtomicUsize,
-    /// The requests in flight that carry their own handler, by number.
-    routes: Mutex<HashMap<u64, Route>>,
-    /// Numbers those requests.
-    next: AtomicU64,
 }
 
-impl LogRouter {
-    /// The routing of `server`'s messages, with the pool's `features`.
+impl ServerLogs {
+    /// The log messages of `server`, with the pool's `features`.
     pub(super) fn new(server: &str, features: &ClientFeatures) -> Self {
-        LogRouter {
+        ServerLogs {
             server: server.to_owned(),
             pool: features.logs.clone(),
             level: Mutex::new(features.log_level),
-            in_flight: AtomicUsize::new(0),
-            routes: Mutex::new(HashMap::new()),
-            next: AtomicU64::new(0),
         }
     }
 
@@ -148,27 +108,6 @@ impl LogRouter {
     /// Changes the level asked of the server (and the pool handler's filter).
     pub(super) fn set_level(&self, level: LoggingLevel) {
         *self.level.lock_unpoisoned() = Some(level);
-    }
-
-    /// Notes a request in flight until the returned guard is dropped;
-    /// `features` are the request's own ([`CallOptions::client_features`](super::CallOptions::client_features)).
-    pub(super) fn enter(&self, features: Option<&ClientFeatures>) -> InFlight<'_> {
-        self.in_flight.fetch_add(1, Ordering::AcqRel);
-        let route = features.and_then(|f| {
-            f.logs.clone().map(|handler| Route {
-                handler,
-                level: f.log_level,
-            })
-        });
-        let number = route.map(|route| {
-            let number = self.next.fetch_add(1, Ordering::Relaxed);
-            self.routes.lock_unpoisoned().insert(number, route);
-            number
-        });
-        InFlight {
-            router: self,
-            number,
-        }
     }
 
     /// The `_meta` a request carries on 2026-07-28: the level its logs are
@@ -189,27 +128,21 @@ impl LogRouter {
     }
 
     /// Hands `message` to the handler it belongs to, if it is at that
-    /// handler's level or above: its `owner`'s when known (see the module),
-    /// else by the module's rule.
-    pub(super) fn deliver(&self, message: LoggingMessageNotificationParam, owner: Owner) {
-        let route = if let Owner::Request(f) = owner {
+    /// handler's level or above: the log handler of `call` (the handlers of
+    /// the call the in-flight registry says it is, see `in_flight`), else
+    /// the pool's.
+    pub(super) fn deliver(
+        &self,
+        message: LoggingMessageNotificationParam,
+        call: Option<ClientFeatures>,
+    ) {
+        let own = call.and_then(|f| {
             f.logs.map(|handler| Route {
                 handler,
                 level: f.log_level,
             })
-        } else if matches!(owner, Owner::Other) {
-            // Another request's, which brought no handler: the pool's.
-            None
-        } else if self.in_flight.load(Ordering::Acquire) == 1 {
-            let routes = self.routes.lock_unpoisoned();
-            match routes.len() {
-                1 => routes.values().next().cloned(),
-                _ => None,
-            }
-        } else {
-            None
-        };
-        let route = match route {
+        });
+        let route = match own {
             Some(route) => Route {
                 level: route.level.or_else(|| self.level()),
                 ..route
@@ -279,22 +212,6 @@ pub(super) fn per_request_level(peer: &Peer<RoleClient>) -> bool {
         .is_some_and(|info| !info.protocol_version.has_initialize())
 }
 
-/// A request in flight, noted by [`LogRouter::enter`].
-pub(super) struct InFlight<'a> {
-    router: &'a LogRouter,
-    /// Its number in `routes`, when it carries its own handler.
-    number: Option<u64>,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        if let Some(number) = self.number {
-            self.router.routes.lock_unpoisoned().remove(&number);
-        }
-        self.router.in_flight.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 /// `level`'s rank, least severe first (RFC 5424 order, as MCP has it).
 pub(super) fn severity(level: LoggingLevel) -> u8 {
     match level {
@@ -312,10 +229,33 @@ pub(super) fn severity(level: LoggingLevel) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pool::in_flight::{InFlight, Kind, Route as Whose, Tie};
 
-    impl LogRouter {
+    /// A server's log messages with its in-flight registry: what the
+    /// connection's handler does with each message.
+    struct Router {
+        logs: ServerLogs,
+        in_flight: InFlight,
+    }
+
+    impl Router {
+        fn new(server: &str, features: &ClientFeatures) -> Self {
+            Router {
+                logs: ServerLogs::new(server, features),
+                in_flight: InFlight::default(),
+            }
+        }
+
+        fn deliver(&self, message: LoggingMessageNotificationParam, tie: Tie<'_>) {
+            let call = match self.in_flight.route(0, tie, Kind::Log) {
+                Whose::Call(features) => Some(features),
+                Whose::Fallback | Whose::Refused => None,
+            };
+            self.logs.deliver(message, call);
+        }
+
         fn deliver_any(&self, message: LoggingMessageNotificationParam) {
-            self.deliver(message, Owner::Unknown);
+            self.deliver(message, Tie::None);
         }
     }
 
@@ -352,9 +292,9 @@ mod tests {
     fn the_one_request_in_flight_with_a_handler_gets_the_message() {
         let pool = Arc::new(Collect::default());
         let own = Arc::new(Collect::default());
-        let router = LogRouter::new("s", &features(&pool, None));
+        let router = Router::new("s", &features(&pool, None));
         {
-            let _call = router.enter(Some(&features(&own, None)));
+            let _call = router.in_flight.enter(Some(&features(&own, None)));
             router.deliver_any(message(LoggingLevel::Info, "mine"));
         }
         router.deliver_any(message(LoggingLevel::Info, "after"));
@@ -366,9 +306,9 @@ mod tests {
     fn with_two_requests_in_flight_the_pool_handler_gets_it() {
         let pool = Arc::new(Collect::default());
         let own = Arc::new(Collect::default());
-        let router = LogRouter::new("s", &features(&pool, None));
-        let _mine = router.enter(Some(&features(&own, None)));
-        let _other = router.enter(None);
+        let router = Router::new("s", &features(&pool, None));
+        let _mine = router.in_flight.enter(Some(&features(&own, None)));
+        let _other = router.in_flight.enter(None);
         router.deliver_any(message(LoggingLevel::Info, "whose?"));
         assert!(own.take().is_empty());
         assert_eq!(pool.take(), ["s \"whose?\""]);
@@ -379,26 +319,31 @@ mod tests {
         let pool = Arc::new(Collect::default());
         let mine = Arc::new(Collect::default());
         let other = Arc::new(Collect::default());
-        let router = LogRouter::new("s", &features(&pool, None));
-        let _mine = router.enter(Some(&features(&mine, None)));
-        let _other = router.enter(Some(&features(&other, None)));
-        router.deliver(
-            message(LoggingLevel::Info, "mine"),
-            Owner::Request(features(&mine, None)),
-        );
+        let router = Router::new("s", &features(&pool, None));
+        let mine_call = router.in_flight.enter(Some(&features(&mine, None)));
+        let other_call = router.in_flight.enter(Some(&features(&other, None)));
+        mine_call.sent_as(0, rmcp::model::RequestId::Number(1));
+        other_call.sent_as(0, rmcp::model::RequestId::Number(2));
+        let id = rmcp::model::RequestId::Number(1);
+        router.deliver(message(LoggingLevel::Info, "mine"), Tie::Request(&id));
         assert_eq!(mine.take(), ["s \"mine\""]);
         assert!(other.take().is_empty());
+        assert!(pool.take().is_empty());
+        // Handed over after its request ended: still its own.
+        drop(mine_call);
+        router.deliver(message(LoggingLevel::Info, "late"), Tie::Request(&id));
+        assert_eq!(mine.take(), ["s \"late\""]);
         assert!(pool.take().is_empty());
     }
 
     #[test]
     fn messages_below_the_level_are_dropped() {
         let pool = Arc::new(Collect::default());
-        let router = LogRouter::new("s", &features(&pool, Some(LoggingLevel::Warning)));
+        let router = Router::new("s", &features(&pool, Some(LoggingLevel::Warning)));
         router.deliver_any(message(LoggingLevel::Info, "chatter"));
         router.deliver_any(message(LoggingLevel::Error, "broken"));
         assert_eq!(pool.take(), ["s \"broken\""]);
-        router.set_level(LoggingLevel::Debug);
+        router.logs.set_level(LoggingLevel::Debug);
         router.deliver_any(message(LoggingLevel::Debug, "detail"));
         assert_eq!(pool.take(), ["s \"detail\""]);
     }
@@ -406,16 +351,16 @@ mod tests {
     #[test]
     fn a_request_asks_for_its_own_level_or_the_pools() {
         let pool = Arc::new(Collect::default());
-        let router = LogRouter::new("s", &features(&pool, Some(LoggingLevel::Warning)));
-        let meta = router.request_meta(None);
+        let logs = ServerLogs::new("s", &features(&pool, Some(LoggingLevel::Warning)));
+        let meta = logs.request_meta(None);
         assert_eq!(
             meta.and_then(|m| m.log_level()),
             Some(LoggingLevel::Warning)
         );
         let own = features(&pool, Some(LoggingLevel::Debug));
-        let meta = router.request_meta(Some(&own));
+        let meta = logs.request_meta(Some(&own));
         assert_eq!(meta.and_then(|m| m.log_level()), Some(LoggingLevel::Debug));
-        let silent = LogRouter::new("s", &ClientFeatures::default());
+        let silent = ServerLogs::new("s", &ClientFeatures::default());
         assert!(silent.request_meta(None).is_none());
     }
 }

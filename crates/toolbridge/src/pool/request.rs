@@ -12,7 +12,7 @@ use tracing::Instrument as _;
 
 use super::{
     CallOptions, Pool, PoolError, budget::Budget, capability::offered, connection::Connection,
-    error::Feature, input_required, service, slot::Slot,
+    error::Feature, in_flight::Call, input_required, service, slot::Slot,
 };
 
 impl Pool {
@@ -69,42 +69,30 @@ impl Pool {
     ) -> Result<ServerResult, PoolError> {
         let slot = &self.slot(server)?;
         let features = options.client_features.as_ref();
-        // Log messages while it runs may be this request's.
-        let in_flight = slot.logs.enter(features);
-        let result = match request {
-            ClientRequest::CallToolRequest(call) => {
+        // In flight from now on, its start included: what the server sends
+        // meanwhile may be this request's (see `in_flight`).
+        let call = slot.in_flight.enter(features);
+        match request {
+            ClientRequest::CallToolRequest(request) => {
                 // Fields are only computed when the span is enabled.
                 let span = tracing::info_span!(
                     "tool_call",
                     server,
-                    tool = call.params.name.as_ref(),
+                    tool = request.params.name.as_ref(),
                     call_id = %CallId {
                         given: options.call_id.as_deref(),
                         number: self.inner.next_call.fetch_add(1, Ordering::Relaxed),
                     },
                 );
-                self.tool_call(slot, call.params, options)
+                self.tool_call(slot, request.params, options, &call)
                     .instrument(span)
                     .await
             }
             // Boxed: the request's future (rmcp's send, the wait, the
             // input-required state) is ~5 KiB, and would otherwise sit in
             // every tool call's future too.
-            other => Box::pin(self.send_other(slot, other, options, feature)).await,
-        };
-        if features.is_some_and(|f| f.logs.is_some()) {
-            // rmcp hands each notification to a task of its own: the log
-            // messages sent just before the answer go to this request's
-            // handler while it is still in flight. Boxed: rare, and the
-            // result held across the yield would grow every call's future.
-            return Box::pin(async move {
-                tokio::task::yield_now().await;
-                drop(in_flight);
-                result
-            })
-            .await;
+            other => Box::pin(self.send_other(slot, other, options, feature, &call)).await,
         }
-        result
     }
 
     /// A request other than `tools/call`, to `slot`'s server.
@@ -114,6 +102,7 @@ impl Pool {
         request: ClientRequest,
         options: &CallOptions,
         feature: Option<Feature>,
+        call: &Call<'_>,
     ) -> Result<ServerResult, PoolError> {
         let budget = Budget::new(&self.inner.options, &slot.spec, options.timeout);
         let method = request.method().to_owned();
@@ -126,6 +115,7 @@ impl Pool {
             conn: &conn,
             server: &slot.spec.name,
             call_features: features,
+            call,
             pool_features: &self.inner.options.client_features,
             meta: service::request_meta(slot, &conn, features, options),
             limits: budget.left(),

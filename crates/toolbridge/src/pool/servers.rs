@@ -7,7 +7,7 @@ use std::{collections::HashMap, sync::Arc};
 
 #[cfg(doc)]
 use super::Pool;
-use super::{PoolOptions, cache::ToolCache, disk_cache::DiskEntry, logs::LogRouter, slot::Slot};
+use super::{PoolOptions, cache::ToolCache, disk_cache::DiskEntry, logs::ServerLogs, slot::Slot};
 use crate::{config::ServerSpec, pins::ServerPins};
 
 /// The configured servers.
@@ -48,7 +48,7 @@ impl Servers {
             .as_ref()
             .map(|cache| DiskEntry::for_spec(cache, &spec, &declared));
         let cache = ToolCache::with_disk(disk);
-        let logs = LogRouter::new(&spec.name, &options.client_features);
+        let logs = ServerLogs::new(&spec.name, &options.client_features);
         if let Some(pins) = options
             .pins
             .as_ref()

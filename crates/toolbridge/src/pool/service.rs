@@ -677,6 +677,7 @@ impl Pool {
         slot: &Arc<Slot>,
         params: CallToolRequestParams,
         options: &CallOptions,
+        call: &super::in_flight::Call<'_>,
     ) -> Result<ServerResult, PoolError> {
         let server = slot.spec.name.as_str();
         let tool = params.name.clone();
@@ -740,6 +741,7 @@ impl Pool {
                 conn: &conn,
                 server,
                 call_features: features,
+                call,
                 pool_features: &self.inner.options.client_features,
                 meta: request_meta(slot, &conn, features, options),
                 limits: budget.left(),

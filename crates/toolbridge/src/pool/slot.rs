@@ -16,7 +16,8 @@ use super::{
     cache::ToolCache,
     catalog::Catalog,
     connection::{self, Connection, Ended, Listeners, ProgressFeed},
-    logs::LogRouter,
+    in_flight::InFlight,
+    logs::ServerLogs,
     status::{Failure, ServerStatus},
     tasks::{TASK_EVENT_BACKLOG, TaskEvents},
 };
@@ -68,9 +69,12 @@ pub(super) struct Slot {
     /// Its resources, templates and prompts (cleared as the tool list is),
     /// subscriptions and resource updates.
     pub(super) catalog: Arc<Catalog>,
-    /// Where the server's log messages go, and at which level; kept across
-    /// reconnects.
-    pub(super) logs: Arc<LogRouter>,
+    /// The level the server's log messages are asked at, and the pool's
+    /// handler for them; kept across reconnects.
+    pub(super) logs: Arc<ServerLogs>,
+    /// The requests in flight on the server, which decide whose each of its
+    /// messages is (see `in_flight`); kept across reconnects.
+    pub(super) in_flight: Arc<InFlight>,
     /// The tasks the server sent a status notification for, to wake their
     /// pollers.
     pub(super) task_events: TaskEvents,
@@ -96,7 +100,7 @@ struct CrashHistory {
 }
 
 impl Slot {
-    pub(super) fn new(spec: ServerSpec, cache: ToolCache, logs: LogRouter) -> Self {
+    pub(super) fn new(spec: ServerSpec, cache: ToolCache, logs: ServerLogs) -> Self {
         Slot {
             redactor: crate::redact::Redactor::for_server(&spec),
             spec,
@@ -109,6 +113,7 @@ impl Slot {
             progress: tokio::sync::broadcast::channel(PROGRESS_BACKLOG).0,
             catalog: Arc::new(Catalog::default()),
             logs: Arc::new(logs),
+            in_flight: Arc::default(),
             task_events: tokio::sync::broadcast::channel(TASK_EVENT_BACKLOG).0,
         }
     }
@@ -245,6 +250,7 @@ impl Slot {
                 catalog: self.catalog.clone(),
                 features: options.client_features.clone(),
                 logs: self.logs.clone(),
+                in_flight: self.in_flight.clone(),
                 task_events: self.task_events.clone(),
                 listen: options.listen_for_changes,
             },

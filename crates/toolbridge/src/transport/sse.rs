@@ -38,7 +38,7 @@ use super::{
     codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     redact::shown_url,
     remote::Remote,
-    unreadable::{InFlight, Unreadable},
+    unreadable::{Unanswered, Unreadable},
 };
 use crate::config::RemoteSpec;
 
@@ -63,7 +63,7 @@ pub struct SseTransport {
     _stop_on_drop: DropGuard,
     /// The requests not answered yet, failed at once when the answer
     /// cannot be read or the stream ends over one.
-    in_flight: InFlight,
+    in_flight: Unanswered,
     /// Error answers made for unreadable messages, not yet handed to rmcp.
     failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
 }
@@ -218,7 +218,7 @@ impl SseTransport {
             reader: Some(reader),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
-            in_flight: InFlight::default(),
+            in_flight: Unanswered::default(),
             failed: VecDeque::new(),
         })
     }
@@ -366,8 +366,8 @@ impl Transport<RoleClient> for SseTransport {
                 return None;
             };
             match decode(data.as_bytes()) {
-                Decoded::Message(message) => {
-                    self.in_flight.received(&message);
+                Decoded::Message(mut message) => {
+                    self.in_flight.received(&mut message);
                     return Some(message);
                 }
                 Decoded::Unreadable(unreadable) => {

@@ -44,7 +44,7 @@ use super::{
     EndReason, TransportError,
     codec::{Decoded, decode, encode_client_line},
     lines::Lines,
-    unreadable::InFlight,
+    unreadable::Unanswered,
 };
 use crate::{
     config::StdioSpec,
@@ -248,7 +248,7 @@ pub struct StdioTransport {
 struct Reading {
     /// The requests not answered yet, for failing them when an answer
     /// cannot be read.
-    in_flight: InFlight,
+    in_flight: Unanswered,
     /// Error answers made for unreadable messages, not yet handed to rmcp.
     failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
     /// Whether the server has sent a message yet, and the first line it
@@ -454,9 +454,9 @@ impl Transport<RoleClient> for StdioTransport {
                     }
                     return None;
                 }
-                Some(Decoded::Message(message)) => {
+                Some(Decoded::Message(mut message)) => {
                     self.reading.startup.answered();
-                    self.reading.in_flight.received(&message);
+                    self.reading.in_flight.received(&mut message);
                     return Some(message);
                 }
                 Some(Decoded::Unreadable(unreadable)) => {

@@ -10,7 +10,7 @@
 //! message's head, or, for an over-cap message, in its kept head or tail
 //! (the TypeScript SDK writes `"id"` after `"result"`).
 //!
-//! [`InFlight`] knows the ids of the requests sent and not yet answered.
+//! [`Unanswered`] knows the ids of the requests sent and not yet answered.
 //! With an id, the request it names fails at once; without one, every
 //! request in flight on that connection fails with the reason (one of them
 //! was answered by the message, and there is no telling which). The
@@ -19,14 +19,20 @@
 //! marked so the pool reports it as a protocol error
 //! ([`PoolError::Unreadable`](crate::pool::PoolError::Unreadable), exit 3)
 //! rather than as the server's own error.
+//!
+//! Knowing them, it also marks a log message read while exactly one request
+//! is unanswered with that request ([`ReadAlongside`]): on a transport with
+//! one stream for everything, that is the pool's "one request in flight"
+//! taken in order with the answers, when the message was read, not later
+//! when rmcp's task for it runs (see `pool::in_flight`).
 
 use std::collections::HashSet;
 
 use rmcp::{
     RoleClient,
     model::{
-        ClientNotification, ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0,
-        NumberOrString, RequestId,
+        ClientNotification, ErrorCode, ErrorData, GetExtensions as _, JsonRpcError, JsonRpcMessage,
+        JsonRpcVersion2_0, NumberOrString, RequestId, ServerNotification,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
 };
@@ -224,11 +230,16 @@ fn id_at(text: &[u8], start: usize) -> Option<RequestId> {
 /// The requests sent on a connection and not answered yet, so that an
 /// unreadable answer fails them at once.
 #[derive(Debug, Default)]
-pub(crate) struct InFlight {
+pub(crate) struct Unanswered {
     ids: HashSet<RequestId>,
 }
 
-impl InFlight {
+/// The mark, in a log message's extensions, of the one request that was
+/// unanswered when the message was read.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadAlongside(pub(crate) RequestId);
+
+impl Unanswered {
     /// Notes a message being sent: a request's id, or a cancellation, which
     /// ends the wait for one.
     pub(crate) fn sent(&mut self, message: &TxJsonRpcMessage<RoleClient>) {
@@ -247,9 +258,20 @@ impl InFlight {
         }
     }
 
-    /// Notes a message received: an answer ends its request's wait.
-    pub(crate) fn received(&mut self, message: &RxJsonRpcMessage<RoleClient>) {
+    /// Notes a message received: an answer ends its request's wait; a log
+    /// message read while exactly one request is unanswered is marked with
+    /// it ([`ReadAlongside`]).
+    pub(crate) fn received(&mut self, message: &mut RxJsonRpcMessage<RoleClient>) {
         match message {
+            JsonRpcMessage::Notification(note) => {
+                if let ServerNotification::LoggingMessageNotification(_) = &note.notification
+                    && self.ids.len() == 1
+                    && let Some(id) = self.ids.iter().next()
+                {
+                    let mark = ReadAlongside(id.clone());
+                    note.notification.extensions_mut().insert(mark);
+                }
+            }
             JsonRpcMessage::Response(response) => {
                 self.ids.remove(&response.id);
             }
@@ -376,7 +398,7 @@ mod tests {
 
     #[test]
     fn an_unknown_id_fails_every_request_in_flight() {
-        let mut in_flight = InFlight::default();
+        let mut in_flight = Unanswered::default();
         in_flight
             .ids
             .extend([NumberOrString::Number(1), NumberOrString::Number(2)]);
@@ -390,5 +412,38 @@ mod tests {
         };
         assert_eq!(unreadable_reason(&e.error), Some("r"));
         assert!(in_flight.ids.is_empty());
+    }
+
+    fn log() -> RxJsonRpcMessage<RoleClient> {
+        serde_json::from_str(
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
+        )
+        .unwrap()
+    }
+
+    fn mark(message: &RxJsonRpcMessage<RoleClient>) -> Option<RequestId> {
+        let JsonRpcMessage::Notification(note) = message else {
+            return None;
+        };
+        note.notification
+            .extensions()
+            .get::<ReadAlongside>()
+            .map(|m| m.0.clone())
+    }
+
+    #[test]
+    fn a_log_message_read_while_one_request_is_unanswered_is_marked_with_it() {
+        let mut unanswered = Unanswered::default();
+        let mut alone = log();
+        unanswered.received(&mut alone);
+        assert_eq!(mark(&alone), None, "none unanswered");
+        unanswered.ids.insert(NumberOrString::Number(1));
+        let mut alone = log();
+        unanswered.received(&mut alone);
+        assert_eq!(mark(&alone), num(1));
+        unanswered.ids.insert(NumberOrString::Number(2));
+        let mut two = log();
+        unanswered.received(&mut two);
+        assert_eq!(mark(&two), None, "two unanswered");
     }
 }

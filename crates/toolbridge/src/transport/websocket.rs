@@ -37,7 +37,7 @@ use super::{
     EndReason, TransportError,
     codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
-    unreadable::{InFlight, Unreadable, over_cap},
+    unreadable::{Unanswered, Unreadable, over_cap},
 };
 use crate::config::RemoteSpec;
 
@@ -70,7 +70,7 @@ pub struct WebSocketTransport {
     _stop_on_drop: DropGuard,
     /// The requests not answered yet, failed at once when the answer
     /// cannot be read or the socket ends for a reason of ours.
-    in_flight: InFlight,
+    in_flight: Unanswered,
     /// Error answers made for unreadable messages, not yet handed to rmcp.
     failed: VecDeque<RxJsonRpcMessage<RoleClient>>,
     /// Why the socket task ended the connection (a message over the cap).
@@ -142,7 +142,7 @@ impl WebSocketTransport {
             task: Some(task),
             _stop_on_drop: stop.clone().drop_guard(),
             stop,
-            in_flight: InFlight::default(),
+            in_flight: Unanswered::default(),
             failed: VecDeque::new(),
             end_reason,
         })
@@ -335,8 +335,8 @@ impl Transport<RoleClient> for WebSocketTransport {
                 return None;
             };
             match decode(&frame) {
-                Decoded::Message(message) => {
-                    self.in_flight.received(&message);
+                Decoded::Message(mut message) => {
+                    self.in_flight.received(&mut message);
                     return Some(message);
                 }
                 Decoded::Unreadable(unreadable) => {

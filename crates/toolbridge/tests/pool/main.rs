@@ -26,6 +26,7 @@ mod test_prompts;
 mod test_reference_server;
 mod test_reload;
 mod test_resources;
+mod test_routing;
 mod test_sandbox;
 mod test_schema_preservation;
 mod test_search_tools;

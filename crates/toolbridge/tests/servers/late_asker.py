@@ -14,6 +14,12 @@ Tools:
              returns what became of it.
   ask_now WHO  asks "question for WHO" during the call, naming no request,
              and returns what became of it.
+  log_late   as ask_late, for a log message: the next `hold` sends "the
+             late log of log_late's caller" on the session, naming no
+             request, before it returns "logged late".
+  log_now WHO [after_hold]  sends the log message "log of WHO" naming no
+             request (once a `hold` call runs, with after_hold), then
+             returns "logged".
 
 What became of a question: `answered: ACTION CONTENT` or `refused: CODE
 MESSAGE`. Over HTTP it binds 127.0.0.1 on a free port and prints
@@ -65,7 +71,32 @@ async def hold(fifo: str) -> str:
             f.read()
 
     await anyio.to_thread.run_sync(wait_for_writer)
+    if late.pop("log", False):
+        await late["session"].send_log_message(
+            "info", "the late log of log_late's caller", related_request_id=None
+        )
+        return "logged late"
+    if "session" not in late:
+        return "nothing was left to send"
     return await outcome(late["session"], "the late question of ask_late's caller")
+
+
+@server.tool()
+async def log_late(ctx: Context) -> str:
+    """Returns at once; its log message comes during the next `hold`."""
+    await holding().wait()
+    late["session"] = ctx.session
+    late["log"] = True
+    return "will log later"
+
+
+@server.tool()
+async def log_now(who: str, ctx: Context, after_hold: bool = False) -> str:
+    """Sends a log message naming no request, then returns."""
+    if after_hold:
+        await holding().wait()
+    await ctx.session.send_log_message("info", f"log of {who}", related_request_id=None)
+    return "logged"
 
 
 @server.tool()

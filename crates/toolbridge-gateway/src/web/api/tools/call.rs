@@ -133,7 +133,6 @@ pub async fn call(
         })?;
     audit::arguments(&server, &tool, arguments.as_ref());
     let features = PageClient::features(&client);
-    let _in_flight = gateway.enter_call(&server, features.clone());
     let mut recorded = Recorded::start(gateway, &server, &tool, identity.map(|Extension(c)| c));
     let options = CallOptions {
         timeout,

@@ -14,12 +14,12 @@ use tokio_util::sync::CancellationToken;
 use super::page_client::PageClient;
 
 /// One call in flight: what cancels it, and its client side.
-type InFlight = (CancellationToken, Arc<PageClient>);
+type Running = (CancellationToken, Arc<PageClient>);
 
 /// The calls in flight. Cheap to clone (shared).
 #[derive(Clone, Default)]
 pub struct Calls {
-    by_id: Arc<Mutex<HashMap<String, InFlight>>>,
+    by_id: Arc<Mutex<HashMap<String, Running>>>,
 }
 
 impl Calls {
