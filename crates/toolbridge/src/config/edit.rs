@@ -181,6 +181,50 @@ fn real_path(path: &Path) -> io::Result<PathBuf> {
 /// Writes `bytes` to `target` (with permissions `mode`) through a synced
 /// temporary sibling and a rename: readers see the old file or the new one.
 pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let (tmp, dir) = write_sibling(target, bytes, mode)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(target).map_err(|error| error.error)?;
+    sync_dir(&dir);
+    Ok(())
+}
+
+/// [`write_atomic`] without waiting for the disk: `target` is replaced at
+/// once through a temporary sibling and a rename (readers, and this
+/// program started again after a crash of its process, see the old file or
+/// the new one), and [`Unsynced::sync`] makes it durable when called,
+/// on another thread if need be. Until then a crash of the *system* may
+/// leave the old file, none, or an empty one (the rename reached the disk
+/// before the data): for a file whose readers treat an unparsable file as
+/// the safe case.
+pub fn write_atomic_unsynced(target: &Path, bytes: &[u8], mode: u32) -> io::Result<Unsynced> {
+    let (tmp, dir) = write_sibling(target, bytes, mode)?;
+    let file = tmp.persist(target).map_err(|error| error.error)?;
+    Ok(Unsynced { file, dir })
+}
+
+/// A file written by [`write_atomic_unsynced`], not yet on the disk for sure.
+#[derive(Debug)]
+pub struct Unsynced {
+    file: File,
+    dir: PathBuf,
+}
+
+impl Unsynced {
+    /// Waits for the file's data and its rename to reach the disk.
+    pub fn sync(self) -> io::Result<()> {
+        self.file.sync_all()?;
+        sync_dir(&self.dir);
+        Ok(())
+    }
+}
+
+/// `bytes` in a new temporary sibling of `target` with permissions `mode`,
+/// and `target`'s folder.
+fn write_sibling(
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<(tempfile::NamedTempFile, PathBuf)> {
     let dir = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -194,14 +238,15 @@ pub fn write_atomic(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     set_mode(tmp.as_file(), mode)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(target).map_err(|error| error.error)?;
-    // Make the rename itself durable; not all file systems allow syncing a
-    // directory, and the data is already safe, so failure here is ignored.
+    Ok((tmp, dir.to_path_buf()))
+}
+
+/// Makes a rename in `dir` durable; not all file systems allow syncing a
+/// directory, and the data is already safe, so failure here is ignored.
+fn sync_dir(dir: &Path) {
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();
     }
-    Ok(())
 }
 
 #[cfg(unix)]

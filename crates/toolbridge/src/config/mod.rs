@@ -58,6 +58,7 @@ mod warning;
 pub use document::Document;
 pub use edit::write_atomic;
 pub use edit::{NEW_FILE_MODE, NEW_FILE_MODE_SECRET, edit, edit_private};
+pub(crate) use edit::{Unsynced, write_atomic_unsynced};
 pub use env::{Env, Input, ProcessEnv};
 pub use error::{ConfigError, Location};
 pub use expand::input_variable;

@@ -65,42 +65,40 @@ impl Sink for String {
     }
 }
 
-/// SHA-256 fed through a small buffer: the canonical text is written in
-/// many short pieces, and one `update` per piece costs more than copying.
+/// SHA-256 of the canonical text, written whole into a buffer first and
+/// hashed in one `update`: the text is made of many short pieces, and
+/// appending each to a `Vec` costs less than feeding it through a hash's
+/// own block buffer. The buffer is the thread's, kept between tools, so a
+/// listing of 1,000 tools allocates it once.
 struct Hasher {
-    sha: Sha256,
-    buf: [u8; 256],
-    len: usize,
+    buf: Vec<u8>,
+}
+
+thread_local! {
+    /// The buffer [`hash`] writes into, reused.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 impl Hasher {
     fn new() -> Self {
-        Hasher {
-            sha: Sha256::new(),
-            buf: [0; 256],
-            len: 0,
-        }
+        let mut buf = BUFFER.take();
+        buf.clear();
+        Hasher { buf }
     }
 
-    fn finish(mut self) -> String {
-        self.sha.update(&self.buf[..self.len]);
-        hex_pin(&self.sha.finalize())
+    fn finish(self) -> String {
+        let pin = hex_pin(&Sha256::digest(&self.buf));
+        // A buffer that once held a huge definition is not kept.
+        if self.buf.capacity() <= 64 * 1024 {
+            BUFFER.set(self.buf);
+        }
+        pin
     }
 }
 
 impl Sink for Hasher {
     fn put(&mut self, text: &str) {
-        let bytes = text.as_bytes();
-        if self.len + bytes.len() > self.buf.len() {
-            self.sha.update(&self.buf[..self.len]);
-            self.len = 0;
-            if bytes.len() > self.buf.len() {
-                self.sha.update(bytes);
-                return;
-            }
-        }
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+        self.buf.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -159,44 +157,64 @@ impl std::fmt::Write for NumberText {
 
 /// `text` as a JSON string, escaped as serde_json escapes it: `"`, `\\`,
 /// `\b \f \n \r \t` and the other C0 controls as `\u00xx`; everything
-/// else as it is.
+/// else as it is. Bytes are looked up in a table (one load per byte), and
+/// runs that need no escape are written whole.
 fn write_string(text: &str, out: &mut impl Sink) {
     out.put("\"");
     let bytes = text.as_bytes();
     let mut start = 0;
     for (i, &byte) in bytes.iter().enumerate() {
-        let escape: &str = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..0x20 => "",
-            _ => continue,
-        };
+        let class = ESCAPE[usize::from(byte)];
+        if class == 0 {
+            continue;
+        }
         // Every byte escaped is ASCII: the slices fall on char boundaries.
         out.put(&text[start..i]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            let code = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 15)],
-            ];
-            out.put(std::str::from_utf8(&code).unwrap_or_default());
-        } else {
-            out.put(escape);
+        match class {
+            b'u' => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let code = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 15)],
+                ];
+                out.put(std::str::from_utf8(&code).unwrap_or_default());
+            }
+            b'"' => out.put("\\\""),
+            b'\\' => out.put("\\\\"),
+            b'n' => out.put("\\n"),
+            b'r' => out.put("\\r"),
+            b't' => out.put("\\t"),
+            b'b' => out.put("\\b"),
+            _ => out.put("\\f"),
         }
         start = i + 1;
     }
     out.put(&text[start..]);
     out.put("\"");
 }
+
+/// Per byte: 0 when it is written as it is, else how it is escaped (the
+/// letter after the backslash, `u` for `\u00xx`), as serde_json's table.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
 
 /// The canonical text of [`definition`]`(tool)`, written into `out`
 /// straight from the tool (its keys are fixed and in order: no copy of the
@@ -257,13 +275,14 @@ fn write_object(object: &Map<String, Value>, out: &mut impl Sink) {
 
 /// `sha256:` and the 64 hex digits of `digest`.
 fn hex_pin(digest: &[u8]) -> String {
-    let mut hex = String::with_capacity(7 + 64);
-    hex.push_str("sha256:");
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = Vec::with_capacity(7 + 2 * digest.len());
+    hex.extend_from_slice(b"sha256:");
     for &byte in digest {
-        hex.push(char::from(b"0123456789abcdef"[usize::from(byte >> 4)]));
-        hex.push(char::from(b"0123456789abcdef"[usize::from(byte & 15)]));
+        hex.push(HEX[usize::from(byte >> 4)]);
+        hex.push(HEX[usize::from(byte & 15)]);
     }
-    hex
+    String::from_utf8(hex).unwrap_or_default()
 }
 
 /// The pin of a canonical text.
@@ -440,6 +459,28 @@ mod tests {
             hasher.finish(),
             hash_text(&format!("{{{long}\u{e9}{}}}", &long[..300]))
         );
+    }
+
+    #[test]
+    fn a_pin_is_the_sha256_of_the_text_in_lowercase_hex() {
+        // FIPS 180-2's test vectors: a pin written by any earlier toolbridge
+        // is still the pin of the same text.
+        assert_eq!(
+            hash_text(""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            hash_text("abc"),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let mut hasher = Hasher::new();
+        hasher.put("a");
+        hasher.put("bc");
+        assert_eq!(hasher.finish(), hash_text("abc"));
+        // The buffer reused by the next hash starts empty.
+        let mut hasher = Hasher::new();
+        hasher.put("abc");
+        assert_eq!(hasher.finish(), hash_text("abc"));
     }
 
     #[test]

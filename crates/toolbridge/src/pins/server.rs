@@ -29,6 +29,9 @@ pub(crate) struct ServerPins {
     store: Store,
     options: PinOptions,
     state: Mutex<State>,
+    /// The first sight's wait for the disk and its definitions file, being
+    /// written on a thread of their own (see [`ServerPins::settle`]).
+    writing: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 #[derive(Default)]
@@ -122,7 +125,18 @@ impl ServerPins {
             store: Store::for_spec(&options.dir, spec),
             options: options.clone(),
             state: Mutex::new(State::default()),
+            writing: Mutex::new(None),
         })
+    }
+
+    /// Waits for the first sight's writing, if it is still going: before
+    /// the definitions file is read or the pins written again, and before
+    /// the pins are dropped (the program's exit).
+    fn settle(&self) {
+        let writing = self.writing.lock_unpoisoned().take();
+        if let Some(writing) = writing {
+            let _ = writing.join();
+        }
     }
 
     /// Whether a withheld tool may still be called (`warn`).
@@ -141,7 +155,14 @@ impl ServerPins {
         {
             return loaded.clone();
         }
-        let loaded = Arc::new(match self.store.read() {
+        let loaded = self.read();
+        state.pins = Some((stamp, loaded.clone()));
+        loaded
+    }
+
+    /// The pins file, read and parsed.
+    fn read(&self) -> Arc<Loaded> {
+        Arc::new(match self.store.read() {
             Read::Missing => Loaded::Missing,
             Read::Pins(pins) => Loaded::Pins(pins),
             Read::Damaged(why) => {
@@ -152,9 +173,26 @@ impl ServerPins {
                 );
                 Loaded::Damaged
             }
-        });
-        state.pins = Some((stamp, loaded.clone()));
-        loaded
+        })
+    }
+
+    /// Reads the pins file now unless it is read already and unchanged:
+    /// for the pool to call while the server starts, so that the server's
+    /// first listing (a run of the CLI) finds the pins parsed and pays only
+    /// the `stat` that checks they are still the file's. What is read is
+    /// what [`ServerPins::judge`] would read: it reads the file again when
+    /// its stamp is not the one read here.
+    pub(crate) fn preload(&self) {
+        let stamp = self.store.stamp();
+        if matches!(&self.lock().pins, Some((seen, _)) if *seen == stamp) {
+            return;
+        }
+        // Read without the lock: a listing judged meanwhile reads it itself.
+        let loaded = self.read();
+        let mut state = self.lock();
+        if !matches!(&state.pins, Some((seen, _)) if *seen == stamp) {
+            state.pins = Some((stamp, loaded));
+        }
     }
 
     /// The verdict on `listed`, the server's latest listing: pins it when
@@ -184,7 +222,7 @@ impl ServerPins {
         let loaded = self.loaded(&mut state, stamp);
         let (verdict, stamp) = match &*loaded {
             Loaded::Missing => {
-                let stamp = self.pin_first_sight(&mut state, listed, &pins);
+                let stamp = self.pin_first_sight(&mut state, listed.clone(), &pins);
                 (
                     Verdict {
                         visible: listed.clone(),
@@ -221,29 +259,65 @@ impl ServerPins {
     /// Pins every tool of `listed` (the server's first listing); the pins
     /// file's stamp after. A failure to write is logged: the pins then hold
     /// for this process only.
+    ///
+    /// The listing does not wait for the disk (two `fsync`s of each file,
+    /// tens of milliseconds) nor for the definitions file (every
+    /// definition copied and written out, for `tools diff` alone): the pins
+    /// file is written at once, so the pins are in place for every reader
+    /// and survive a crash of this process, and a thread of its own then
+    /// makes it durable and writes the definitions. [`ServerPins::settle`]
+    /// waits for that thread before anything else reads or writes them.
     fn pin_first_sight(
         &self,
         state: &mut State,
-        listed: &[McpTool],
+        listed: Arc<Vec<McpTool>>,
         pinned: &[String],
     ) -> Option<Stamp> {
         let mut pins = Pins::default();
-        let mut definitions = HashMap::new();
         for (tool, pin) in listed.iter().zip(pinned) {
             pins.tools.insert(tool.name.clone(), pin.clone());
-            definitions.insert(tool.name.clone(), canonical::definition(tool));
         }
-        if let Err(e) = self.store.write(&pins, definitions) {
-            tracing::warn!(
+        self.settle();
+        match self.store.write_pins_unsynced(&pins) {
+            Ok(unsynced) => {
+                let store = self.store.clone();
+                let count = listed.len();
+                let write = move || {
+                    if let Err(e) = unsynced.sync() {
+                        tracing::warn!(server = %store.server, path = %store.path.display(), "cannot sync the server's pins to the disk ({e})");
+                    }
+                    let names: HashSet<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+                    let definitions = listed
+                        .iter()
+                        .map(|t| (t.name.clone(), canonical::definition(t)))
+                        .collect();
+                    if let Err(e) = store.write_definitions(definitions, |t| names.contains(t)) {
+                        tracing::warn!(server = %store.server, "cannot write the pinned definitions ({e}); `tools diff` will not show them");
+                    }
+                    tracing::debug!(server = %store.server, tools = count, "the first sight's pins are on the disk");
+                };
+                match std::thread::Builder::new()
+                    .name("toolbridge-pins".to_owned())
+                    .spawn(write)
+                {
+                    Ok(handle) => *self.writing.lock_unpoisoned() = Some(handle),
+                    Err(e) => tracing::warn!(
+                        server = %self.store.server,
+                        "cannot start a thread to write the pinned definitions ({e}); the pins \
+                         are written, `tools diff` will not show what they were"
+                    ),
+                }
+            }
+            Err(e) => tracing::warn!(
                 server = %self.store.server,
                 path = %self.store.path.display(),
                 "cannot write the server's pins ({e}); they hold only until toolbridge exits"
-            );
+            ),
         }
-        tracing::info!(server = %self.store.server, tools = listed.len(), "pinned the server's tools on first sight");
+        tracing::info!(server = %self.store.server, tools = pinned.len(), "pinned the server's tools on first sight");
         self.options.emit(PinEvent::FirstPinned {
             server: self.store.server.clone(),
-            tools: listed.len(),
+            tools: pinned.len(),
         });
         let stamp = self.store.stamp();
         state.pins = Some((stamp, Arc::new(Loaded::Pins(pins))));
@@ -309,6 +383,7 @@ impl ServerPins {
         if verdict.withheld.is_empty() {
             return Vec::new();
         }
+        self.settle();
         let before = self.store.read_definitions();
         let by_name: HashMap<&str, &McpTool> =
             listed.iter().map(|t| (t.name.as_str(), t)).collect();
@@ -355,6 +430,7 @@ impl ServerPins {
         if approved.is_empty() {
             return Ok(approved);
         }
+        self.settle();
         let mut state = self.lock();
         let stamp = self.store.stamp();
         let loaded = self.loaded(&mut state, stamp);
@@ -410,6 +486,13 @@ impl ServerPins {
     /// The verdict on the listing last judged, if any.
     pub(crate) fn last_verdict(&self) -> Option<Verdict> {
         self.lock().judged.as_ref().map(|j| j.verdict.clone())
+    }
+}
+
+impl Drop for ServerPins {
+    /// The first sight's pins reach the disk before the program ends.
+    fn drop(&mut self) {
+        self.settle();
     }
 }
 
@@ -517,6 +600,38 @@ mod tests {
         // And a third process agrees.
         let third = pins(dir.path(), PinPolicy::Block, events);
         assert!(third.judge(&second).withheld.is_empty());
+    }
+
+    #[test]
+    fn pins_read_while_the_server_starts_are_read_again_when_the_file_changed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = Arc::new(AtomicUsize::new(0));
+        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
+        let changed = Arc::new(vec![tool("a", "2")]);
+        let starting = pins(dir.path(), PinPolicy::Block, events.clone());
+        starting.preload();
+        // Approved by another process after the pins were read.
+        let other = pins(dir.path(), PinPolicy::Block, events);
+        assert!(other.judge(&changed).visible.is_empty());
+        other.approve(&changed, &[]).expect("approved");
+        let verdict = starting.judge(&changed);
+        assert_eq!(names(&verdict.visible), ["a"]);
+        assert!(verdict.withheld.is_empty());
+    }
+
+    #[test]
+    fn the_first_sights_definitions_are_there_for_a_diff_in_the_same_process() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = Arc::new(AtomicUsize::new(0));
+        let server = pins(dir.path(), PinPolicy::Block, events);
+        server.judge(&Arc::new(vec![tool("a", "1"), tool("b", "2")]));
+        let changed = Arc::new(vec![tool("a", "1"), tool("b", "3")]);
+        let diff = server.diff(&changed);
+        assert_eq!(diff.len(), 1);
+        assert_eq!(
+            diff[0].before.as_ref().expect("pinned definition")["description"],
+            "2"
+        );
     }
 
     #[test]

@@ -11,8 +11,12 @@
 //!   `toolbridge tools diff` (read only there).
 //!
 //! Both are written atomically (a temporary sibling renamed over the file)
-//! with mode 0600, in a folder with mode 0700; the definitions first, so
-//! that a pin never points to a definition not yet written.
+//! with mode 0600, in a folder with mode 0700. An approval writes the
+//! definitions first, so that a pin never points to a definition not yet
+//! written, and waits for the disk. A server's first sight writes its pins
+//! file at once and leaves waiting for the disk, and the definitions, to
+//! the caller's background (see `ServerPins`'s first sight): a crash in
+//! between leaves pins whose `before` is missing from `tools diff`.
 
 use std::{
     collections::HashMap,
@@ -24,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use crate::config::{ServerSpec, TransportSpec};
+use crate::config::{ServerSpec, TransportSpec, Unsynced};
 
 /// The version of the files' format.
 const VERSION: u32 = 1;
@@ -46,10 +50,10 @@ pub(super) struct Pins {
 }
 
 #[derive(Serialize)]
-struct PinsFile {
+struct PinsFile<'a> {
     version: u32,
-    server: String,
-    tools: std::collections::BTreeMap<String, String>,
+    server: &'a str,
+    tools: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
 /// [`PinsFile`] as read: into the map the pins are kept in, in one pass.
@@ -138,33 +142,59 @@ impl Store {
     }
 
     /// Writes `pins` and their `definitions` as the server's, replacing
-    /// what was there; `definitions` of tools not in `pins` are dropped,
-    /// and those missing are kept from the old file.
+    /// what was there, and waits for the disk; `definitions` of tools not
+    /// in `pins` are dropped, and those missing are kept from the old file.
     pub(super) fn write(&self, pins: &Pins, definitions: HashMap<String, Value>) -> io::Result<()> {
+        self.write_definitions(definitions, |tool| pins.tools.contains_key(tool))?;
+        crate::config::write_atomic(&self.path, &self.pins_bytes(pins)?, 0o600)
+    }
+
+    /// Writes `pins` as the server's pins file at once, without waiting
+    /// for the disk: the file is in place for every reader when this
+    /// returns (and for this program after a crash of its process); the
+    /// [`Unsynced`] makes it durable. A crash of the system before that may
+    /// leave no file (the server is pinned afresh) or an empty one (every
+    /// tool withheld until approved): never a pin that was not given.
+    pub(super) fn write_pins_unsynced(&self, pins: &Pins) -> io::Result<Unsynced> {
+        if let Some(dir) = self.path.parent() {
+            create_private_dir(dir)?;
+        }
+        crate::config::write_atomic_unsynced(&self.path, &self.pins_bytes(pins)?, 0o600)
+    }
+
+    /// Writes the definitions file: `definitions` over those of the old
+    /// file, of the tools `keep` keeps; waits for the disk.
+    pub(super) fn write_definitions(
+        &self,
+        definitions: HashMap<String, Value>,
+        keep: impl Fn(&str) -> bool,
+    ) -> io::Result<()> {
         if let Some(dir) = self.path.parent() {
             create_private_dir(dir)?;
         }
         let mut kept = self.read_definitions();
         kept.extend(definitions);
-        kept.retain(|tool, _| pins.tools.contains_key(tool));
+        kept.retain(|tool, _| keep(tool));
         let definitions = DefinitionsFile {
             version: VERSION,
             server: self.server.clone(),
             tools: kept.into_iter().collect(),
         };
         let bytes = serde_json::to_vec_pretty(&definitions).map_err(io::Error::other)?;
-        crate::config::write_atomic(&self.definitions, &bytes, 0o600)?;
+        crate::config::write_atomic(&self.definitions, &bytes, 0o600)
+    }
+
+    fn pins_bytes(&self, pins: &Pins) -> io::Result<Vec<u8>> {
         let file = PinsFile {
             version: VERSION,
-            server: self.server.clone(),
+            server: &self.server,
             tools: pins
                 .tools
                 .iter()
-                .map(|(tool, pin)| (tool.clone(), pin.clone()))
+                .map(|(tool, pin)| (tool.as_str(), pin.as_str()))
                 .collect(),
         };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
-        crate::config::write_atomic(&self.path, &bytes, 0o600)
+        serde_json::to_vec_pretty(&file).map_err(io::Error::other)
     }
 }
 

@@ -325,12 +325,20 @@ impl Pool {
         // Boxed: starting a server is rare, and inline its state machine
         // (spawn, handshake, timers) made every call's future ~12 KiB, which
         // is copied as it moves into join_all or a task.
-        Box::pin(slot.start(
+        let start = Box::pin(slot.start(
             &self.inner.ctx,
             &self.inner.start_limit,
             &self.inner.options,
-        ))
-        .await
+        ));
+        // The server's pins are read while it starts, not after it lists.
+        match self.inner.pins.get(&slot.spec.name).cloned() {
+            Some(pins) => {
+                let read = tokio::task::spawn_blocking(move || pins.preload());
+                let (conn, _) = tokio::join!(start, read);
+                conn
+            }
+            None => start.await,
+        }
     }
 
     /// Starts `server` if it is not running and returns what it said about itself.
