@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of the settings page's main views (servers, the add-server
-# form, presets, tools with an image result, the menu at 390 px, doctor's
-# findings; Home, Activity, Logs and the
+# form, presets, tools with an image result, the Import dialog, the menu at
+# 390 px, doctor's findings; Home, Activity, Logs and the
 # presets grid at 1280 and 390 px) in en, zh and ja, into
 # docs/screenshots/. Not run by CI: run it after changing the page.
 #
@@ -55,11 +55,14 @@ cat > "$home/config.json" <<EOF
 {
   "mcpServers": {
     "example": { "command": "toolbridge", "args": ["example-server"] },
-    "notes": { "command": "notes-mcp", "args": ["--stdio"] },
     "time": { "command": "uvx", "args": ["mcp-server-time"], "env": { "TZ": "UTC" }, "disabled": true }
   }
 }
 EOF
+# The log exists before the gateway starts: the wait below reads it at once
+# (with pipefail, a read of a file the background job has not opened yet
+# failed the script on a loaded machine).
+: > "$home/serve.log"
 env -u TOOLBRIDGE_GATEWAY_TOKEN -u TOOLBRIDGE_CONFIG PATH="$(dirname "$bin"):$PATH" \
   HOME="$home" XDG_CONFIG_HOME="$home/config" \
   XDG_CACHE_HOME="$home/cache" XDG_DATA_HOME="$home/data" \

@@ -31,19 +31,45 @@ const SHOTS = [
     await tryImage(page, L, lang);
     await page.evaluate(() => document.querySelector('main img').scrollIntoView({ block: 'center' }));
   }, { width: 390, height: 844 }],
+  // The Import dialog with a Claude Desktop file's servers previewed.
+  ['import', async (page, L, lang) => {
+    await b.openView(page, BASE, 'servers', { lang });
+    await (await b.button(page, L('Import servers from another app'))).click();
+    await (await b.field(page, L('Config file'), { within: 'dialog[open]' })).uploadFile(claudeDesktopFile());
+    await page.waitForSelector('dialog[open] input[type="checkbox"]');
+  }, { width: 1280, height: 800 }],
   // At 390 px the navigation is a menu: shown open.
   ['menu-390', async (page, L, lang) => {
     await b.openView(page, BASE, 'servers', { lang });
     await (await b.button(page, L('Menu'))).click();
     await page.waitForSelector('#menu[aria-expanded="true"]');
   }, { width: 390, height: 844 }],
-  // Doctor's findings with their fixes in the page's language (the demo's
-  // "notes" server names a program that is not installed).
-  ['doctor', async (page, L, lang) => {
-    await b.openView(page, BASE, 'doctor', { lang });
-    await page.waitForSelector('main article.card[aria-label="notes"] li');
-  }, { width: 1280, height: 800 }],
 ];
+
+/**
+ * Doctor's findings with their fixes in the page's language, for a "notes"
+ * server (added last, through the API, so the other shots show the demo
+ * config) whose program is not installed.
+ */
+async function doctor(page, lang) {
+  await b.openView(page, BASE, 'doctor', { lang });
+  await page.waitForSelector('main article.card[aria-label="notes"] li');
+  await page.evaluate(() => document.querySelector('main article.card[aria-label="notes"]').scrollIntoView({ block: 'center' }));
+}
+
+/** A Claude Desktop config with two servers, in a temp folder (once). */
+function claudeDesktopFile() {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'shots-import-')), 'claude_desktop_config.json');
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: {
+    filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem@2026', '/home/me/notes'] },
+    github: { command: 'docker', args: ['run', '-i', '--rm', '-e', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'ghcr.io/github/github-mcp-server'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_example' } },
+    example: { command: 'toolbridge', args: ['example-server'] },
+  } }, null, 2));
+  return file;
+}
 
 /** Opens example's tiny_image and runs it until its image shows. */
 async function tryImage(page, L, lang) {
@@ -60,6 +86,9 @@ const WIDE_AND_NARROW = [
   ['home', async (page, lang) => b.openView(page, BASE, 'home', { lang })],
   ['activity', async (page, lang) => {
     await b.openView(page, BASE, 'activity', { lang });
+    // The gateway notes a call's progress for the page only while the page
+    // watches Activity: the slow call starts once it does.
+    busy.startSlow();
     await page.waitForSelector('main progress[value]');
   }],
   ['logs', async (page, lang) => b.openView(page, BASE, 'logs', { lang })],
@@ -74,13 +103,19 @@ async function busyClient() {
   const client = new Client({ name: 'claude-code', version: '2.1.0' }, { capabilities: {} });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}mcp`)));
   await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
-  const slow = client.callTool({ name: 'slow', arguments: { ms: 600000 } }, undefined, { timeout: 700000 }).catch(() => {});
-  return { client, slow };
+  let slow = null;
+  const startSlow = () => {
+    slow = slow || client.callTool({ name: 'slow', arguments: { ms: 600000 } }, undefined, { timeout: 700000 }).catch(() => {});
+  };
+  return { client, startSlow };
 }
+
+/** The connected client (main() connects it before the shots). */
+let busy = null;
 
 async function main() {
   const out = process.argv[2];
-  const busy = await busyClient();
+  busy = await busyClient();
   const browser = await b.launch(VIEWPORT);
   try {
     for (const lang of ['en', 'zh', 'ja']) {
@@ -109,6 +144,23 @@ async function main() {
       }
       await page.setViewport(VIEWPORT);
       b.check(page, `screenshots in ${lang}`);
+      await page.close();
+    }
+    const added = await fetch(new URL('api/servers', BASE), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Toolbridge-Request': '1' },
+      body: JSON.stringify({ name: 'notes', transport: 'stdio', command: 'notes-mcp', args: ['--stdio'], env: [] }),
+    });
+    if (!added.ok) throw new Error(`adding the notes server: ${added.status} ${await added.text()}`);
+    for (const lang of ['en', 'zh', 'ja']) {
+      const page = await b.openPage(browser);
+      await page.setViewport({ width: 1280, height: 800 });
+      await doctor(page, lang);
+      await b.settled(page);
+      const file = path.join(out, `doctor-${lang}.png`);
+      await page.screenshot({ path: file });
+      console.log(file);
+      b.check(page, `the doctor screenshot in ${lang}`);
       await page.close();
     }
   } finally {
