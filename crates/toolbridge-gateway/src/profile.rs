@@ -138,7 +138,7 @@ impl ViewTools {
                 items: catalog
                     .items
                     .iter()
-                    .map(crate::gateway::to_rmcp_tool)
+                    .map(crate::gateway::answers::to_rmcp_tool)
                     .collect(),
                 routes: catalog.routes,
             },

@@ -331,7 +331,7 @@ impl Pool {
             &self.inner.options,
         ));
         // The server's pins are read while it starts, not after it lists.
-        match self.inner.pins.get(&slot.spec.name).cloned() {
+        match self.pins(&slot.spec.name) {
             Some(pins) => {
                 let read = tokio::task::spawn_blocking(move || pins.preload());
                 let (conn, _) = tokio::join!(start, read);
