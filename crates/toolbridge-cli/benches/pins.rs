@@ -6,7 +6,9 @@
 //!   hashed and compared with the pins file, read once), a listing asked
 //!   again of a running pool (`forget_tools`: the same definitions, so
 //!   compared with the last ones, not hashed), and a listing answered
-//!   from the in-memory cache (one `stat` of the pins file). Rounds
+//!   from the in-memory cache (one `stat` of the pins file). And the
+//!   first sight of the server (a new pool with an empty pins folder:
+//!   every definition hashed and both pins files written). Rounds
 //!   interleaved; medians, the difference and the ratio.
 //! - `hash`: the canonical hash alone of 1,000 tools with a realistic
 //!   schema (five typed properties with descriptions), median per 1,000.
@@ -137,10 +139,38 @@ fn list(opts: &Options) {
                 ms
             }
         };
+        // A new pool with a pins folder of its own: the server seen for the
+        // first time, so its listing writes its pins.
+        let sight_ms = |pin: PinPolicy, round: usize| {
+            let spec = server(dir.path(), pin);
+            let pins = dir.path().join(format!("sight-{round}-{}", pin.as_str()));
+            async move {
+                let pool = Pool::new([spec], PoolOptions {
+                    listen_for_changes: false,
+                    pins: Some(PinOptions::in_dir(&pins)),
+                    ..PoolOptions::default()
+                });
+                pool.connect("many").await.expect("start");
+                let started = Instant::now();
+                let tools = pool.list_server_tools("many").await.expect("list");
+                let ms = started.elapsed().as_secs_f64() * 1000.0;
+                assert!(tools.len() >= TOOLS, "withheld: {}", tools.len());
+                pool.close_all().await;
+                ms
+            }
+        };
+        let (mut off_sight, mut on_sight) = (Vec::new(), Vec::new());
         let (mut off_first, mut on_first) = (Vec::new(), Vec::new());
         let (mut off_ms, mut on_ms, mut off_hit, mut on_hit) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for round in 0..opts.rounds {
+            if round % 2 == 0 {
+                off_sight.push(sight_ms(PinPolicy::Off, round).await);
+                on_sight.push(sight_ms(PinPolicy::Block, round).await);
+            } else {
+                on_sight.push(sight_ms(PinPolicy::Block, round).await);
+                off_sight.push(sight_ms(PinPolicy::Off, round).await);
+            }
             if round % 2 == 0 {
                 off_first.push(first_ms(PinPolicy::Off).await);
                 on_first.push(first_ms(PinPolicy::Block).await);
@@ -162,6 +192,7 @@ fn list(opts: &Options) {
         let (off_ms, on_ms) = (median(&off_ms), median(&on_ms));
         let (off_hit, on_hit) = (median(&off_hit), median(&on_hit));
         let (off_first, on_first) = (median(&off_first), median(&on_first));
+        let (off_sight, on_sight) = (median(&off_sight), median(&on_sight));
         println!();
         println!(
             "pins: listing {TOOLS} tools of a stdio server (tool_cache.py), {} rounds interleaved",
@@ -169,6 +200,11 @@ fn list(opts: &Options) {
         );
         println!("| listing | pinning off | pinning on | added | ratio on / off |");
         println!("|---|--:|--:|--:|--:|");
+        println!(
+            "| first sight (no pins yet: written), median ms | {off_sight:.2} | {on_sight:.2} | {:.2} ms | {:.3} |",
+            on_sight - off_sight,
+            on_sight / off_sight
+        );
         println!(
             "| first listing of a new pool, median ms | {off_first:.2} | {on_first:.2} | {:.2} ms | {:.3} |",
             on_first - off_first,
