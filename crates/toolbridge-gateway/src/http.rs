@@ -28,6 +28,7 @@ use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
     profile::ViewName,
+    request_spans::Traced,
     security, session,
     session_owners::SessionOwners,
     stateless::Endpoint,
@@ -95,8 +96,10 @@ fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> 
         .with_json_response(true)
         .with_cancellation_token(shutdown.clone());
     let sessions = Arc::new(LocalSessionManager::default());
+    let sessions_of = session::factory(gateway.clone(), view.clone());
+    let (traced, traced_view) = (gateway.clone(), view.clone());
     let mcp = StreamableHttpService::new(
-        session::factory(gateway.clone(), view.clone()),
+        move || sessions_of().map(|s| Traced::new(s, traced.clone(), traced_view.clone())),
         sessions.clone(),
         config,
     );
