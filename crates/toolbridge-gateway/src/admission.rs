@@ -25,10 +25,10 @@ use axum::{
 };
 use http::{HeaderValue, Method, Request, StatusCode, header};
 use rmcp::model::ErrorData;
-use serde_json::{Value, json};
+use serde_json::{Value, json, value::RawValue};
 use toolbridge::adapter::search::{CALL_TOOL, SEARCH_TOOL};
 
-use std::time::Duration;
+use std::{borrow::Cow, time::Duration};
 
 use crate::{
     Gateway,
@@ -48,18 +48,31 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct ResourceMetadata(pub String);
 
-/// The fields of a JSON-RPC request looked at here.
+/// The fields of a JSON-RPC request looked at here, borrowed from the
+/// body where they can be: the arguments are only read (for the name a
+/// search-mode call tool is given) when it is that tool.
 #[derive(serde::Deserialize)]
-struct Probe {
+struct Probe<'a> {
     id: Option<Value>,
-    method: Option<String>,
-    params: Option<Params>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<Params<'a>>,
 }
 
 #[derive(serde::Deserialize)]
-struct Params {
-    name: Option<String>,
-    arguments: Option<Value>,
+struct Params<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The `name` of a call tool's arguments.
+#[derive(serde::Deserialize)]
+struct Inner<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
 }
 
 /// `request` to `view` from `client`, with its body read and put back; or
@@ -87,37 +100,59 @@ pub async fn check(
         )
             .into_response()
     })?;
-    let probe = serde_json::from_slice::<Probe>(&bytes).ok();
     let metadata = parts.extensions.get::<ResourceMetadata>().cloned();
-    let request = Request::from_parts(parts, Body::from(bytes));
-    let Some(Probe {
+    let probe = serde_json::from_slice::<Probe<'_>>(&bytes).ok();
+    let refused = match probe {
+        Some(probe) => refusal(gateway, view, client, probe, metadata).await,
+        None => None,
+    };
+    match refused {
+        Some(response) => Err(response),
+        None => Ok(Request::from_parts(parts, Body::from(bytes))),
+    }
+}
+
+/// The refusal of the request `probe` is, if it is a `tools/call`
+/// `client` may not make now.
+async fn refusal(
+    gateway: &Gateway,
+    view: &ViewName,
+    client: &ClientIdentity,
+    probe: Probe<'_>,
+    metadata: Option<ResourceMetadata>,
+) -> Option<Response> {
+    let (rights, rates) = (gateway.rights(), gateway.rate_limits());
+    let Probe {
         id: Some(id),
         method: Some(method),
         params: Some(Params {
             name: Some(name),
             arguments,
         }),
-    }) = probe
+    } = probe
     else {
-        return Ok(request);
+        return None;
     };
     if method != "tools/call" {
-        return Ok(request);
+        return None;
     }
-    let Ok(view) = gateway.view(view) else {
-        return Ok(request);
-    };
+    let view = gateway.view(view).ok()?;
     let tool = if view.searches() && name == SEARCH_TOOL {
         None
     } else {
-        let name = match arguments.as_ref().and_then(|a| a.get("name")) {
-            Some(Value::String(inner)) if view.searches() && name == CALL_TOOL => inner.as_str(),
-            _ => name.as_str(),
+        let inner = match arguments {
+            Some(arguments)
+                if view.searches() && name == CALL_TOOL && arguments.get().starts_with('{') =>
+            {
+                serde_json::from_str::<Inner<'_>>(arguments.get())
+                    .ok()
+                    .and_then(|inner| inner.name)
+            }
+            _ => None,
         };
+        let name = inner.as_deref().unwrap_or(&name);
         // A name the view does not have: the call says so.
-        let Some(route) = gateway.resolve_tool(&view, name).await else {
-            return Ok(request);
-        };
+        let route = gateway.resolve_tool(&view, name).await?;
         if let Err(denied) = rights.check(Some(client), &view.name, &route) {
             if client.kind == ClientKind::OAuth && !denied.scopes.is_empty() {
                 audit::call(
@@ -128,10 +163,10 @@ pub async fn check(
                     Some(client),
                     view.name.profile_name(),
                 );
-                return Err(insufficient_scope(&denied, id, metadata));
+                return Some(insufficient_scope(&denied, id, metadata));
             }
             // Refused by the call, in the JSON-RPC answer.
-            return Ok(request);
+            return None;
         }
         Some(route)
     };
@@ -139,9 +174,9 @@ pub async fn check(
     // Not an audit line each: a flood of refusals would be one of lines.
     if let Err(limited) = rates.take(client, name.as_deref()) {
         tracing::debug!(client = %client.key(), limit = %limited.limit, "rate limited");
-        return Err(too_many_requests(&limited, id));
+        return Some(too_many_requests(&limited, id));
     }
-    Ok(request)
+    None
 }
 
 /// The JSON-RPC error answer to request `id`.

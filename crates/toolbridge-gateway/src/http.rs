@@ -29,6 +29,7 @@ use crate::{
     connections::{self, ConnectionLimits},
     direct_sessions::DirectSessions,
     profile::ViewName,
+    request_spans::Traced,
     security, session,
     session_owners::SessionOwners,
     stateless::Endpoint,
@@ -97,8 +98,10 @@ fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> 
         .with_cancellation_token(shutdown.clone());
     let sessions = Arc::new(LocalSessionManager::default());
     let direct = DirectSessions::new(sessions.clone());
+    let sessions_of = session::factory(gateway.clone(), view.clone(), direct.clone());
+    let (traced, traced_view) = (gateway.clone(), view.clone());
     let mcp = StreamableHttpService::new(
-        session::factory(gateway.clone(), view.clone(), direct.clone()),
+        move || sessions_of().map(|s| Traced::new(s, traced.clone(), traced_view.clone())),
         sessions.clone(),
         config,
     );

@@ -75,6 +75,7 @@ pub mod peer;
 pub mod profile;
 pub mod rate_limits;
 pub mod relay;
+pub mod request_spans;
 pub mod resource_server;
 pub mod rights;
 pub mod security;

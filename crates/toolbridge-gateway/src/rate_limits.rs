@@ -148,7 +148,7 @@ impl Bucket {
     }
 
     /// Takes a token for `key`; `Err` is how long until there is one.
-    fn take(&self, key: &str) -> Result<(), Duration> {
+    fn take(&self, key: String) -> Result<(), Duration> {
         if self
             .checks
             .fetch_add(1, Ordering::Relaxed)
@@ -162,9 +162,9 @@ impl Bucket {
             self.limiter.retain_recent();
             self.limiter.len() >= MAX_KEYS
         };
-        let key = if crowded { OVERFLOW } else { key };
+        let key = if crowded { OVERFLOW.to_owned() } else { key };
         self.limiter
-            .check_key(&key.to_owned())
+            .check_key(&key)
             .map_err(|not_until| not_until.wait_time_from(self.limiter.clock().now()))
     }
 
@@ -232,15 +232,19 @@ impl RateLimits {
             .named
             .iter()
             .find(|(name, _)| *name == client.name || *name == key);
-        let (limit, bucket) = match named {
-            Some((name, bucket)) => (format!("clients.{name}"), Some(bucket)),
-            None => ("client".to_owned(), self.inner.client.as_ref()),
+        let bucket = match named {
+            Some((_, bucket)) => Some(bucket),
+            None => self.inner.client.as_ref(),
         };
         if let Some(bucket) = bucket
-            && let Err(wait) = bucket.take(&key)
+            && let Err(wait) = bucket.take(key)
         {
+            let key = client.key();
             return Err(Limited {
-                limit,
+                limit: match named {
+                    Some((name, _)) => format!("clients.{name}"),
+                    None => "client".to_owned(),
+                },
                 detail: format!(
                     "client {key:?} is over its rate limit ({})",
                     bucket.describe()
@@ -252,7 +256,7 @@ impl RateLimits {
             return Ok(());
         };
         if let Some((matcher, bucket)) = self.inner.tools.iter().find(|(m, _)| m.is_match(tool))
-            && let Err(wait) = bucket.take(tool)
+            && let Err(wait) = bucket.take(tool.to_owned())
         {
             return Err(Limited {
                 limit: format!("tools.{}", matcher.glob()),

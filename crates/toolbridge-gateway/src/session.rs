@@ -146,6 +146,13 @@ impl Session {
     ) -> Result<ServerResult, ErrorData> {
         let pool = self.gateway.pool();
         let mut options = self.call_options(context);
+        // Its span, a child of the client request's ([`crate::request_spans`]).
+        let incoming = crate::request_spans::incoming(context);
+        let mut span = self
+            .gateway
+            .tracing()
+            .upstream(server, request.method(), incoming);
+        options.meta = span.meta();
         let may_ask = matches!(
             request,
             ClientRequest::GetPromptRequest(_) | ClientRequest::ReadResourceRequest(_)
@@ -161,14 +168,14 @@ impl Session {
                 progress: progress.as_ref(),
             };
             return tokio::select! {
-                result = held_request(&self.gateway, pool, server, request, options, client) => {
+                result = span.around(held_request(&self.gateway, pool, server, request, options, client)) => {
                     result.map(stamp_complete)
                 }
                 () = context.ct.cancelled() => Err(cancelled()),
             };
         }
         tokio::select! {
-            result = relaying_progress(progress_relay(context), None, pool.request(server, request, &options)) => {
+            result = relaying_progress(progress_relay(context), None, span.around(pool.request(server, request, &options))) => {
                 result.map(stamp_complete).map_err(to_mcp_error)
             }
             () = context.ct.cancelled() => Err(cancelled()),

@@ -73,7 +73,8 @@ const SESSION_HEADER: &str = "mcp-session-id";
 const BASE64_HEADER_PREFIX: &str = "=?base64?";
 
 /// rmcp's streamable HTTP service as the gateway configures it.
-pub type RmcpService = StreamableHttpService<session::Session, LocalSessionManager>;
+pub type RmcpService =
+    StreamableHttpService<crate::request_spans::Traced<session::Session>, LocalSessionManager>;
 
 /// The `/mcp` endpoint (or a profile's `/mcp/NAME`): stateless calls
 /// answered here, the rest by rmcp.
@@ -100,7 +101,12 @@ enum Lean {
         /// boxed, as most requests have none.
         trace: Option<Box<TraceContext>>,
     },
-    List(RequestId, Option<PaginatedRequestParams>),
+    /// `tools/list`, with the client's trace context if it sent one.
+    List(
+        RequestId,
+        Option<PaginatedRequestParams>,
+        Option<Box<TraceContext>>,
+    ),
 }
 
 /// Who answers a request.
@@ -217,7 +223,16 @@ impl Endpoint {
 
     async fn answer(&self, lean: Lean, client: Option<ClientIdentity>) -> Response {
         match lean {
-            Lean::List(id, params) => {
+            Lean::List(id, params, trace) => {
+                // Its span, as rmcp's requests get theirs (`request_spans`).
+                let served = crate::tracing_export::Served {
+                    method: "tools/list",
+                    target: None,
+                    client: client.as_ref(),
+                    view: &self.view,
+                    incoming: trace.as_deref(),
+                };
+                let mut span = self.gateway.tracing().served(served, Vec::new);
                 let requester = session::Requester {
                     view: &self.view,
                     client: client.as_ref(),
@@ -227,6 +242,7 @@ impl Endpoint {
                 let result = session::list_tools(&self.gateway, requester, params)
                     .await
                     .map(ServerResult::ListToolsResult);
+                span.finish_with(&result);
                 json_answer(id, result)
             }
             Lean::Call {
@@ -583,8 +599,9 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
         "tools/list" if !headers.contains_key("mcp-name") => {
             let mut params: PaginatedRequestParams =
                 serde_json::from_str(envelope.params.get()).ok()?;
-            checked_meta(params.meta.take())?;
-            Some(Lean::List(id, Some(params)))
+            let meta = checked_meta(params.meta.take())?;
+            let trace = TraceContext::incoming(Some(&meta.0), Some(headers)).map(Box::new);
+            Some(Lean::List(id, Some(params), trace))
         }
         _ => None,
     }
@@ -810,7 +827,7 @@ mod tests {
                 let held = matches!(caller, Caller::Stateless { .. });
                 (id, json!({ "call": params, "held": held }))
             }
-            (Lean::List(id, params), ClientRequest::ListToolsRequest(r)) => {
+            (Lean::List(id, params, _), ClientRequest::ListToolsRequest(r)) => {
                 assert_eq!(
                     serde_json::to_value(params).unwrap(),
                     serde_json::to_value(&r.params).unwrap()

@@ -28,7 +28,8 @@ pub async fn serve(gateway: Gateway, view: ViewName) -> Result<(), GatewayError>
     let (errors, error_lines) = mpsc::unbounded_channel();
     tokio::spawn(screen(tokio::io::stdin(), screened, errors));
     let writer = tokio::spawn(write_lines(answers, error_lines, tokio::io::stdout()));
-    let service = Session::new(gateway, view)
+    let session = Session::new(gateway.clone(), view.clone());
+    let service = crate::request_spans::Traced::new(session, gateway, view)
         .serve((rmcp_in, rmcp_out))
         .await
         .map_err(|e| GatewayError::Stdio(e.to_string()))?;

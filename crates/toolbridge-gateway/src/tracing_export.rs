@@ -1,6 +1,8 @@
-//! The gateway's OpenTelemetry traces: a span per `tools/call` a client
-//! makes (kind server) and, inside it, one per call the gateway makes to an
-//! upstream (kind client), exported over OTLP/HTTP (protobuf) in batches.
+//! The gateway's OpenTelemetry traces: a span per request a client makes
+//! (kind server: every `tools/call` here, the other methods through
+//! [`crate::request_spans`]) and, inside it, one per request the gateway
+//! makes to an upstream for it (kind client), exported over OTLP/HTTP
+//! (protobuf) in batches.
 //!
 //! Where they go, the first set wins:
 //! 1. `toolbridge.gateway.tracing.otlpEndpoint` in the config, the
@@ -24,8 +26,11 @@
 //! Attributes: `toolbridge.server`, `toolbridge.tool`, `toolbridge.client`
 //! (its name), `toolbridge.client.kind`, `toolbridge.profile` (the profile
 //! the client reached, absent at `/mcp`), `toolbridge.outcome`, with the
-//! OpenTelemetry MCP conventions' `mcp.method.name` and `gen_ai.tool.name`.
-//! Never arguments, results, tokens or headers.
+//! OpenTelemetry MCP conventions' `mcp.method.name`, `gen_ai.tool.name`,
+//! `gen_ai.prompt.name`, `mcp.resource.uri` and, on a request that failed,
+//! `rpc.response.status_code` (the JSON-RPC error code; the span's status
+//! is an error with the message). Never arguments, results, tokens or
+//! headers.
 
 use std::{
     borrow::Cow,
@@ -46,7 +51,7 @@ use opentelemetry_sdk::{
     Resource,
     trace::{SdkTracer, SdkTracerProvider},
 };
-use rmcp::model::JsonObject;
+use rmcp::model::{ErrorData, JsonObject};
 use toolbridge::config::GatewayTracing;
 
 use crate::{
@@ -217,26 +222,52 @@ impl Tracing {
         incoming: Option<&TraceContext>,
         tool: &str,
     ) -> RequestTrace {
+        let request = Served {
+            method: "tools/call",
+            target: Some(tool),
+            client,
+            view,
+            incoming,
+        };
+        self.served(request, || {
+            vec![KeyValue::new("gen_ai.tool.name", tool.to_owned())]
+        })
+    }
+
+    /// The trace of one request of a client, any method (`tools/call` is
+    /// [`Tracing::request`]): its span is named `METHOD TARGET` (the MCP
+    /// conventions' name) and carries `more` besides who made it.
+    pub(crate) fn served(
+        &self,
+        request: Served<'_>,
+        more: impl FnOnce() -> Vec<KeyValue>,
+    ) -> RequestTrace {
         let Some(exporting) = &self.exporting else {
             return RequestTrace {
                 spans: None,
-                incoming: incoming.cloned(),
+                incoming: request.incoming.cloned(),
             };
         };
-        let parent = incoming.map_or_else(Context::new, TraceContext::as_parent);
-        let (kind, name) = crate::audit::who(client);
+        let parent = request
+            .incoming
+            .map_or_else(Context::new, TraceContext::as_parent);
+        let (kind, name) = crate::audit::who(request.client);
         let mut attributes = vec![
-            KeyValue::new("mcp.method.name", "tools/call"),
-            KeyValue::new("gen_ai.tool.name", tool.to_owned()),
+            KeyValue::new("mcp.method.name", request.method),
             KeyValue::new("toolbridge.client", name.to_owned()),
             KeyValue::new("toolbridge.client.kind", kind),
         ];
-        if let Some(profile) = view.profile_name() {
+        if let Some(profile) = request.view.profile_name() {
             attributes.push(KeyValue::new("toolbridge.profile", profile.to_owned()));
         }
+        attributes.extend(more());
+        let span_name = match request.target {
+            Some(target) => format!("{} {target}", request.method),
+            None => request.method.to_owned(),
+        };
         let span = exporting
             .tracer
-            .span_builder(format!("tools/call {tool}"))
+            .span_builder(span_name)
             .with_kind(SpanKind::Server)
             .with_attributes(attributes)
             .start_with_context(&exporting.tracer, &parent);
@@ -247,6 +278,101 @@ impl Tracing {
                 upstream: None,
             })),
             incoming: None,
+        }
+    }
+
+    /// The span of a request (not a `tools/call`) the gateway sends to
+    /// `server` for the client's request being served, `method`: a child
+    /// of the client request's span, current in this task's OpenTelemetry
+    /// context ([`crate::request_spans`]), which learns the server. With
+    /// tracing off none; the upstream request then carries the client's
+    /// own context, `incoming`, unchanged (as a `tools/call` does).
+    pub(crate) fn upstream(
+        &self,
+        server: &str,
+        method: &str,
+        incoming: Option<TraceContext>,
+    ) -> UpstreamTrace {
+        let current = Context::current();
+        let Some(exporting) = self
+            .exporting
+            .as_ref()
+            .filter(|_| current.span().span_context().is_valid())
+        else {
+            return UpstreamTrace {
+                meta: incoming.as_ref().map(TraceContext::to_meta),
+                span: None,
+                outcome: Outcome::Cancelled,
+            };
+        };
+        current
+            .span()
+            .set_attribute(KeyValue::new("toolbridge.server", server.to_owned()));
+        let span = exporting
+            .tracer
+            .span_builder(method.to_owned())
+            .with_kind(SpanKind::Client)
+            .with_attributes([
+                KeyValue::new("mcp.method.name", method.to_owned()),
+                KeyValue::new("toolbridge.server", server.to_owned()),
+            ])
+            .start_with_context(&exporting.tracer, &current);
+        let upstream = current.with_span(span);
+        UpstreamTrace {
+            meta: TraceContext::of(&upstream).map(|c| c.to_meta()),
+            span: Some(upstream),
+            outcome: Outcome::Cancelled,
+        }
+    }
+}
+
+/// A client's request as its span names it.
+pub(crate) struct Served<'a> {
+    /// The JSON-RPC method.
+    pub method: &'static str,
+    /// What it is about, for the span's name (a tool's or a prompt's name).
+    pub target: Option<&'a str>,
+    /// Who sent it (`None`: stdio's client).
+    pub client: Option<&'a ClientIdentity>,
+    /// The view it came to.
+    pub view: &'a ViewName,
+    /// The client's trace context, when it sent one.
+    pub incoming: Option<&'a TraceContext>,
+}
+
+/// The span of one upstream request that is not a `tools/call`
+/// ([`Tracing::upstream`]); ended with the outcome [`UpstreamTrace::around`]
+/// saw, or as cancelled when dropped before.
+pub(crate) struct UpstreamTrace {
+    meta: Option<JsonObject>,
+    span: Option<Context>,
+    outcome: Outcome,
+}
+
+impl UpstreamTrace {
+    /// The `_meta` entries the upstream request carries (its W3C context).
+    pub(crate) fn meta(&self) -> Option<JsonObject> {
+        self.meta.clone()
+    }
+
+    /// `request`, its outcome noted for the span.
+    pub(crate) async fn around<T, E>(
+        &mut self,
+        request: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
+        let result = request.await;
+        self.outcome = match result {
+            Ok(_) => Outcome::Ok,
+            Err(_) => Outcome::Failed,
+        };
+        result
+    }
+}
+
+impl Drop for UpstreamTrace {
+    fn drop(&mut self) {
+        if let Some(span) = &self.span {
+            end(&span.span(), self.outcome);
         }
     }
 }
@@ -295,6 +421,40 @@ impl RequestTrace {
         let meta = TraceContext::of(&upstream).map(|c| c.to_meta());
         spans.upstream = Some(upstream);
         meta
+    }
+
+    /// The OpenTelemetry context the request's span is current in (for
+    /// the upstream spans made while it is served); `None` with tracing off.
+    pub(crate) fn context(&self) -> Option<Context> {
+        self.spans.as_ref().map(|s| s.request.clone())
+    }
+
+    /// Ends the spans as `result` says: ok, or an error with the JSON-RPC
+    /// error's code and message.
+    pub(crate) fn finish_with<T>(&mut self, result: &Result<T, ErrorData>) {
+        let Err(error) = result else {
+            return self.finish(Outcome::Ok);
+        };
+        let Some(spans) = self.spans.take() else {
+            return;
+        };
+        if let Some(upstream) = &spans.upstream {
+            end(&upstream.span(), Outcome::Failed);
+        }
+        let span = spans.request.span();
+        span.set_attribute(KeyValue::new(
+            "rpc.response.status_code",
+            error.code.0.to_string(),
+        ));
+        span.set_attribute(KeyValue::new(
+            "toolbridge.outcome",
+            Outcome::Failed.as_str(),
+        ));
+        span.set_attribute(KeyValue::new("error.type", Outcome::Failed.as_str()));
+        span.set_status(Status::Error {
+            description: Cow::Owned(error.message.to_string()),
+        });
+        span.end();
     }
 
     /// Ends the spans with `outcome`.

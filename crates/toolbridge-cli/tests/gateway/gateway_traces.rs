@@ -6,7 +6,10 @@
 //! and as the HTTP `traceparent` header), the upstream call is its child,
 //! and the upstream (the example server behind `tee`, which records what
 //! it is sent) got the upstream span's context in its request's `_meta`.
-//! And a collector nobody listens at costs one warning, never a call.
+//! Every other request of a client has its span too (`tools/list`,
+//! `prompts/get`, `resources/read`...), its upstream request a child, a
+//! failed one an error. And a collector nobody listens at costs one
+//! warning, never a call.
 
 use crate::common;
 use crate::gateway_support;
@@ -20,7 +23,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use common::{deps, poll_async, toolbridge, wait_until};
+use common::{deps, everything_js, poll_async, toolbridge, wait_until};
 use gateway_support::{Gateway, RawClient, free_port};
 
 /// Phoenix on a loaded 2-core machine took 2.5 minutes to answer.
@@ -398,6 +401,172 @@ async fn phoenix_receives_the_gateways_spans_under_the_clients_trace() {
     let log = gateway.log();
     assert!(!log.contains(SECRET_ARGUMENT), "an argument logged: {log}");
     assert!(!log.contains(&token), "a token logged: {log}");
+}
+
+/// The config: server-everything (its prompts and resources) over stdio
+/// behind `tee -a RECORD` as `ev`, a profile `team`, tracing to `phoenix`.
+fn everything_config(dir: &Path, record: &Path, phoenix: &Phoenix) -> PathBuf {
+    let path = dir.join("config.json");
+    let command = format!(
+        "/usr/bin/tee -a '{}' | exec node '{}' stdio",
+        record.display(),
+        everything_js().display()
+    );
+    let text = json!({
+        "toolbridge": { "gateway": { "tracing": { "otlpEndpoint": phoenix.url("") } } },
+        "mcpServers": { "ev": { "command": "/bin/sh", "args": ["-c", command] } },
+        "profiles": { "team": { "servers": ["ev"] } },
+    });
+    std::fs::write(&path, text.to_string()).expect("write config");
+    path
+}
+
+/// The trace id of the `n`th request of the test below (its client span is
+/// [`CLIENT_SPAN`]).
+fn trace_of(n: u8) -> String {
+    format!("5ac0ffee{n:024x}")
+}
+
+/// Checks the gateway's span of a client request of `method` under the
+/// client's span in `spans` (one trace's), made by alice through the team
+/// profile; the span.
+fn request_span<'a>(spans: &'a [Value], method: &str, name: &str) -> &'a Value {
+    let span = child_of(spans, CLIENT_SPAN);
+    assert_eq!(span["name"], name, "{span:#}");
+    let attributes = &span["attributes"];
+    assert_eq!(attributes["mcp.method.name"], method, "{span:#}");
+    assert_eq!(attributes["toolbridge.client"], "alice", "{span:#}");
+    assert_eq!(attributes["toolbridge.client.kind"], "token", "{span:#}");
+    assert_eq!(attributes["toolbridge.profile"], "team", "{span:#}");
+    assert!(!span.to_string().contains("tbc_"), "a token in {span:#}");
+    span
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_request_of_a_client_has_its_span_and_a_failed_one_is_an_error() {
+    let phoenix = Phoenix::start();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("upstream.jsonl");
+    let config = everything_config(dir.path(), &record, &phoenix);
+    let token = client_token(&config, "alice");
+    let gateway = Gateway::start_with_env(
+        &config,
+        dir.path(),
+        &[],
+        Some(gateway_support::TOKEN),
+        &[("OTEL_BSP_SCHEDULE_DELAY", "200")],
+    );
+    let url = gateway.url.replace("/mcp", "/mcp/team");
+    let mut client = RawClient::with_token(&url, &token);
+    client.initialize().await;
+    let meta = |n: u8| json!({ "traceparent": format!("00-{}-{CLIENT_SPAN}-01", trace_of(n)) });
+    let requests = [
+        ("tools/list", json!({ "_meta": meta(1) })),
+        ("prompts/list", json!({ "_meta": meta(2) })),
+        (
+            "prompts/get",
+            json!({ "name": "simple-prompt", "_meta": meta(3) }),
+        ),
+        (
+            "resources/read",
+            json!({ "uri": "demo://resource/static/document/architecture.md", "_meta": meta(4) }),
+        ),
+        (
+            "prompts/get",
+            json!({ "name": "no-such-prompt", "_meta": meta(5) }),
+        ),
+    ];
+    let mut answers = Vec::new();
+    for (method, params) in requests {
+        let answer = client.request(method, params).await;
+        assert_eq!(answer.status, 200, "{method}: {answer:?}");
+        answers.push(answer.body.unwrap_or_else(|| panic!("{method}: no answer")));
+    }
+    for (n, answer) in answers[..4].iter().enumerate() {
+        assert!(
+            answer["result"].is_object(),
+            "request {}: {answer:#}",
+            n + 1
+        );
+    }
+    assert!(answers[4]["error"].is_object(), "{:#}", answers[4]);
+
+    // Answered by the gateway itself: one span each.
+    let spans = phoenix.wait_for_spans(&trace_of(1), 1).await;
+    let list = request_span(&spans, "tools/list", "tools/list");
+    assert_eq!(list["status_code"], "OK", "{list:#}");
+    let spans = phoenix.wait_for_spans(&trace_of(2), 1).await;
+    request_span(&spans, "prompts/list", "prompts/list");
+
+    // Forwarded: the upstream request is the request span's child and
+    // carries its context to the server.
+    for (n, method, name) in [
+        (3, "prompts/get", "prompts/get simple-prompt"),
+        (4, "resources/read", "resources/read"),
+    ] {
+        let spans = phoenix.wait_for_spans(&trace_of(n), 2).await;
+        let request = request_span(&spans, method, name);
+        assert_eq!(request["status_code"], "OK", "{request:#}");
+        assert_eq!(
+            request["attributes"]["toolbridge.server"], "ev",
+            "{request:#}"
+        );
+        let upstream = child_of(&spans, request["context"]["span_id"].as_str().unwrap());
+        assert_eq!(
+            upstream["attributes"]["mcp.method.name"], method,
+            "{upstream:#}"
+        );
+        assert_eq!(
+            upstream["attributes"]["toolbridge.server"], "ev",
+            "{upstream:#}"
+        );
+        assert_eq!(
+            upstream["attributes"]["toolbridge.outcome"], "ok",
+            "{upstream:#}"
+        );
+        let traceparent = format!(
+            "00-{}-{}-01",
+            trace_of(n),
+            upstream["context"]["span_id"].as_str().unwrap()
+        );
+        let sent: Vec<Value> = std::fs::read_to_string(&record)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["method"] == method && m["params"]["_meta"]["traceparent"] == traceparent)
+            .collect();
+        assert_eq!(sent.len(), 1, "{method}: the upstream got no {traceparent}");
+    }
+    let spans = phoenix.wait_for_spans(&trace_of(3), 2).await;
+    let request = request_span(&spans, "prompts/get", "prompts/get simple-prompt");
+    assert_eq!(
+        request["attributes"]["gen_ai.prompt.name"], "simple-prompt",
+        "{request:#}"
+    );
+    let spans = phoenix.wait_for_spans(&trace_of(4), 2).await;
+    let request = request_span(&spans, "resources/read", "resources/read");
+    assert_eq!(
+        request["attributes"]["mcp.resource.uri"],
+        "demo://resource/static/document/architecture.md",
+        "{request:#}"
+    );
+
+    // A request the gateway refuses: its span is an error with the
+    // JSON-RPC error's code and message.
+    let spans = phoenix.wait_for_spans(&trace_of(5), 1).await;
+    let failed = request_span(&spans, "prompts/get", "prompts/get no-such-prompt");
+    assert_eq!(failed["status_code"], "ERROR", "{failed:#}");
+    assert_eq!(
+        failed["attributes"]["toolbridge.outcome"], "failed",
+        "{failed:#}"
+    );
+    assert_eq!(
+        failed["attributes"]["rpc.response.status_code"],
+        answers[4]["error"]["code"].to_string(),
+        "{failed:#}"
+    );
+    let message = answers[4]["error"]["message"].as_str().unwrap();
+    assert_eq!(failed["status_message"], message, "{failed:#}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
