@@ -20,8 +20,9 @@
 //! and counts the hashes in a new `HashMap` per document. A build had the
 //! words already (each distinct run tokenized once, [`WordMemo`]), so it
 //! joined them into a text for the embedder to split, allocate and hash
-//! again: at 10,000 tools most of a build (`cargo bench --bench search`
-//! times that build, [`ToolIndex::with_bm25_embedder`], beside this one).
+//! again: at 10,000 tools that build ([`ToolIndex::with_bm25_embedder`])
+//! takes 1.6-2.3x this one's time on a CPU (`cargo bench --bench search` times
+//! both).
 //! The crate has no way to embed words already hashed, so the build hashes
 //! each distinct word once with the embedder's own hash
 //! ([`term_hash`]), counts a document's terms in an array by term id and
