@@ -1,7 +1,7 @@
-//! [`ToolIndex`]: BM25 over tool definitions, with the `bm25` crate's
-//! embedder (hashed terms weighted by Okapi BM25 with k1 = 1.2, b = 0.75,
-//! the average length fitted to the tools indexed) and a posting list per
-//! term, scored term at a time.
+//! [`ToolIndex`]: BM25 over tool definitions, as the `bm25` crate weighs
+//! it (hashed terms, Okapi BM25 with k1 = 1.2, b = 0.75, the average length
+//! fitted to the tools indexed), with a posting list per term, scored term
+//! at a time.
 //!
 //! A tool's document is its name (three times: the name is the strongest
 //! hint), title (twice), server's config name and reported name,
@@ -10,16 +10,35 @@
 //! split, stop words dropped, stemmed; a query's words also look for their
 //! synonyms (`synonyms`).
 //!
-//! The index is immutable: a changed tool list builds a new one (10,000
-//! tools take 0.3-0.6 s: `cargo bench --bench search`),
-//! which keeps the average length, and so every score, true to the list.
+//! The index is immutable: a changed tool list builds a new one, which
+//! keeps the average length, and so every score, true to the list.
+//!
+//! # Why the weights are computed here, not by `bm25::Embedder`
+//!
+//! `Embedder::embed` takes a document as one text and runs its tokenizer
+//! over it (a `Tokenizer` returns a `String` per word), hashes every word
+//! and counts the hashes in a new `HashMap` per document. A build had the
+//! words already (each distinct run tokenized once, [`WordMemo`]), so it
+//! joined them into a text for the embedder to split, allocate and hash
+//! again: at 10,000 tools that build ([`ToolIndex::with_bm25_embedder`])
+//! takes 1.6-2.3x this one's time on a CPU (`cargo bench --bench search` times
+//! both).
+//! The crate has no way to embed words already hashed, so the build hashes
+//! each distinct word once with the embedder's own hash
+//! ([`term_hash`]), counts a document's terms in an array by term id and
+//! computes the embedder's weight, `tf × (k1 + 1) / (tf + k1 × (1 − b + b
+//! × len / avgdl))`, with the same `f32` operations in the same order: the
+//! same weights to the bit, so the same scores and ranking. A test checks
+//! that, weight for weight, against the embedder and, query for query,
+//! against `bm25::Scorer` on the 21 real servers of the benchmark.
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
-use bm25::{Embedder, EmbedderBuilder};
+use bm25::EmbedderBuilder;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::tokenize::{Spaces, WordMemo, Words};
+use super::tokenize::{Spaces, WordMemo, Words, term_hash};
 use crate::tools::McpTool;
 
 /// How many times the name's words count.
@@ -28,6 +47,9 @@ const NAME_WEIGHT: usize = 3;
 const TITLE_WEIGHT: usize = 2;
 /// How deep parameters are read (`properties` of `properties`).
 const PARAMETER_DEPTH: usize = 2;
+/// BM25's k1 and b, `bm25::Embedder`'s defaults.
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
 
 /// A tool found by [`ToolIndex::search`], with its BM25 score (higher is a
 /// better match; only comparable within one search).
@@ -46,13 +68,15 @@ pub struct ToolIndex {
     /// Document id → (list, position in it).
     docs: Vec<(u32, u32)>,
     words: Words,
-    embedder: Embedder<u32, Spaces>,
-    /// Term → the documents that have it, each with the term's BM25 weight
-    /// in it (the embedder's), in document order: a search adds up
-    /// `idf × weight` term at a time, the sum `bm25::Scorer` computes
-    /// document at a time (which scanned each document's terms for each
-    /// query term: 16 ms at 10,000 tools).
-    postings: HashMap<u32, Vec<(u32, f32)>>,
+    /// A term's hash ([`term_hash`]) → its id, the position of its posting
+    /// list.
+    terms: FxHashMap<u32, u32>,
+    /// Per term id, the documents that have it, each with the term's BM25
+    /// weight in it, in document order: a search adds up `idf × weight`
+    /// term at a time, the sum `bm25::Scorer` computes document at a time
+    /// (which scanned each document's terms for each query term: 16 ms at
+    /// 10,000 tools).
+    postings: Vec<Vec<(u32, f32)>>,
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -63,46 +87,128 @@ impl std::fmt::Debug for ToolIndex {
     }
 }
 
+/// Every tool's terms, read once for a build.
+struct Documents {
+    docs: Vec<(u32, u32)>,
+    /// Every document's terms, one after another.
+    terms: Vec<u32>,
+    /// Where each document's terms end in `terms`.
+    ends: Vec<usize>,
+    avgdl: f32,
+}
+
+impl Documents {
+    fn read(lists: &[Arc<Vec<McpTool>>], memo: &mut WordMemo<'_>) -> Self {
+        let mut docs = Vec::new();
+        let mut terms = Vec::new();
+        let mut ends = Vec::new();
+        for (l, list) in lists.iter().enumerate() {
+            for (t, tool) in list.iter().enumerate() {
+                document(memo, tool, &mut terms);
+                ends.push(terms.len());
+                docs.push((l as u32, t as u32));
+            }
+        }
+        let avgdl = match docs.len() {
+            0 => 1.0,
+            n => (terms.len() as f32 / n as f32).max(1.0),
+        };
+        Documents {
+            docs,
+            terms,
+            ends,
+            avgdl,
+        }
+    }
+
+    /// Each document's id and terms.
+    fn each(&self) -> impl Iterator<Item = (u32, &[u32])> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .enumerate()
+            .map(|(id, (start, &end))| (id as u32, &self.terms[start..end]))
+    }
+}
+
+/// The weight `bm25::Embedder` gives a term found `frequency` times in a
+/// document of `length` terms: the same operations on `f32`, in its order.
+fn weight(frequency: u32, length: usize, avgdl: f32) -> f32 {
+    let frequency = frequency as f32;
+    let numerator = frequency * (K1 + 1.0);
+    let denominator = frequency + K1 * (1.0 - B + B * (length as f32 / avgdl));
+    numerator / denominator
+}
+
 impl ToolIndex {
     /// Indexes every tool of `lists`.
     pub fn new(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
         let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
         let words = Words::default();
         let mut memo = words.memo();
-        let mut docs = Vec::new();
-        let mut texts = Vec::new();
-        let mut total = 0usize;
-        for (l, list) in lists.iter().enumerate() {
-            for (t, tool) in list.iter().enumerate() {
-                let terms = document(&mut memo, tool);
-                total += terms.len();
-                texts.push(terms.join(" "));
-                docs.push((l as u32, t as u32));
+        let documents = Documents::read(&lists, &mut memo);
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); memo.len()];
+        // A document's count of each term, by id, and the terms it has.
+        let mut counts = vec![0u32; memo.len()];
+        let mut distinct = Vec::new();
+        for (id, terms) in documents.each() {
+            for &term in terms {
+                let count = &mut counts[term as usize];
+                if *count == 0 {
+                    distinct.push(term);
+                }
+                *count += 1;
+            }
+            for term in distinct.drain(..) {
+                let count = std::mem::take(&mut counts[term as usize]);
+                postings[term as usize].push((id, weight(count, terms.len(), documents.avgdl)));
             }
         }
-        let avgdl = match docs.len() {
-            0 => 1.0,
-            n => (total as f32 / n as f32).max(1.0),
-        };
-        let embedder = EmbedderBuilder::<u32, Spaces>::with_avgdl(avgdl).build();
-        let mut postings: HashMap<u32, Vec<(u32, f32)>> = HashMap::new();
-        for (id, text) in texts.iter().enumerate() {
-            let id = id as u32;
-            for term in embedder.embed(text).iter() {
-                let list = postings.entry(term.index).or_default();
-                // A term twice in one embedding (a hash collision): the
-                // first counts, as in `bm25::Scorer`.
+        let terms = memo.into_ids();
+        ToolIndex {
+            lists,
+            docs: documents.docs,
+            words,
+            terms,
+            postings,
+        }
+    }
+
+    /// The index [`ToolIndex::new`] builds, built as it was before it
+    /// computed the weights itself: each document's words joined into a
+    /// text and weighed by `bm25::Embedder`. Kept as what the fast build is
+    /// checked against (the same postings, weight for weight) and timed
+    /// against (`cargo bench --bench search`); not for use.
+    #[doc(hidden)]
+    pub fn with_bm25_embedder(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
+        let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
+        let words = Words::default();
+        let mut memo = words.memo();
+        let documents = Documents::read(&lists, &mut memo);
+        let embedder = EmbedderBuilder::<u32, Spaces>::with_avgdl(documents.avgdl).build();
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); memo.len()];
+        let mut text = String::new();
+        for (id, terms) in documents.each() {
+            text.clear();
+            for &term in terms {
+                text.push_str(memo.word(term));
+                text.push(' ');
+            }
+            for term in embedder.embed(&text).iter() {
+                let list = &mut postings[memo.ids()[&term.index] as usize];
+                // A term twice in one embedding: the first counts, as
+                // in `bm25::Scorer`.
                 if list.last().is_none_or(|(doc, _)| *doc != id) {
                     list.push((id, term.value));
                 }
             }
         }
-        drop(memo);
+        let terms = memo.into_ids();
         ToolIndex {
             lists,
-            docs,
+            docs: documents.docs,
             words,
-            embedder,
+            terms,
             postings,
         }
     }
@@ -145,17 +251,17 @@ impl ToolIndex {
         if terms.is_empty() {
             return Vec::new();
         }
-        let query = self.embedder.embed(&terms.join(" "));
         // Okapi BM25: the sum over the query's terms of idf × the term's
         // weight in the document, added in the query's order.
         let n = self.docs.len() as f32;
         let mut scores = vec![0f32; self.docs.len()];
         let mut seen = vec![false; self.docs.len()];
         let mut touched = Vec::new();
-        for term in query.iter() {
-            let Some(list) = self.postings.get(&term.index) else {
+        for word in &terms {
+            let Some(&term) = self.terms.get(&term_hash(word)) else {
                 continue;
             };
+            let list = &self.postings[term as usize];
             let frequency = list.len() as f32;
             let idf = (1f32 + (n - frequency + 0.5) / (frequency + 0.5)).ln();
             for &(doc, weight) in list {
@@ -185,26 +291,28 @@ impl ToolIndex {
     }
 }
 
-/// The words `tool` is found by.
-fn document(words: &mut WordMemo<'_>, tool: &McpTool) -> Vec<String> {
-    let mut terms = Vec::new();
-    let name = words.of(&tool.name);
-    for _ in 0..NAME_WEIGHT {
-        terms.extend(name.iter().cloned());
+/// The terms `tool` is found by, appended to `terms`.
+fn document(words: &mut WordMemo<'_>, tool: &McpTool, terms: &mut Vec<u32>) {
+    let start = terms.len();
+    words.extend(&tool.name, terms);
+    let name = terms.len();
+    for _ in 1..NAME_WEIGHT {
+        terms.extend_from_within(start..name);
     }
     if let Some(title) = &tool.title {
-        let title = words.of(title);
-        for _ in 0..TITLE_WEIGHT {
-            terms.extend(title.iter().cloned());
+        let start = terms.len();
+        words.extend(title, terms);
+        let title = terms.len();
+        for _ in 1..TITLE_WEIGHT {
+            terms.extend_from_within(start..title);
         }
     }
-    words.extend(&tool.server_id, &mut terms);
+    words.extend(&tool.server_id, terms);
     if tool.server_name != tool.server_id {
-        words.extend(&tool.server_name, &mut terms);
+        words.extend(&tool.server_name, terms);
     }
-    words.extend(&tool.description, &mut terms);
-    parameters(words, &tool.input_schema, PARAMETER_DEPTH, &mut terms);
-    terms
+    words.extend(&tool.description, terms);
+    parameters(words, &tool.input_schema, PARAMETER_DEPTH, terms);
 }
 
 /// The names and descriptions of `schema`'s properties, `depth` levels deep.
@@ -212,7 +320,7 @@ fn parameters(
     words: &mut WordMemo<'_>,
     schema: &serde_json::Map<String, Value>,
     depth: usize,
-    terms: &mut Vec<String>,
+    terms: &mut Vec<u32>,
 ) {
     if depth == 0 {
         return;
@@ -239,6 +347,7 @@ fn parameters(
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::collections::HashMap;
 
     fn tool(server: &str, name: &str, description: &str, schema: Value) -> McpTool {
         McpTool {
@@ -322,6 +431,123 @@ mod tests {
         assert!(index.search("the of and", 5).is_empty());
         assert!(index.search("file", 0).is_empty());
         assert!(ToolIndex::new([]).search("file", 5).is_empty());
+    }
+
+    /// The 21 real servers of the search benchmark (`benches/search.rs`),
+    /// each list under its server.
+    fn real_lists() -> Vec<Arc<Vec<McpTool>>> {
+        let fixtures =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
+        let mut files: Vec<_> = std::fs::read_dir(fixtures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".tools.json"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|file| {
+                let server = file.file_name().unwrap().to_str().unwrap();
+                let server = server.strip_suffix(".tools.json").unwrap();
+                let fixture: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+                let reported = fixture["serverInfo"]["name"].as_str().unwrap_or(server);
+                let tools = fixture["tools"].as_array().unwrap().iter().map(|tool| {
+                    let tool: rmcp::model::Tool = serde_json::from_value(tool.clone()).unwrap();
+                    McpTool::from_rmcp(server, reported, &tool)
+                });
+                Arc::new(tools.collect())
+            })
+            .collect()
+    }
+
+    /// The benchmark's tasks, and every tool's name and description, as
+    /// queries.
+    fn queries(lists: &[Arc<Vec<McpTool>>]) -> Vec<String> {
+        let fixtures =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/search");
+        let tasks: Value =
+            serde_json::from_slice(&std::fs::read(fixtures.join("tasks.json")).unwrap()).unwrap();
+        let mut queries: Vec<String> = tasks["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["task"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(queries.len() >= 100, "{}", queries.len());
+        for tool in lists.iter().flat_map(|l| l.iter()) {
+            queries.push(tool.name.clone());
+            queries.push(tool.description.clone());
+        }
+        queries
+    }
+
+    /// Each term's postings, by its hash.
+    fn postings_by_hash(index: &ToolIndex) -> HashMap<u32, Vec<(u32, u32)>> {
+        index
+            .terms
+            .iter()
+            .map(|(hash, &id)| {
+                let list = &index.postings[id as usize];
+                (
+                    *hash,
+                    list.iter().map(|&(doc, w)| (doc, w.to_bits())).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_build_weighs_every_term_as_bm25s_embedder_does() {
+        let lists = real_lists();
+        assert_eq!(lists.len(), 21);
+        let fast = ToolIndex::new(lists.clone());
+        let embedded = ToolIndex::with_bm25_embedder(lists);
+        assert_eq!(fast.len(), 314);
+        assert!(fast.terms.len() > 1000, "{}", fast.terms.len());
+        assert_eq!(postings_by_hash(&fast), postings_by_hash(&embedded));
+    }
+
+    #[test]
+    fn rankings_on_the_real_servers_are_bm25_scorers() {
+        let lists = real_lists();
+        let index = ToolIndex::new(lists.clone());
+        // bm25's own index: each document's words (the memo's, which are
+        // the tokenizer's: `tokenize` tests that) as a text, embedded and
+        // scored by the crate.
+        let words = Words::default();
+        let mut memo = words.memo();
+        let documents = Documents::read(&lists, &mut memo);
+        let embedder = EmbedderBuilder::<u32, Spaces>::with_avgdl(documents.avgdl).build();
+        let mut scorer = bm25::Scorer::<u32>::new();
+        let mut keys = Vec::new();
+        for (id, terms) in documents.each() {
+            let text: Vec<&str> = terms.iter().map(|&t| memo.word(t)).collect();
+            scorer.upsert(&id, embedder.embed(&text.join(" ")));
+            let (list, at) = documents.docs[id as usize];
+            let tool = &lists[list as usize][at as usize];
+            keys.push(format!("{}/{}", tool.server_id, tool.name));
+        }
+        let key = |tool: &McpTool| format!("{}/{}", tool.server_id, tool.name);
+        let mut compared = 0;
+        for query in queries(&lists) {
+            let ours: Vec<(String, u32)> = index
+                .search(&query, usize::MAX)
+                .iter()
+                .map(|hit| (key(hit.tool), hit.score.to_bits()))
+                .collect();
+            let terms = words.query(&query);
+            let mut theirs = scorer.matches(&embedder.embed(&terms.join(" ")));
+            // Ties in the order the tools were indexed, as ours.
+            theirs.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+            let theirs: Vec<(String, u32)> = theirs
+                .iter()
+                .filter(|m| m.score > 0.0)
+                .map(|m| (keys[m.id as usize].clone(), m.score.to_bits()))
+                .collect();
+            assert_eq!(ours, theirs, "{query:?}");
+            compared += usize::from(!ours.is_empty());
+        }
+        assert!(compared > 700, "{compared}");
     }
 
     #[test]

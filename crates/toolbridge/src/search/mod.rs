@@ -3,10 +3,12 @@
 //! [`Pool::search_tools`](crate::pool::Pool::search_tools) and the adapters'
 //! "search, then call" pair.
 //!
-//! Ranking is BM25 with the `bm25` crate's embedder and English tokenizer;
-//! what is toolbridge's own is what a tool's document is made of, how tool
-//! names are split into words (`tokenize`), and a small thesaurus of tool
-//! vocabulary for queries (`synonyms`).
+//! Ranking is BM25 as the `bm25` crate weighs it (its term hash and its
+//! embedder's weights, to the bit: `index` says why it computes them
+//! itself) with the crate's English tokenizer; what is toolbridge's own is
+//! what a tool's document is made of, how tool names are split into words
+//! (`tokenize`), and a small thesaurus of tool vocabulary for queries
+//! (`synonyms`).
 
 mod cache;
 mod index;

@@ -4,13 +4,14 @@
 //! boundaries, lowercase, ASCII folding, stop words dropped, Snowball
 //! stemming), so that "reading files" meets "read_file".
 //!
-//! The index keeps its documents as these words joined by spaces and hands
-//! them to `bm25`'s embedder with [`Spaces`], so each document is tokenized
+//! An index build gets its documents' words as terms from a [`WordMemo`]:
+//! each distinct run of words tokenized once, each distinct word hashed
 //! once.
 
 use std::collections::{BTreeSet, HashMap};
 
 use bm25::{DefaultTokenizer, Language, Tokenizer};
+use rustc_hash::FxHashMap;
 
 use super::synonyms::GROUPS;
 
@@ -51,7 +52,10 @@ impl Words {
     pub(crate) fn memo(&self) -> WordMemo<'_> {
         WordMemo {
             words: self,
-            runs: HashMap::new(),
+            runs: FxHashMap::default(),
+            runs_terms: Vec::new(),
+            ids: FxHashMap::default(),
+            terms: Vec::new(),
         }
     }
 
@@ -70,11 +74,13 @@ impl Words {
     }
 }
 
-/// [`Words::of`] for the many texts of one index build, each distinct run
-/// of non-space characters tokenized once: tool lists repeat their words
-/// (parameter names, phrases, whole descriptions across servers), and the
-/// English tokenizer (Unicode normalization and word breaks, stop words,
-/// Snowball stemming) was most of a build's time.
+/// [`Words::of`] for the many texts of one index build, as terms: each
+/// distinct run of non-space characters tokenized once, and each distinct
+/// word hashed once (with the hash `bm25`'s embedder uses) and given an id.
+/// Tool lists repeat their words (parameter names, phrases, whole
+/// descriptions across servers), and the English tokenizer (Unicode
+/// normalization and word breaks, stop words, Snowball stemming) was most
+/// of a build's time.
 ///
 /// The same words as [`Words::of`]: the text is folded to ASCII first as
 /// the tokenizer folds it (`deunicode`, on the whole text: a text with any
@@ -82,37 +88,92 @@ impl Words {
 /// "cloudsdk\n\nIMPORTANT" is one word, and a pure ASCII one keeps them),
 /// then split at spaces; lowercasing, word breaks, stop words and stemming
 /// never reach across a space, so the runs' words are the whole's.
+///
+/// A term is what the embedder counts: its hash (two words with one hash
+/// are one term, as in `bm25`), so an id stands for one hash.
 pub(crate) struct WordMemo<'a> {
     words: &'a Words,
-    /// A run between spaces, identifiers already split → its words.
-    runs: HashMap<String, Box<[String]>>,
+    /// A run between spaces, identifiers already split → where its terms
+    /// are in `runs_terms` (start, end).
+    runs: FxHashMap<Box<str>, (u32, u32)>,
+    /// Every run's terms, one after another.
+    runs_terms: Vec<u32>,
+    /// The hash of each term → its id (ids count up from 0 in the order
+    /// the terms are first seen).
+    ids: FxHashMap<u32, u32>,
+    /// Each id's hash and the first word seen with it.
+    terms: Vec<(u32, String)>,
 }
 
 impl WordMemo<'_> {
-    /// The words of `text`, appended to `out`.
-    pub(crate) fn extend(&mut self, text: &str, out: &mut Vec<String>) {
+    /// The terms of `text`, appended to `out`.
+    pub(crate) fn extend(&mut self, text: &str, out: &mut Vec<u32>) {
         let split = split_identifiers(text);
         // The tokenizer's folding, on the whole text as the tokenizer does
         // it (see above); on the ASCII it gives, the tokenizer's own is a
         // no-op.
         let folded = deunicode::deunicode_with_tofu_cow(&split, "[?]");
         for run in folded.split(' ').filter(|run| !run.is_empty()) {
-            if let Some(words) = self.runs.get(run) {
-                out.extend(words.iter().cloned());
-                continue;
-            }
-            let words: Box<[String]> = self.words.english.tokenize(run).into();
-            out.extend(words.iter().cloned());
-            self.runs.insert(run.to_owned(), words);
+            let (start, end) = match self.runs.get(run) {
+                Some(&range) => range,
+                None => {
+                    let start = self.runs_terms.len() as u32;
+                    for word in self.words.english.tokenize(run) {
+                        let hash = term_hash(&word);
+                        let id = *self.ids.entry(hash).or_insert_with(|| {
+                            self.terms.push((hash, word));
+                            (self.terms.len() - 1) as u32
+                        });
+                        self.runs_terms.push(id);
+                    }
+                    let range = (start, self.runs_terms.len() as u32);
+                    self.runs.insert(run.into(), range);
+                    range
+                }
+            };
+            out.extend_from_slice(&self.runs_terms[start as usize..end as usize]);
         }
     }
 
-    /// The words of `text`.
-    pub(crate) fn of(&mut self, text: &str) -> Vec<String> {
+    /// The terms of `text`.
+    #[cfg(test)]
+    pub(crate) fn of(&mut self, text: &str) -> Vec<u32> {
         let mut out = Vec::new();
         self.extend(text, &mut out);
         out
     }
+
+    /// How many distinct terms have been seen.
+    pub(crate) fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// The hash of term `id`.
+    #[cfg(test)]
+    pub(crate) fn hash(&self, id: u32) -> u32 {
+        self.terms[id as usize].0
+    }
+
+    /// The (first) word of term `id`.
+    pub(crate) fn word(&self, id: u32) -> &str {
+        &self.terms[id as usize].1
+    }
+
+    /// Each term's hash → its id.
+    pub(crate) fn ids(&self) -> &FxHashMap<u32, u32> {
+        &self.ids
+    }
+
+    /// Each term's hash → its id.
+    pub(crate) fn into_ids(self) -> FxHashMap<u32, u32> {
+        self.ids
+    }
+}
+
+/// The embedder's hash of `word` (its `u32` token embedder's, FxHash):
+/// what a term is known by.
+pub(crate) fn term_hash(word: &str) -> u32 {
+    <u32 as bm25::TokenEmbedder>::embed(word)
 }
 
 /// `text` with a space at every break inside an identifier: `_`, `-`, `.`,
@@ -121,25 +182,25 @@ impl WordMemo<'_> {
 /// stay together (`s3`, `v2`).
 pub(crate) fn split_identifiers(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '_' | '-' | '.' | '/' | ':' => {
-                out.push(' ');
-                continue;
+    let mut chars = text.chars().peekable();
+    let mut before: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if matches!(c, '_' | '-' | '.' | '/' | ':') {
+            out.push(' ');
+        } else {
+            if c.is_uppercase()
+                && let Some(before) = before
+            {
+                let after_is_lower = chars.peek().is_some_and(|n| n.is_lowercase());
+                let word_starts = before.is_lowercase()
+                    || (before.is_ascii_digit() || before.is_uppercase()) && after_is_lower;
+                if word_starts {
+                    out.push(' ');
+                }
             }
-            _ => {}
+            out.push(c);
         }
-        if c.is_uppercase() && i > 0 {
-            let before = chars[i - 1];
-            let after_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let word_starts = before.is_lowercase()
-                || (before.is_ascii_digit() || before.is_uppercase()) && after_is_lower;
-            if word_starts {
-                out.push(' ');
-            }
-        }
-        out.push(c);
+        before = Some(c);
     }
     out
 }
@@ -225,12 +286,24 @@ mod tests {
             strings(&fixture, &mut texts);
         }
         assert!(texts.len() > 1000, "{}", texts.len());
+        let hashes = |memo: &mut WordMemo<'_>, text: &str| -> Vec<u32> {
+            let ids = memo.of(text);
+            ids.into_iter().map(|id| memo.hash(id)).collect()
+        };
+        let expected =
+            |text: &str| -> Vec<u32> { words.of(text).iter().map(|w| term_hash(w)).collect() };
         for text in &texts {
-            assert_eq!(memo.of(text), words.of(text), "{text:?}");
+            assert_eq!(hashes(&mut memo, text), expected(text), "{text:?}");
         }
         // Again, now from the memo.
         for text in &texts {
-            assert_eq!(memo.of(text), words.of(text), "{text:?}");
+            assert_eq!(hashes(&mut memo, text), expected(text), "{text:?}");
+        }
+        // Each term once, under the first word seen with its hash.
+        let mut seen = std::collections::HashSet::new();
+        for id in 0..memo.len() as u32 {
+            assert!(seen.insert(memo.hash(id)));
+            assert_eq!(term_hash(memo.word(id)), memo.hash(id));
         }
     }
 
