@@ -4,7 +4,8 @@
 //! then says its list changed) has both withheld from the gateway's
 //! `tools/list` and calls; the page's Approve brings them back and the
 //! gateway's client is told its list changed. A server whose definitions
-//! change on every listing gets no loop of notifications.
+//! change on every listing gets no loop of notifications. A profile in
+//! search mode never finds a withheld tool, and finds it once approved.
 
 use crate::common;
 use crate::gateway_support;
@@ -309,4 +310,96 @@ async fn an_approval_from_another_process_reaches_the_gateways_clients() {
         "a second list_changed with nothing changed"
     );
     client.cancel().await.unwrap();
+}
+
+/// The names `search_tools` of a search-mode profile finds for `query`.
+async fn searched(
+    client: &RunningService<RoleClient, common::ListWatcher>,
+    query: &str,
+) -> Vec<String> {
+    let arguments = json!({ "query": query, "limit": 20 });
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("search_tools")
+                .with_arguments(arguments.as_object().cloned().unwrap()),
+        )
+        .await
+        .expect("search_tools");
+    let found = result.structured_content.expect("structured content");
+    let mut names: Vec<String> = found["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name").to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_mode_profile_finds_a_tool_once_approved_and_never_while_withheld() {
+    let home = common::tempdir();
+    let config = home.path().join("config.json");
+    let text = json!({
+        "mcpServers": { "rug": {
+            "command": common::python(),
+            "args": [common::test_server("tool_cache.py")],
+            "env": { "STARTS_FILE": home.path().join("starts"), "TOOLS": "ping", "RUG_PULL": "1" },
+        } },
+        "profiles": { "finder": { "discovery": "search" } },
+    });
+    std::fs::write(&config, text.to_string()).expect("write config");
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let page = AsyncApi::new(&gateway.addr());
+    let (client, _changed) = connect(&format!("{}/finder", gateway.url)).await;
+    // Every tool of the server but the rug's own answers pong.
+    let query = "answers pong";
+    let before = searched(&client, query).await;
+    assert!(
+        before.contains(&"ping".to_owned()) && !before.contains(&"added".to_owned()),
+        "{before:?}"
+    );
+
+    // The server pulls the rug: the changed `ping` and the new `added` are
+    // withheld, so a search finds neither.
+    let change = json!({ "name": "change" });
+    let changed = client
+        .call_tool(
+            CallToolRequestParams::new("call_tool")
+                .with_arguments(change.as_object().cloned().unwrap()),
+        )
+        .await
+        .expect("call change through call_tool");
+    assert_ne!(changed.is_error, Some(true), "{changed:?}");
+    let listing = &page;
+    let withheld = common::poll_async(DEADLINE, || async move {
+        let listing = listing.get("/tools/rug").await;
+        (listing.json["withheld"].as_array().map(Vec::len) == Some(2)).then_some(())
+    })
+    .await;
+    assert!(withheld.is_some(), "the rug pull was never withheld");
+    let found = searched(&client, query).await;
+    assert!(
+        !found.contains(&"ping".to_owned()) && !found.contains(&"added".to_owned()),
+        "a withheld tool was found: {found:?}\n{}",
+        gateway.log()
+    );
+
+    // Approved on the page: the next search finds both.
+    let approved = page
+        .post("/tools/rug/approve", json!({ "tools": ["ping", "added"] }))
+        .await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    let client = &client;
+    let both = common::poll_async(DEADLINE, || async move {
+        let found = searched(client, query).await;
+        (found.contains(&"ping".to_owned()) && found.contains(&"added".to_owned())).then_some(found)
+    })
+    .await;
+    assert!(
+        both.is_some(),
+        "the approved tools were never found: {:?}\n{}",
+        searched(client, query).await,
+        gateway.log()
+    );
 }
