@@ -28,10 +28,10 @@ use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
     direct_sessions::DirectSessions,
+    endpoint::Endpoint,
     profile::ViewName,
     security, session,
     session_owners::SessionOwners,
-    stateless::Endpoint,
     web::WebState,
 };
 
@@ -103,7 +103,7 @@ fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> 
         config,
     );
     // Stateless calls and sessions' plain tool calls are answered by
-    // `stateless` and `direct_sessions`, everything else by rmcp; a session
+    // `endpoint` and `direct_sessions`, everything else by rmcp; a session
     // answers only the client that opened it.
     Endpoint::new(
         gateway.clone(),
