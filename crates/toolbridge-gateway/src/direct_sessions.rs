@@ -9,7 +9,7 @@
 //! Per call that was 2-5× the CPU of the floor relay (docs/performance.md,
 //! "Every client through the gateway"). Here the gateway's HTTP endpoint
 //! hands a session's `tools/call` to the session's own handler code
-//! ([`Session::call_tool_directly`]) in a task of its own, and answers
+//! (`Session::call_tool_directly`) in a task of its own, and answers
 //! `application/json`, which the spec lets a server choose for any POST
 //! whose client accepts both JSON and event streams.
 //!
@@ -28,7 +28,7 @@
 //! goes on to rmcp), a call survives its client's disconnect (the spec:
 //! disconnection is not cancellation) and ends with the session (a
 //! `DELETE`, its expiry), and the session's worker hears of its calls often
-//! enough ([`KEEP_ALIVE_EVERY`]) that its idle expiry counts them. A
+//! enough ([`crate::session_table::KEEP_ALIVE_EVERY`]) that its idle expiry counts them. A
 //! cancelled call's POST ends as rmcp ends it: an event stream without an
 //! answer. Log messages of the call go to the session's peer as before (the
 //! standalone stream). A JSON answer has no event id to resume from: the
@@ -39,82 +39,28 @@
 // clients use it.
 #![allow(deprecated)]
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-    time::{Duration, Instant},
-};
+use std::sync::Arc;
 
 use axum::{
     body::Body,
     response::{IntoResponse, Response},
 };
-use http::{HeaderMap, HeaderValue, Request, StatusCode, header};
-use rmcp::{
-    RoleServer,
-    model::{
-        CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, CustomNotification,
-        ErrorData, ProtocolVersion, RequestId, RequestMetaObject, ServerJsonRpcMessage,
-        ServerResult,
-    },
-    service::Peer,
-    transport::streamable_http_server::session::{SessionManager, local::LocalSessionManager},
+use http::{HeaderMap, Request, StatusCode, header};
+use rmcp::model::{
+    CallToolRequestParams, ErrorData, ProtocolVersion, RequestId, RequestMetaObject, ServerResult,
 };
-use tokio_util::sync::CancellationToken;
-use toolbridge::lock::LockUnpoisoned as _;
 
 use crate::{
     identity::ClientIdentity,
+    lean_answers::{session_json_answer, unanswered},
+    lean_requests::{Envelope, MAX_BODY, accepts_json_and_events, only},
     limits::CallSlot,
     session::{Incoming, Session},
-    stateless::{Envelope, MAX_BODY, accepts_json_and_events, only},
+    session_table::{Begun, SessionTable},
 };
 
-/// How often, at most, a session's direct calls are told to its rmcp
-/// worker, whose idle expiry (5 minutes) counts only what it sees.
-pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(10);
-
-/// The method of the notification that tells a session's worker its
-/// client is still calling (its handler ignores it).
-const ALIVE_METHOD: &str = "notifications/toolbridge/session_alive";
-
-/// The sessions of one endpoint whose `tools/call` may be answered here.
-pub struct DirectSessions {
-    table: Mutex<HashMap<String, Entry>>,
-    sessions: Arc<LocalSessionManager>,
-}
-
-/// One session, as its handshake left it.
-struct Entry {
-    /// The session's handler code (rmcp holds its own copy).
-    session: Session,
-    peer: Peer<RoleServer>,
-    /// Whether its client can be asked nothing mid-call.
-    askable: bool,
-    /// Its protocol version shapes the answer as rmcp's handler shapes it.
-    legacy: bool,
-    /// Cancelled when the session ends: its calls end too.
-    closed: CancellationToken,
-    /// Its calls in flight here, by request id.
-    calls: HashMap<RequestId, CancellationToken>,
-    /// When its worker last heard of a call.
-    told: Instant,
-}
-
-/// A session's place in the table; dropped with the session (rmcp drops
-/// its handler), it leaves the table and ends the session's calls.
-pub struct Registration {
-    table: Arc<DirectSessions>,
-    id: String,
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        if let Some(entry) = self.table.table.lock_unpoisoned().remove(&self.id) {
-            entry.closed.cancel();
-        }
-    }
-}
+/// The sessions of an endpoint whose calls are answered here.
+pub type DirectSessions = SessionTable<Session>;
 
 /// A session POST, as this module sees it.
 pub enum Taken {
@@ -127,182 +73,56 @@ pub enum Taken {
 
 /// A session's `tools/call`, ready to run.
 pub struct DirectCall {
-    session: Session,
-    peer: Peer<RoleServer>,
-    legacy: bool,
+    begun: Begun<Session>,
     id: RequestId,
     params: Box<CallToolRequestParams>,
     meta: RequestMetaObject,
     headers: HeaderMap,
-    ct: CancellationToken,
-    /// Takes the call out of its session's calls when it ends.
-    guard: CallGuard,
 }
 
-/// A call's entry among its session's calls, until it ends.
-struct CallGuard {
-    table: Arc<DirectSessions>,
-    session: String,
-    id: RequestId,
-}
-
-impl Drop for CallGuard {
-    fn drop(&mut self) {
-        if let Some(entry) = self.table.table.lock_unpoisoned().get_mut(&self.session) {
-            entry.calls.remove(&self.id);
-        }
+/// What session `session`'s POST `request` is: a call answered here, or a
+/// request for rmcp (`Err`: its body could not be read).
+pub async fn take(
+    table: &Arc<DirectSessions>,
+    session: &str,
+    request: Request<Body>,
+) -> Result<Taken, Response> {
+    if !plain_headers(request.headers()) {
+        return Ok(Taken::Rmcp(request));
     }
-}
-
-impl DirectSessions {
-    /// The table of `sessions`' sessions (rmcp's session manager, told of
-    /// the calls made here).
-    pub fn new(sessions: Arc<LocalSessionManager>) -> Arc<DirectSessions> {
-        Arc::new(DirectSessions {
-            table: Mutex::default(),
-            sessions,
-        })
-    }
-
-    /// Notes session `id`, whose handler code is `session` and whose
-    /// client is `peer` (after its handshake), until the registration
-    /// drops.
-    pub fn register(
-        self: &Arc<Self>,
-        id: String,
-        session: Session,
-        peer: Peer<RoleServer>,
-    ) -> Registration {
-        let info = peer.peer_info();
-        let askable = info.as_ref().is_none_or(|info| {
-            let c = &info.capabilities;
-            c.roots.is_some() || c.sampling.is_some() || c.elicitation.is_some()
-        });
-        let legacy = info
-            .as_ref()
-            .is_none_or(|info| info.protocol_version.has_initialize());
-        let entry = Entry {
-            session,
-            peer,
-            askable,
-            legacy,
-            closed: CancellationToken::new(),
-            calls: HashMap::new(),
-            told: Instant::now(),
-        };
-        self.table.lock_unpoisoned().insert(id.clone(), entry);
-        Registration {
-            table: self.clone(),
-            id,
-        }
-    }
-
-    /// Whether session `id` is in the table (its POSTs are looked at).
-    pub fn knows(&self, id: &str) -> bool {
-        self.table.lock_unpoisoned().contains_key(id)
-    }
-
-    /// What session `session`'s POST `request` is: a call answered here,
-    /// or a request for rmcp (`Err`: its body could not be read).
-    pub async fn take(
-        self: &Arc<Self>,
-        session: &str,
-        request: Request<Body>,
-    ) -> Result<Taken, Response> {
-        if !plain_headers(request.headers()) {
-            return Ok(Taken::Rmcp(request));
-        }
-        let (parts, body) = request.into_parts();
-        let bytes = axum::body::to_bytes(body, MAX_BODY as usize)
-            .await
-            .map_err(|_| {
-                (
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the request body could not be read",
-                )
-                    .into_response()
-            })?;
-        let taken = match parse(&bytes) {
-            Some(Message::Call { id, params, meta }) => self.begin(session, id, params, meta),
-            Some(Message::Cancelled(id)) => {
-                self.cancel(session, &id);
-                None
-            }
-            None => None,
-        };
-        Ok(match taken {
-            Some(mut call) => {
-                call.headers = parts.headers;
-                Taken::Call(call)
-            }
-            None => Taken::Rmcp(Request::from_parts(parts, Body::from(bytes))),
-        })
-    }
-
-    /// Call `id` of session `session`, when the session's calls are
-    /// answered here and no call of that id is in flight.
-    fn begin(
-        self: &Arc<Self>,
-        session: &str,
-        id: RequestId,
-        params: Box<CallToolRequestParams>,
-        meta: RequestMetaObject,
-    ) -> Option<DirectCall> {
-        let mut table = self.table.lock_unpoisoned();
-        let entry = table.get_mut(session)?;
-        if entry.askable || entry.calls.contains_key(&id) {
-            return None;
-        }
-        let ct = entry.closed.child_token();
-        entry.calls.insert(id.clone(), ct.clone());
-        if entry.told.elapsed() >= KEEP_ALIVE_EVERY {
-            entry.told = Instant::now();
-            self.tell_worker(session);
-        }
-        Some(DirectCall {
-            session: entry.session.clone(),
-            peer: entry.peer.clone(),
-            legacy: entry.legacy,
-            id: id.clone(),
-            params,
-            meta,
-            headers: HeaderMap::new(),
-            ct,
-            guard: CallGuard {
-                table: self.clone(),
-                session: session.to_owned(),
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY as usize)
+        .await
+        .map_err(|_| {
+            (
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read",
+            )
+                .into_response()
+        })?;
+    let taken = match parse(&bytes) {
+        Some(Message::Call { id, params, meta }) => {
+            table.begin(session, id.clone()).map(|begun| DirectCall {
+                begun,
                 id,
-            },
-        })
-    }
-
-    /// Cancels call `id` of session `session`, if it is here.
-    fn cancel(&self, session: &str, id: &RequestId) {
-        if let Some(ct) = self
-            .table
-            .lock_unpoisoned()
-            .get(session)
-            .and_then(|entry| entry.calls.get(id))
-        {
-            ct.cancel();
+                params,
+                meta,
+                headers: HeaderMap::new(),
+            })
         }
-    }
-
-    /// Tells session `session`'s worker that its client is calling, so its
-    /// idle expiry does not end a session in use (a notification its
-    /// handler ignores; sent from a task, the call does not wait on it).
-    fn tell_worker(&self, session: &str) {
-        let sessions = self.sessions.clone();
-        let id = session.into();
-        tokio::spawn(async move {
-            let alive =
-                ClientNotification::CustomNotification(CustomNotification::new(ALIVE_METHOD, None));
-            let message = ClientJsonRpcMessage::notification(alive);
-            if let Err(e) = sessions.accept_message(&id, message).await {
-                tracing::debug!(error = %e, "cannot tell a session's worker of its calls");
-            }
-        });
-    }
+        Some(Message::Cancelled(id)) => {
+            table.cancel(session, &id);
+            None
+        }
+        None => None,
+    };
+    Ok(match taken {
+        Some(mut call) => {
+            call.headers = parts.headers;
+            Taken::Call(call)
+        }
+        None => Taken::Rmcp(Request::from_parts(parts, Body::from(bytes))),
+    })
 }
 
 impl DirectCall {
@@ -316,15 +136,18 @@ impl DirectCall {
         slot: Option<Arc<CallSlot>>,
     ) -> Response {
         let DirectCall {
-            session,
-            peer,
-            legacy,
+            begun:
+                Begun {
+                    session,
+                    peer,
+                    legacy,
+                    ct,
+                    guard,
+                },
             id,
             params,
             meta,
             headers,
-            ct,
-            guard,
         } = self;
         let answer_id = id.clone();
         let task_ct = ct.clone();
@@ -354,15 +177,8 @@ impl DirectCall {
         if ct.is_cancelled() {
             return unanswered();
         }
-        json(answer_id, result, legacy)
+        session_json_answer(answer_id, result, legacy)
     }
-}
-
-/// The session id of the request whose rmcp extensions are `extensions`
-/// (the `initialized` notification carries its HTTP request's parts).
-pub fn session_id(extensions: &rmcp::model::Extensions) -> Option<String> {
-    let parts = extensions.get::<http::request::Parts>()?;
-    only(&parts.headers, "mcp-session-id").map(str::to_owned)
 }
 
 /// Whether a session POST's headers are those rmcp takes as they are, for
@@ -432,57 +248,4 @@ fn parse(body: &[u8]) -> Option<Message> {
         params: Box::new(params),
         meta,
     })
-}
-
-/// The answer to request `id` as `application/json`, shaped as rmcp's
-/// handler shapes it for the session's version (`legacy`: before
-/// 2026-07-28).
-fn json(id: RequestId, result: Result<ServerResult, ErrorData>, legacy: bool) -> Response {
-    let message = match result {
-        Ok(mut result) => {
-            if legacy {
-                result.strip_result_type_for_legacy_peer();
-                result.strip_non_object_output_for_legacy_peer();
-            } else {
-                result.fill_missing_cache_hints();
-            }
-            ServerJsonRpcMessage::response(result, id)
-        }
-        Err(mut error) => {
-            // As rmcp's handler: 2026-07-28 peers get the standard code.
-            if !legacy && error.code == rmcp::model::ErrorCode::RESOURCE_NOT_FOUND {
-                error.code = rmcp::model::ErrorCode::INVALID_PARAMS;
-            }
-            ServerJsonRpcMessage::error(error, Some(id))
-        }
-    };
-    match serde_json::to_vec(&message) {
-        Ok(body) => (
-            StatusCode::OK,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            body,
-        )
-            .into_response(),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("Internal Server Error: the answer could not be serialized: {e}"),
-        )
-            .into_response(),
-    }
-}
-
-/// A cancelled call's POST: an event stream that ends without an answer.
-fn unanswered() -> Response {
-    (
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        Body::empty(),
-    )
-        .into_response()
 }

@@ -43,7 +43,7 @@ use toolbridge::pool::{
     ClientFeatures, ElicitationHandler, RequestOrigin, RootsProvider, SamplingHandler,
 };
 
-use crate::session::ProgressRelay;
+use crate::progress_relay::ProgressRelay;
 
 /// At most this many calls wait for their clients at once.
 pub const MAX_HELD: usize = 256;

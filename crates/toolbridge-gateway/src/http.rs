@@ -28,11 +28,11 @@ use crate::{
     Gateway, GatewayError, Security,
     connections::{self, ConnectionLimits},
     direct_sessions::DirectSessions,
+    endpoint::Endpoint,
     profile::ViewName,
     request_spans::Traced,
     security, session,
     session_owners::SessionOwners,
-    stateless::Endpoint,
     web::WebState,
 };
 
@@ -106,7 +106,7 @@ fn endpoint(gateway: &Gateway, view: ViewName, shutdown: &CancellationToken) -> 
         config,
     );
     // Stateless calls and sessions' plain tool calls are answered by
-    // `stateless` and `direct_sessions`, everything else by rmcp; a session
+    // `endpoint` and `direct_sessions`, everything else by rmcp; a session
     // answers only the client that opened it.
     Endpoint::new(
         gateway.clone(),

@@ -2,7 +2,7 @@
 //! layer ([`crate::security`]) found it, and what that lets it reach.
 //!
 //! The layer puts the identity into every request's extensions, where the
-//! MCP handlers ([`crate::session`], [`crate::stateless`]), the audit line
+//! MCP handlers ([`crate::session`], [`crate::endpoint`]), the audit line
 //! and later rules read it ([`ClientIdentity::of`]); it never holds a token.
 //!
 //! - [`ClientKind::Admin`]: the gateway's own token

@@ -29,7 +29,7 @@
 //! - [`http`]: the axum router (`/mcp`, `/mcp/NAME`, `/healthz`, `/metrics`) served by
 //!   [`connections`] (the accept loop: TCP_NODELAY, the connection cap,
 //!   header and idle timeouts), and
-//!   [`stateless`]: stateless `tools/call` and `tools/list` answered
+//!   [`endpoint`]: stateless `tools/call` and `tools/list` answered
 //!   without a per-request rmcp service;
 //!   [`security`]: Host and Origin checks, and who the client is
 //!   ([`identity`]): the admin token, named client tokens
@@ -63,28 +63,36 @@ pub mod client_tokens;
 pub mod connected_clients;
 pub mod connections;
 pub mod direct_sessions;
+pub mod endpoint;
 pub mod error;
 pub mod gateway;
 pub mod held_calls;
 pub mod http;
 pub mod identity;
+pub mod lean_answers;
+pub mod lean_requests;
 pub mod limits;
 pub mod metrics;
 pub mod names;
 pub mod peer;
 pub mod profile;
+pub mod progress_relay;
 pub mod rate_limits;
 pub mod relay;
+pub mod request_caps;
+pub mod request_errors;
 pub mod request_spans;
 pub mod resource_server;
 pub mod rights;
 pub mod security;
 pub mod session;
 pub mod session_owners;
+pub mod session_table;
 pub mod skills;
-pub mod stateless;
+pub mod stateless_calls;
 pub mod stdio;
 pub mod subscriptions;
+pub mod tool_calls;
 pub mod trace_context;
 pub mod tracing_export;
 pub mod upstream_logs;

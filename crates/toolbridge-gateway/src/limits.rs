@@ -9,7 +9,7 @@
 //! a reverse proxy every client is the proxy's address (raise the per-client
 //! limits there, or cap per client in the proxy).
 //!
-//! Counted at `/mcp` ([`crate::stateless::Endpoint`]) before rmcp or the
+//! Counted at `/mcp` ([`crate::endpoint::Endpoint`]) before rmcp or the
 //! stateless path sees the request:
 //! - an `initialize` without `Mcp-Session-Id` takes a session slot, past the
 //!   client's limit answered `429`, past the gateway's `503`, each with a

@@ -1,5 +1,5 @@
 //! [`Traced`]: a span for every request a client sends the gateway's MCP
-//! server, not only `tools/call` (which [`crate::session::call_tool`]
+//! server, not only `tools/call` (which `tool_calls::call_tool`
 //! traces itself, with its upstream call): `initialize`, `tools/list`,
 //! `prompts/get`, `resources/read`, `completion/complete`... each a span
 //! of kind server named as the OpenTelemetry MCP conventions name it
@@ -9,7 +9,7 @@
 //! cancelled, not an error). While it is served the span is the task's
 //! current OpenTelemetry context, so the request the gateway sends an
 //! upstream for it (`session`'s `forward`) is its child
-//! ([`crate::tracing_export::Tracing::upstream`]).
+//! (`Tracing::upstream`).
 //!
 //! A wrapper of the session's handler rather than a line in each of its
 //! methods: rmcp's HTTP service takes a [`ServerHandler`], and the one

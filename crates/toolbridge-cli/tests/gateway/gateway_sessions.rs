@@ -161,7 +161,9 @@ fn a_session_call_outlives_its_clients_disconnect() {
         let mut client = RawClient::keep_alive(&gateway.url, TOKEN);
         client.initialize().await;
         let session = client.session.clone().expect("a session");
-        let gone = reqwest::Client::new()
+        // Gone either way: timed out waiting for a JSON answer, or the
+        // event stream's response dropped unread.
+        let _gone = reqwest::Client::new()
             .post(&gateway.url)
             .bearer_auth(TOKEN)
             .header("accept", "application/json, text/event-stream")
@@ -172,7 +174,6 @@ fn a_session_call_outlives_its_clients_disconnect() {
                            "params": { "name": "slow", "arguments": { "ms": 1_500 } } }))
             .send()
             .await;
-        assert!(gone.is_err_and(|e| e.is_timeout()));
     });
     let done = wait_until(Duration::from_secs(20), || {
         gateway
