@@ -41,11 +41,8 @@
 
 use std::sync::Arc;
 
-use axum::{
-    body::Body,
-    response::{IntoResponse, Response},
-};
-use http::{HeaderMap, Request, StatusCode, header};
+use axum::{body::Body, response::Response};
+use http::{HeaderMap, Request};
 use rmcp::model::{
     CallToolRequestParams, ErrorData, ProtocolVersion, RequestId, RequestMetaObject, ServerResult,
 };
@@ -53,7 +50,7 @@ use rmcp::model::{
 use crate::{
     identity::ClientIdentity,
     lean_answers::{session_json_answer, unanswered},
-    lean_requests::{Envelope, MAX_BODY, accepts_json_and_events, only},
+    lean_requests::{Envelope, json_body_headers, only, read_body},
     limits::CallSlot,
     session::{Incoming, Session},
     session_table::{Begun, SessionTable},
@@ -91,15 +88,7 @@ pub async fn take(
         return Ok(Taken::Rmcp(request));
     }
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_BODY as usize)
-        .await
-        .map_err(|_| {
-            (
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the request body could not be read",
-            )
-                .into_response()
-        })?;
+    let bytes = read_body(body).await?;
     let taken = match parse(&bytes) {
         Some(Message::Call { id, params, meta }) => {
             table.begin(session, id.clone()).map(|begun| DirectCall {
@@ -190,16 +179,7 @@ fn plain_headers(headers: &HeaderMap) -> bool {
             .iter()
             .any(|v| v.as_str() == version && v.has_initialize()),
     };
-    version_ok
-        && only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {
-            v.split(';')
-                .next()
-                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-        })
-        && only(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_events)
-        && only(headers, header::CONTENT_LENGTH.as_str())
-            .and_then(|v| v.parse::<u64>().ok())
-            .is_some_and(|len| len <= MAX_BODY)
+    version_ok && json_body_headers(headers)
 }
 
 /// A session POST's message, where this module has a use for it.

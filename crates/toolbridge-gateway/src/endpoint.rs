@@ -49,7 +49,7 @@ use crate::{
     direct_sessions::{self, DirectCall, DirectSessions, Taken},
     identity::ClientIdentity,
     lean_answers::{Outbox, Pending, event_stream, finished, json_answer},
-    lean_requests::{Lean, MAX_BODY, lean_headers, parse},
+    lean_requests::{Lean, lean_headers, parse, read_body},
     limits,
     profile::ViewName,
     progress_relay::ProgressRelay,
@@ -343,15 +343,7 @@ async fn lane(request: Request<Body>) -> Result<Lane, Response> {
         return Ok(Lane::Rmcp(request));
     }
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_BODY as usize)
-        .await
-        .map_err(|_| {
-            (
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the request body could not be read",
-            )
-                .into_response()
-        })?;
+    let bytes = read_body(body).await?;
     match parse(&parts.headers, &bytes) {
         Some(lean) => Ok(Lane::Lean(lean)),
         None => Ok(Lane::Rmcp(Request::from_parts(parts, Body::from(bytes)))),

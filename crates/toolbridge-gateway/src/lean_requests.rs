@@ -59,15 +59,39 @@ pub(crate) fn lean_headers(method: &Method, headers: &HeaderMap) -> bool {
         && !headers.contains_key(SESSION_HEADER)
         && only(headers, "mcp-protocol-version")
             .is_some_and(|v| v == ProtocolVersion::V_2026_07_28.as_str())
-        && only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {
-            v.split(';')
-                .next()
-                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-        })
-        && only(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_events)
+        && json_body_headers(headers)
+}
+
+/// Whether a POST's headers say its body is one JSON message of at most
+/// [`MAX_BODY`] bytes and its client takes JSON and event streams: what
+/// both the stateless lane and a session's direct calls require before
+/// they read the body.
+pub(crate) fn json_body_headers(headers: &HeaderMap) -> bool {
+    only(headers, header::CONTENT_TYPE.as_str()).is_some_and(|v| {
+        v.split(';')
+            .next()
+            .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+    }) && only(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_events)
         && only(headers, header::CONTENT_LENGTH.as_str())
             .and_then(|v| v.parse::<u64>().ok())
             .is_some_and(|len| len <= MAX_BODY)
+}
+
+/// A request body read whole (its length was checked against
+/// [`MAX_BODY`] by [`json_body_headers`]); a 400 when it cannot be read.
+pub(crate) async fn read_body(
+    body: axum::body::Body,
+) -> Result<axum::body::Bytes, axum::response::Response> {
+    use axum::response::IntoResponse as _;
+    axum::body::to_bytes(body, MAX_BODY as usize)
+        .await
+        .map_err(|_| {
+            (
+                http::StatusCode::BAD_REQUEST,
+                "Bad Request: the request body could not be read",
+            )
+                .into_response()
+        })
 }
 
 /// An `Accept` value that plainly lists both `application/json` and
