@@ -225,13 +225,13 @@ impl Document {
         })
     }
 
-    /// Sets or clears `"disabled": true` on server `name`. Enabling removes
-    /// the field (enabled is the default); disabling adds it, except in a
-    /// file whose application does not read it (VS Code's, Zed's): an error.
-    pub fn set_disabled(&mut self, name: &str, disabled: bool) -> Result<(), ConfigError> {
-        if disabled && self.layout.unread_keys().contains(&"disabled") && self.contains(name) {
-            return Err(self.unread(name, "disabled"));
-        }
+    /// The fields of server `name`'s record, to edit in place: an error
+    /// naming the file when the config has no such server, or when its
+    /// record is not an object.
+    fn record_mut(
+        &mut self,
+        name: &str,
+    ) -> Result<&mut serde_json::Map<String, Value>, ConfigError> {
         let known = self.server_names();
         let path = self.path.clone();
         let key = self.layout.dotted();
@@ -253,6 +253,17 @@ impl Document {
                 ),
             });
         };
+        Ok(fields)
+    }
+
+    /// Sets or clears `"disabled": true` on server `name`. Enabling removes
+    /// the field (enabled is the default); disabling adds it, except in a
+    /// file whose application does not read it (VS Code's, Zed's): an error.
+    pub fn set_disabled(&mut self, name: &str, disabled: bool) -> Result<(), ConfigError> {
+        if disabled && self.layout.unread_keys().contains(&"disabled") && self.contains(name) {
+            return Err(self.unread(name, "disabled"));
+        }
+        let fields = self.record_mut(name)?;
         if disabled {
             fields.insert("disabled".to_string(), Value::Bool(true));
         } else {
@@ -271,27 +282,9 @@ impl Document {
         tool: &str,
         disabled: bool,
     ) -> Result<bool, ConfigError> {
-        let known = self.server_names();
-        let path = self.path.clone();
-        let key = self.layout.dotted();
-        let Some(record) = self.servers_mut()?.get_mut(name) else {
-            return Err(ConfigError::UnknownServer {
-                path,
-                name: name.to_string(),
-                known,
-            });
-        };
-        let Value::Object(fields) = record else {
-            return Err(ConfigError::Invalid {
-                at: Location::file(&path),
-                server: Some(name.to_string()),
-                field: None,
-                message: format!(
-                    "must be an object, not {}; fix \"{key}\".\"{name}\" first",
-                    kind_of(record)
-                ),
-            });
-        };
+        // For its own errors below, while the record is borrowed.
+        let (path, key) = (self.path.clone(), self.layout.dotted());
+        let fields = self.record_mut(name)?;
         let list = match fields.get_mut("disabledTools") {
             None => None,
             Some(Value::Array(items)) => Some(items),
