@@ -1,7 +1,8 @@
 //! Two `toolbridge serve` replicas behind HAProxy with deploy/kubernetes/haproxy.cfg:
 //! a 2025-11-25 session sticks to the replica that created it; when that
 //! replica dies, the client is told 404, starts a new session and goes on
-//! through the other replica.
+//! through the other replica. A 2026-07-28 client needs no affinity, except
+//! for the retry of a call its replica holds for an answer (`requestState`).
 
 use crate::common;
 use crate::gateway_support;
@@ -168,4 +169,79 @@ async fn stateless_clients_need_no_affinity_and_go_on_when_a_replica_dies() {
         errors, 0,
         "a stateless client must not notice a replica dying"
     );
+}
+
+#[test]
+fn a_stateless_clients_answer_reaches_the_replica_that_holds_its_call() {
+    // server-everything speaks 2025-11-25 and asks its client mid-call
+    // (elicitation). A 2026-07-28 client cannot be asked, so the replica
+    // that runs the call holds it and answers with the question and a
+    // `requestState`; the client's retry brings the answer, and must reach
+    // that replica: the other one knows nothing of the call. Round robin
+    // alone sends the retry to the other replica.
+    let home = tempdir();
+    let config = write_config(
+        home.path(),
+        json!({ "everything": { "command": "node", "args": [everything_js(), "stdio"] } }),
+    );
+    let replicas = [
+        Gateway::start(&config, home.path(), &[]),
+        Gateway::start(&config, home.path(), &[]),
+    ];
+    for replica in &replicas {
+        replica.wait_for_tools(&["trigger-elicitation-request"]);
+    }
+    let proxy = Haproxy::start(&replicas.iter().map(Gateway::addr).collect::<Vec<_>>());
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(answers_reach_their_replica(&proxy.url));
+}
+
+/// Four elicitation calls through `url` (HAProxy), each answered in a retry.
+async fn answers_reach_their_replica(url: &str) {
+    let asking = json!({ "elicitation": {} });
+    let call = json!({ "name": "trigger-elicitation-request", "arguments": {} });
+    // Several calls, so that the questions come from both replicas.
+    for round in 0..4 {
+        let mut client = RawClient::new(url);
+        let first = client
+            .stateless_declaring("tools/call", call.clone(), asking.clone())
+            .await;
+        let result = first
+            .body
+            .as_ref()
+            .and_then(|b| b.get("result"))
+            .unwrap_or_else(|| panic!("round {round}: no result: {first:?}"));
+        assert_eq!(
+            result["resultType"], "input_required",
+            "round {round}: {result}"
+        );
+        let key = result["inputRequests"]
+            .as_object()
+            .and_then(|asked| asked.keys().next().cloned())
+            .unwrap_or_else(|| panic!("round {round}: no input request: {result}"));
+        let state = result["requestState"].as_str().expect("a requestState");
+
+        let mut retry = call.clone();
+        let reply = format!("answer {round}");
+        retry["inputResponses"] =
+            json!({ key: { "action": "accept", "content": { "reply": reply } } });
+        retry["requestState"] = json!(state);
+        let second = client
+            .stateless_declaring("tools/call", retry, asking.clone())
+            .await;
+        let result = second
+            .body
+            .as_ref()
+            .and_then(|b| b.get("result"))
+            .unwrap_or_else(|| panic!("round {round}: no result to the retry: {second:?}"));
+        assert_eq!(
+            result["resultType"], "complete",
+            "round {round}: the retry did not reach the replica holding the call: {result}"
+        );
+        assert!(
+            result.to_string().contains(&reply),
+            "round {round}: the upstream never got the answer: {result}"
+        );
+    }
 }

@@ -254,10 +254,13 @@ impl Haproxy {
         let port = free_port();
         let template = std::fs::read_to_string(root().join("deploy/kubernetes/haproxy.cfg"))
             .expect("deploy/kubernetes/haproxy.cfg");
-        let servers: String = replicas
-            .iter()
-            .enumerate()
-            .map(|(i, addr)| format!("    server replica{} {addr} check\n", i + 1))
+        // The shipped file's `use-server` lines name replica1..replica8: the
+        // ones the test does not run are there, switched off.
+        let servers: String = (0..replicas.len().max(8))
+            .map(|i| match replicas.get(i) {
+                Some(addr) => format!("    server replica{} {addr} check\n", i + 1),
+                None => format!("    server replica{} 127.0.0.1:9 disabled\n", i + 1),
+            })
             .collect();
         // The shipped file names Kubernetes-style replicas; the test swaps in
         // its own listen address and servers, and a stats socket to ask
@@ -281,7 +284,7 @@ impl Haproxy {
                     stats.display()
                 ));
             }
-            if line.starts_with("backend ") {
+            if line.starts_with("backend mcp") {
                 config.push_str(&servers);
             }
         }
@@ -477,11 +480,22 @@ impl RawClient {
     /// A stateless (2026-07-28) request `method` with `params` (its
     /// `_meta` and the `Mcp-Method` / `Mcp-Name` headers added), outside
     /// any session.
-    pub async fn stateless(&mut self, method: &str, mut params: Value) -> Answer {
+    pub async fn stateless(&mut self, method: &str, params: Value) -> Answer {
+        self.stateless_declaring(method, params, json!({})).await
+    }
+
+    /// [`stateless`](Self::stateless) from a client that declares
+    /// `capabilities` (`{"elicitation": {}}`, say) in its `_meta`.
+    pub async fn stateless_declaring(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Answer {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": { "name": "raw-client", "version": "1" },
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
         let id = self.next_id;
         self.next_id += 1;
