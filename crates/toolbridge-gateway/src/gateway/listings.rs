@@ -84,10 +84,10 @@ impl Gateway {
     /// needed), else from the view's catalog.
     pub async fn resolve_tool(&self, view: &View, name: &str) -> Option<Route> {
         if view.profile.is_everything()
-            && let [only] = self.pool().server_names().as_slice()
+            && let Some(only) = self.pool().only_server()
         {
             return Some(Route {
-                server: only.clone(),
+                server: only,
                 name: name.to_owned(),
             });
         }

@@ -259,6 +259,16 @@ impl Pool {
         self.servers().order.clone()
     }
 
+    /// The name of the pool's one server, when it has exactly one (what a
+    /// gateway in front of one server routes every call to, without copying
+    /// the list of names per call).
+    pub fn only_server(&self) -> Option<String> {
+        match self.servers().order.as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
+        }
+    }
+
     /// The spec of server `name`.
     pub fn spec(&self, name: &str) -> Option<ServerSpec> {
         self.any_slot(name).map(|s| s.spec.clone())
