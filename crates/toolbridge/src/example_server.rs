@@ -4,7 +4,9 @@
 //! Tools: `hello {name}`, `echo {text}`, `tiny_image` (a 4×4 PNG),
 //! `tiny_audio` (a 50 ms WAV), `slow {ms}` (sleeps, reporting progress when
 //! the caller gave a progress token, and stops when cancelled). Any other
-//! tool name gets an `isError` result `Unknown tool: NAME`.
+//! tool name gets an `isError` result `Unknown tool: NAME`. Started with
+//! `--skill` ([`ExampleServer::with_skill`]), it also serves one skill
+//! (SEP-2640) and that skill's `SKILL.md` as a resource ([`skill`]).
 //!
 //! It is built to be fast, because benchmarks use it as the peer: the tool
 //! router is built once and stored, and stdio goes through rmcp's
@@ -17,9 +19,10 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext, wrapper::Parameters},
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-        ServerConfig,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+        GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult,
+        ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     },
     schemars,
     service::RequestContext,
@@ -28,6 +31,7 @@ use rmcp::{
 use serde::Deserialize;
 
 mod lines;
+pub mod skill;
 
 use lines::ServerLines;
 
@@ -62,6 +66,8 @@ pub struct ExampleServer {
     /// use it directly instead of rebuilding the router (and every tool's
     /// schema) per request.
     tool_router: Arc<ToolRouter<ExampleServer>>,
+    /// Whether it serves [`skill`] too.
+    skill: bool,
 }
 
 impl Default for ExampleServer {
@@ -76,7 +82,15 @@ impl ExampleServer {
     pub fn new() -> Self {
         ExampleServer {
             tool_router: Arc::new(Self::tool_router()),
+            skill: false,
         }
+    }
+
+    /// The same server, also serving its one skill (the skills extension,
+    /// and its `SKILL.md` as a resource).
+    pub fn with_skill(mut self) -> Self {
+        self.skill = true;
+        self
     }
 
     /// Return a greeting.
@@ -139,9 +153,64 @@ impl ExampleServer {
 
 impl ServerHandler for ExampleServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new("toolbridge-example", env!("CARGO_PKG_VERSION")),
-        )
+        let capabilities = if self.skill {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_skills()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            "toolbridge-example",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    // rmcp answers -32601 for the skills methods of a server that does not
+    // declare the extension, so these are reached only with `--skill`.
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        Ok(skill::list())
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        skill::get(&request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !self.skill {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::ListResourcesRequestMethod,
+            >());
+        }
+        Ok(ListResourcesResult::with_all_items(vec![skill::resource()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match self.skill.then(|| skill::read(&request.uri)).flatten() {
+            Some(read) => Ok(read.into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("no resource {}", request.uri),
+                None,
+            )),
+        }
     }
 
     async fn list_tools(
@@ -200,10 +269,15 @@ pub fn tiny_wav() -> Vec<u8> {
 /// through the blocking pool), framed by `ServerLines`, which writes a burst
 /// of responses at once and parses `tools/call` requests directly.
 pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve_stdio_as(ExampleServer::new()).await
+}
+
+/// [`serve_stdio`] with `server` (say, [`ExampleServer::with_skill`]).
+pub async fn serve_stdio_as(
+    server: ExampleServer,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (stdin, stdout) = rmcp::transport::stdio_pipes();
-    let service = ExampleServer::new()
-        .serve(ServerLines::new(stdin, stdout))
-        .await?;
+    let service = server.serve(ServerLines::new(stdin, stdout)).await?;
     service.waiting().await?;
     Ok(())
 }

@@ -207,3 +207,45 @@ fn the_gateway_serves_each_upstreams_skills_under_its_own_uri_verified_through_i
     );
     assert!(folder.join("SKILL.md").is_file(), "{saved:?}");
 }
+
+#[test]
+fn the_example_server_with_skill_serves_one_skill_verified_with_no_network() {
+    // `example-server --skill`: the skill and its SKILL.md are in the
+    // binary, so this needs no folder, no Python and no network.
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&json!({
+        "mcpServers": {
+            "example": { "command": common::toolbridge(), "args": ["example-server", "--skill"] },
+        }
+    }));
+    let listed = run(&sandbox, &["skills", "list", "--json"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let entries: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(entries.as_array().map(Vec::len), Some(1), "{entries}");
+    assert_eq!(entries[0]["serverId"], "example", "{entries}");
+    assert_eq!(
+        entries[0]["uri"], "skill://toolbridge-example/SKILL.md",
+        "{entries}"
+    );
+    // `get` verifies the file's size, digest and frontmatter against the
+    // entry before it prints it.
+    let printed = run(
+        &sandbox,
+        &["skills", "get", "example", "toolbridge-example"],
+    );
+    assert_eq!(printed.code, Some(0), "{printed:?}");
+    assert!(
+        printed
+            .stdout
+            .starts_with("---\nname: toolbridge-example\n"),
+        "{printed:?}"
+    );
+    assert!(
+        printed.stdout.contains("`echo` returns `text`"),
+        "{printed:?}"
+    );
+    // Its tools are the example server's, unchanged.
+    let tools = run(&sandbox, &["tools", "--server", "example"]);
+    assert_eq!(tools.code, Some(0), "{tools:?}");
+    assert!(tools.stdout.contains("echo"), "{tools:?}");
+}
