@@ -85,10 +85,20 @@ type Run = Arc<
         + Sync,
 >;
 
+/// Lets go of what a task waiting for answers holds (the upstream call
+/// its `requestState` names, [`crate::held_calls`]): it was cancelled or
+/// expired.
+type Release = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The gateway's tasks, by id.
 #[derive(Default)]
 pub struct Tasks {
     entries: Mutex<HashMap<String, Entry>>,
+    /// Each owner as one client of the pool (`ClientFeatures::client`):
+    /// one stateless client's tasks are its calls, whichever request
+    /// started them, so an upstream's question during one of them is not
+    /// taken for a late one of another client's.
+    clients: Mutex<HashMap<String, u64>>,
 }
 
 /// One task.
@@ -102,6 +112,8 @@ struct Entry {
     state: State,
     /// How its call runs (again, with answers).
     run: Run,
+    /// What lets go of its call while it waits for answers.
+    release: Release,
     /// Cancels its call (`tasks/cancel`, or its expiry).
     ct: CancellationToken,
     /// The `tools/call` still waiting, within [`SYNC_WINDOW`], for the
@@ -221,8 +233,21 @@ pub(crate) async fn call_tool(
     ct: &CancellationToken,
 ) -> Result<CallToolResponse, ErrorData> {
     let owner = owner(&call.view, call.client.as_ref());
+    let mut call = call;
+    if let Some(features) = call.options.client_features.as_mut()
+        && call.stateless.is_some()
+    {
+        features.client = Some(gateway.tasks().client_of(&owner));
+    }
     let call = Arc::new(call);
     let weak = gateway.downgrade();
+    let held = weak.clone();
+    let release: Release = Arc::new(move |request_state| {
+        if let Some(gateway) = held.upgrade() {
+            // Answered with nothing and dropped: its upstream call ends.
+            drop(gateway.held_calls().resume(request_state, &mut None));
+        }
+    });
     let run: Run = Arc::new(move |answers, request_state, ct| {
         let call = call.clone();
         let gateway = weak.upgrade();
@@ -251,12 +276,21 @@ pub(crate) async fn call_tool(
             tool_calls::call_tool(&gateway, requester, request, options, caller, None, &ct).await
         })
     });
-    gateway.tasks().start(owner, run, ct).await
+    gateway.tasks().start(owner, run, release, ct).await
 }
 
 impl Tasks {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         self.entries.lock_unpoisoned()
+    }
+
+    /// The pool's client id of `owner`'s task calls.
+    fn client_of(&self, owner: &str) -> u64 {
+        *self
+            .clients
+            .lock_unpoisoned()
+            .entry(owner.to_owned())
+            .or_insert_with(toolbridge::pool::ClientFeatures::new_client)
     }
 
     /// Starts `run` as a task of `owner` and waits up to [`SYNC_WINDOW`]
@@ -265,6 +299,7 @@ impl Tasks {
         self: &Arc<Self>,
         owner: String,
         run: Run,
+        release: Release,
         request_ct: &CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
         let now = timestamp();
@@ -285,6 +320,7 @@ impl Tasks {
                         expires: Instant::now() + TTL,
                         state: State::Working,
                         run: run.clone(),
+                        release,
                         ct: ct.clone(),
                         waiter: Some(waiter),
                         run_id: 0,
@@ -383,7 +419,8 @@ impl Tasks {
         {
             entry.ct.cancel();
             entry.run_id += 1;
-            entry.state = State::Cancelled;
+            let was = std::mem::replace(&mut entry.state, State::Cancelled);
+            let_go(&entry.release, was);
             touch(entry);
         }
         Ok(())
@@ -391,6 +428,9 @@ impl Tasks {
 
     /// `tasks/update` of `owner`: `responses` to task `id`'s questions.
     /// Once every question is answered, the call resumes with the answers.
+    /// A response to no outstanding question (or to a task that waits for
+    /// none) is acknowledged and left aside: what the task asks is in
+    /// `tasks/get`.
     pub(crate) fn update(
         self: &Arc<Self>,
         owner: &str,
@@ -409,23 +449,15 @@ impl Tasks {
             request_state,
         } = &mut entry.state
         else {
-            return Err(ErrorData::invalid_params(
-                format!("task {id} is not waiting for input; ask tasks/get where it stands"),
-                None,
-            ));
+            tracing::debug!(task = id, "tasks/update of a task that waits for no input");
+            return Ok(());
         };
-        if let Some(unknown) = responses.keys().find(|k| !requests.contains_key(*k)) {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "task {id} has no outstanding input request {unknown:?}; \
-                     answer the keys tasks/get lists in inputRequests"
-                ),
-                None,
-            ));
-        }
         for (key, response) in responses {
-            requests.remove(&key);
-            answers.insert(key, response);
+            if requests.remove(&key).is_some() {
+                answers.insert(key, response);
+            } else {
+                tracing::debug!(task = id, key, "tasks/update answers no outstanding request");
+            }
         }
         if requests.is_empty() {
             let (answers, request_state) = (std::mem::take(answers), request_state.take());
@@ -545,9 +577,22 @@ fn forget_expired(entries: &mut HashMap<String, Entry>) {
         let keep = e.expires > now || matches!(e.state, State::Working);
         if !keep {
             e.ct.cancel();
+            let_go(&e.release, std::mem::replace(&mut e.state, State::Cancelled));
         }
         keep
     });
+}
+
+/// Lets go of the call of a task that was in state `was`, if it waited
+/// for answers.
+fn let_go(release: &Release, was: State) {
+    if let State::InputRequired {
+        request_state: Some(request_state),
+        ..
+    } = was
+    {
+        release(&request_state);
+    }
 }
 
 /// The task's base fields.

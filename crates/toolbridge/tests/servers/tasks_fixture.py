@@ -3,7 +3,10 @@
 with the Python `mcp` SDK 1.x (2025-11-25), every tool a plain call. Behind
 `toolbridge serve`, the gateway's own tasks are what the scenarios test.
 
-Usage: python tasks_fixture.py   (stdio)
+Usage: python tasks_fixture.py stdio|streamable-http   (over HTTP it binds
+127.0.0.1 on a free port and prints `LISTENING <port>`; its questions then
+ride their calls' own response streams, so calls in flight side by side are
+each asked their own)
 
 Tools:
   greet NAME            "Hello, NAME!" at once.
@@ -18,13 +21,17 @@ Tools:
                         both answers.
 """
 
+import socket
+import sys
+
 import anyio
 import mcp.types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
+from mcp.server.fastmcp import FastMCP
 from mcp.shared.exceptions import McpError
 
-server = Server("tasks-fixture")
+fast = FastMCP("tasks-fixture")
+# The SDK's low-level server, its handlers set by hand below.
+server = fast._mcp_server
 
 CONFIRM = {
     "type": "object",
@@ -40,9 +47,8 @@ def tool(name, description, properties=None):
     )
 
 
-@server.list_tools()
-async def list_tools():
-    return [
+async def list_tools(_request):
+    return types.ServerResult(types.ListToolsResult(tools=[
         tool("greet", "Says hello at once", {"name": {"type": "string"}}),
         tool(
             "slow_compute",
@@ -57,7 +63,7 @@ async def list_tools():
             {"filename": {"type": "string"}},
         ),
         tool("multi_input", "Asks two questions at once"),
-    ]
+    ]))
 
 
 def text(message, is_error=False):
@@ -115,12 +121,16 @@ async def handle(request: types.CallToolRequest):
     return types.ServerResult(result)
 
 
+server.request_handlers[types.ListToolsRequest] = list_tools
 server.request_handlers[types.CallToolRequest] = handle
 
+if sys.argv[1:] == ["streamable-http"]:
+    import uvicorn
 
-async def main():
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-
-anyio.run(main)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    print(f"LISTENING {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(fast.streamable_http_app(), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
+else:
+    fast.run("stdio")
