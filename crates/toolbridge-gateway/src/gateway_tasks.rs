@@ -456,7 +456,11 @@ impl Tasks {
             if requests.remove(&key).is_some() {
                 answers.insert(key, response);
             } else {
-                tracing::debug!(task = id, key, "tasks/update answers no outstanding request");
+                tracing::debug!(
+                    task = id,
+                    key,
+                    "tasks/update answers no outstanding request"
+                );
             }
         }
         if requests.is_empty() {
@@ -577,7 +581,10 @@ fn forget_expired(entries: &mut HashMap<String, Entry>) {
         let keep = e.expires > now || matches!(e.state, State::Working);
         if !keep {
             e.ct.cancel();
-            let_go(&e.release, std::mem::replace(&mut e.state, State::Cancelled));
+            let_go(
+                &e.release,
+                std::mem::replace(&mut e.state, State::Cancelled),
+            );
         }
         keep
     });

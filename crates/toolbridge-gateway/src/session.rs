@@ -21,8 +21,7 @@ use rmcp::{
         ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequest,
         ReadResourceRequestParams, ReadResourceResponse, Reference, RequestId, RequestMetaObject,
         ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
-        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
-        UpdateTaskParams,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
 };
