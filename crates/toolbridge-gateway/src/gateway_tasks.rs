@@ -224,6 +224,27 @@ pub(crate) async fn call_for(
     call_tool(gateway, call, &context.ct).await
 }
 
+/// The `tools/call` `request` of a session's client that declared the
+/// extension at `initialize`, taken past rmcp ([`crate::direct_sessions`]),
+/// as a task call.
+pub(crate) fn session_call(
+    view: &ViewName,
+    request: CallToolRequestParams,
+    options: CallOptions,
+    incoming: &crate::session::Incoming<'_>,
+) -> TaskCall {
+    let info = incoming.peer.peer_info();
+    TaskCall {
+        view: view.clone(),
+        client: incoming.client.cloned(),
+        app: info.map(|i| i.client_info.name.clone()),
+        trace: TraceContext::incoming(Some(&incoming.meta.0), Some(incoming.headers)),
+        request,
+        options,
+        stateless: None,
+    }
+}
+
 /// `call` run as a task of `gateway` (see the module docs): a plain answer
 /// when it ends within [`SYNC_WINDOW`], else the task. `ct` is the
 /// request's: cancelled within the window, the call ends.

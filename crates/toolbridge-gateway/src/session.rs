@@ -227,6 +227,11 @@ impl Session {
             trace: trace.as_ref(),
         };
         let options = self.options_for(incoming.peer, incoming.id, incoming.meta);
+        let declared = info.as_deref().map(|i| &i.capabilities);
+        if crate::gateway_tasks::wanted(declared) {
+            let call = crate::gateway_tasks::session_call(&self.view, request, options, &incoming);
+            return crate::gateway_tasks::call_tool(&self.gateway, call, ct).await;
+        }
         call_tool(
             &self.gateway,
             requester,

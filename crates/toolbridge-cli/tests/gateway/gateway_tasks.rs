@@ -266,3 +266,46 @@ async fn a_task_capable_upstreams_task_runs_inside_the_gateways_task() {
         .unwrap_or_default();
     assert!(text.contains("# Research Report: tides"), "{done}");
 }
+
+/// A 2025-11-25 session that declared the extension at `initialize` gets
+/// the same tasks, on its session: created, polled, and not another
+/// session's to see.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_declared_the_extension_gets_tasks_too() {
+    let home = tempfile::tempdir().unwrap();
+    let gateway = Gateway::start(&fixture(home.path()), home.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["slow_compute"]));
+    let mut session = RawClient::new(&gateway.url);
+    session
+        .initialize_with(json!({ "extensions": { TASKS: {} } }))
+        .await;
+    let created = session
+        .call("slow_compute", json!({ "seconds": 1, "label": "session" }))
+        .await;
+    let created = created.body.unwrap_or_default();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    // Polled as poll_async polls (the session is borrowed mutably).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let done = loop {
+        let got = session.request("tasks/get", json!({ "taskId": id })).await;
+        let got = got.body.unwrap_or_default();
+        if got["result"]["status"] == "completed" || std::time::Instant::now() > deadline {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "computed session in 1s",
+        "{done}"
+    );
+    // A session without the extension: no tasks for it.
+    let mut plain = RawClient::new(&gateway.url);
+    plain.initialize().await;
+    let answer = plain.request("tasks/get", json!({ "taskId": id })).await;
+    let answer = answer.body.unwrap_or_default();
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+}
