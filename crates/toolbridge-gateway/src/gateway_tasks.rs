@@ -150,13 +150,10 @@ impl State {
     }
 }
 
-/// What the waiting `tools/call` gets.
-enum First {
-    /// The call ended within the window: its outcome, as a plain call's.
-    Done(Outcome),
-    /// The call asked the client something: answered as a task.
-    Task,
-}
+/// What the waiting `tools/call` gets: the call's outcome when it ended
+/// within the window (answered as a plain call's), `None` when it asked the
+/// client something (answered as a task).
+type First = Option<Outcome>;
 
 /// A `tools/call` to run as a task: what its every run needs.
 pub(crate) struct TaskCall {
@@ -374,8 +371,8 @@ impl Tasks {
             }
         };
         match waited {
-            Ok(Ok(First::Done(outcome))) => return outcome,
-            Ok(Ok(First::Task)) => return self.created(&id),
+            Ok(Ok(Some(outcome))) => return outcome,
+            Ok(Ok(None)) => return self.created(&id),
             Ok(Err(_)) | Err(_) => {}
         }
         // The window passed: the task is the client's from now on, unless
@@ -390,8 +387,8 @@ impl Tasks {
             }
         }
         match first.try_recv() {
-            Ok(First::Done(outcome)) => outcome,
-            Ok(First::Task) | Err(_) => self.created(&id),
+            Ok(Some(outcome)) => outcome,
+            Ok(None) | Err(_) => self.created(&id),
         }
     }
 
@@ -521,7 +518,7 @@ impl Tasks {
                 };
                 touch(entry);
                 if let Some(waiter) = entry.waiter.take() {
-                    let _ = waiter.send(First::Task);
+                    let _ = waiter.send(None);
                 }
                 return;
             }
@@ -530,7 +527,7 @@ impl Tasks {
         if let Some(waiter) = entry.waiter.take() {
             // Within the window: a plain answer, and no task.
             entries.remove(id);
-            let _ = waiter.send(First::Done(outcome));
+            let _ = waiter.send(Some(outcome));
             return;
         }
         entry.state = match outcome {
@@ -649,5 +646,93 @@ fn as_object(value: &impl serde::Serialize) -> JsonObject {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::Object(object)) => object,
         _ => JsonObject::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::CallToolResult;
+
+    use super::*;
+
+    /// A run that ends when `go` is notified.
+    fn waiting(go: Arc<tokio::sync::Notify>) -> Run {
+        Arc::new(move |_, _, _| {
+            let go = go.clone();
+            Box::pin(async move {
+                go.notified().await;
+                Ok(CallToolResponse::Complete(CallToolResult::success(vec![])))
+            })
+        })
+    }
+
+    fn no_release() -> Release {
+        Arc::new(|_| {})
+    }
+
+    fn task_id(answer: Result<CallToolResponse, ErrorData>) -> String {
+        match answer {
+            Ok(CallToolResponse::Task(created)) => created.task.task_id,
+            other => panic!("not a task: {other:?}"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_task_is_its_owners_alone_and_forgotten_a_ttl_after_it_ended() {
+        let tasks = Arc::new(Tasks::default());
+        let go = Arc::new(tokio::sync::Notify::new());
+        let ct = CancellationToken::new();
+        let id = task_id(
+            tasks
+                .start("alice".into(), waiting(go.clone()), no_release(), &ct)
+                .await,
+        );
+        let working = tasks.get("alice", &id).map(|t| t.task.status());
+        assert_eq!(working.ok(), Some(TaskStatus::Working));
+        let theirs = tasks.get("bob", &id).err().map(|e| e.code);
+        assert_eq!(theirs, Some(rmcp::model::ErrorCode::INVALID_PARAMS));
+        assert!(tasks.cancel("bob", &id).is_err());
+        go.notify_one();
+        tokio::task::yield_now().await;
+        let ended = tasks.get("alice", &id).map(|t| t.task.status());
+        assert_eq!(ended.ok(), Some(TaskStatus::Completed));
+        tokio::time::sleep(TTL - Duration::from_secs(1)).await;
+        assert!(tasks.get("alice", &id).is_ok(), "kept for its ttl");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(tasks.get("alice", &id).is_err(), "forgotten after it");
+        assert!(tasks.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quick_call_is_no_task_and_a_client_past_its_cap_gets_plain_calls() {
+        let tasks = Arc::new(Tasks::default());
+        let ct = CancellationToken::new();
+        let quick: Run = Arc::new(|_, _, _| {
+            Box::pin(async { Ok(CallToolResponse::Complete(CallToolResult::success(vec![]))) })
+        });
+        let answer = tasks.start("alice".into(), quick, no_release(), &ct).await;
+        assert!(matches!(answer, Ok(CallToolResponse::Complete(_))));
+        assert!(tasks.is_empty());
+        let go = Arc::new(tokio::sync::Notify::new());
+        for _ in 0..MAX_PER_CLIENT {
+            let answer = tasks
+                .start("alice".into(), waiting(go.clone()), no_release(), &ct)
+                .await;
+            task_id(answer);
+        }
+        // The next one waits for its call, however long: no room for a task.
+        let past = tasks.start("alice".into(), waiting(go.clone()), no_release(), &ct);
+        let mut past = std::pin::pin!(past);
+        tokio::select! {
+            _ = &mut past => panic!("answered before its call ended"),
+            () = tokio::time::sleep(SYNC_WINDOW * 4) => {}
+        }
+        go.notify_waiters();
+        assert!(matches!(past.await, Ok(CallToolResponse::Complete(_))));
+        // Another client still gets tasks.
+        let bobs = tasks
+            .start("bob".into(), waiting(go.clone()), no_release(), &ct)
+            .await;
+        task_id(bobs);
     }
 }
