@@ -76,7 +76,9 @@ echo "conformance-gateway: $passed checks passed"
 # Upstreams: $EVERYTHING_SERVER_02 (it has no tasks and none of the tools the
 # scenarios call) and crates/toolbridge/tests/servers/tasks_fixture.py (the
 # scenarios' tools, greet, slow_compute, failing_job, ..., as plain tools of a
-# Python `mcp` 1.x server without tasks). The profile `tasks` gives the
+# Python `mcp` 1.x server without tasks) and tasks_fixture_2026.py (the one
+# tool that needs a 2026-07-28 server, Python `mcp` 2.x, no tasks either).
+# The profile `tasks` gives the
 # fixture's tools the bare names the scenarios call. Each scenario's checks are
 # counted; the block fails on a failure or warning not in `expected` below, on
 # a scenario that ran no check (but the one the suite itself stubs), or when
@@ -84,6 +86,7 @@ echo "conformance-gateway: $passed checks passed"
 # ---------------------------------------------------------------------------
 tasks_block() {
   local python=${TASKS_FIXTURE_PYTHON:-$PWD/.deps/py1/bin/python}
+  local python2=${TASKS_FIXTURE_PYTHON2:-$PWD/.deps/py2/bin/python}
   local fixture_log="$work/tasks-fixture.log" tasks_gateway_log="$work/tasks-gateway.log"
   local everything_port; everything_port=$(free_port)
   (cd "$EVERYTHING_SERVER_02" && PORT=$everything_port exec setsid "$NODE22" node_modules/.bin/tsx everything-server.ts >"$work/upstream-02.log" 2>&1) &
@@ -97,11 +100,13 @@ tasks_block() {
   for tool in greet slow_compute failing_job protocol_error_job confirm_delete multi_input; do
     renames+="${renames:+, }\"fixture__$tool\": \"$tool\""
   done
+  renames+=", \"fixture26__test_tool_with_task\": \"test_tool_with_task\""
   mkdir -p "$work/tasks-home" "$work/tasks-config/toolbridge" "$work/tasks-cache"
   cat >"$work/tasks-config/toolbridge/config.json" <<JSON
 { "mcpServers": {
     "everything": { "type": "http", "url": "http://localhost:$everything_port/mcp" },
-    "fixture": { "type": "http", "url": "http://127.0.0.1:$fixture_port/mcp" } },
+    "fixture": { "type": "http", "url": "http://127.0.0.1:$fixture_port/mcp" },
+    "fixture26": { "command": "$python2", "args": ["$PWD/crates/toolbridge/tests/servers/tasks_fixture_2026.py"] } },
   "profiles": { "tasks": { "rename": { $renames } } } }
 JSON
   HOME="$work/tasks-home" XDG_CONFIG_HOME="$work/tasks-config" XDG_CACHE_HOME="$work/tasks-cache" \
@@ -121,12 +126,10 @@ JSON
       "io.modelcontextprotocol/clientInfo":{"name":"conformance-gateway","version":"1"}}}}' \
     || { echo "conformance-gateway tasks: the gateway did not list the profile's tools" >&2; exit 1; }
 
-  # Checks the gateway fails on purpose, each with why (docs/gateway.md, "Tasks"):
-  # - the gateway can run a task-only tool for a client without tasks (it
-  #   waits for the upstream's task itself), so it never answers -32021;
-  # - a question an upstream asks mid-call parks the call in a task; the
-  #   scenario wants a synchronous input-required round first.
-  local expected=" sep-2663-server-returns-missing-capability-when-required sep-2663-mrtr-synchronous-before-task-creation "
+  # The check the gateway fails on purpose, with why (docs/gateway.md, "Tasks"):
+  # the gateway can run a task-only tool for a client without tasks (it waits
+  # for the upstream's task itself), so it never answers -32021.
+  local expected=" sep-2663-server-returns-missing-capability-when-required "
   local scenarios; scenarios=$("$NODE22" "$CONFORMANCE_02" list | sed -n 's/^ *- \(tasks-[a-z0-9-]*\).*/\1/p')
   local total_passed=0 total_failed=0 bad=0 scenario
   for scenario in $scenarios; do

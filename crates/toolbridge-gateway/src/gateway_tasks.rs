@@ -53,6 +53,7 @@ use toolbridge::{lock::LockUnpoisoned as _, pool::CallOptions};
 
 use crate::{
     gateway::Gateway,
+    held_calls::HeldCalls,
     identity::ClientIdentity,
     profile::ViewName,
     request_errors::cancelled,
@@ -85,11 +86,6 @@ type Run = Arc<
         + Sync,
 >;
 
-/// Lets go of what a task waiting for answers holds (the upstream call
-/// its `requestState` names, [`crate::held_calls`]): it was cancelled or
-/// expired.
-type Release = Arc<dyn Fn(&str) + Send + Sync>;
-
 /// The gateway's tasks, by id.
 #[derive(Default)]
 pub struct Tasks {
@@ -112,8 +108,9 @@ struct Entry {
     state: State,
     /// How its call runs (again, with answers).
     run: Run,
-    /// What lets go of its call while it waits for answers.
-    release: Release,
+    /// Where its call waits while it waits for answers
+    /// ([`crate::held_calls`]), let go of when it is cancelled or expires.
+    held: Weak<HeldCalls>,
     /// Cancels its call (`tasks/cancel`, or its expiry).
     ct: CancellationToken,
     /// The `tools/call` still waiting, within [`SYNC_WINDOW`], for the
@@ -259,13 +256,7 @@ pub(crate) async fn call_tool(
     }
     let call = Arc::new(call);
     let weak = gateway.downgrade();
-    let held = weak.clone();
-    let release: Release = Arc::new(move |request_state| {
-        if let Some(gateway) = held.upgrade() {
-            // Answered with nothing and dropped: its upstream call ends.
-            drop(gateway.held_calls().resume(request_state, &mut None));
-        }
-    });
+    let held = Arc::downgrade(gateway.held_calls());
     let run: Run = Arc::new(move |answers, request_state, ct| {
         let call = call.clone();
         let gateway = weak.upgrade();
@@ -294,7 +285,7 @@ pub(crate) async fn call_tool(
             tool_calls::call_tool(&gateway, requester, request, options, caller, None, &ct).await
         })
     });
-    gateway.tasks().start(owner, run, release, ct).await
+    gateway.tasks().start(owner, run, held, ct).await
 }
 
 impl Tasks {
@@ -317,7 +308,7 @@ impl Tasks {
         self: &Arc<Self>,
         owner: String,
         run: Run,
-        release: Release,
+        held: Weak<HeldCalls>,
         request_ct: &CancellationToken,
     ) -> Result<CallToolResponse, ErrorData> {
         let now = timestamp();
@@ -338,7 +329,7 @@ impl Tasks {
                         expires: Instant::now() + TTL,
                         state: State::Working,
                         run: run.clone(),
-                        release,
+                        held,
                         ct: ct.clone(),
                         waiter: Some(waiter),
                         run_id: 0,
@@ -438,7 +429,7 @@ impl Tasks {
             entry.ct.cancel();
             entry.run_id += 1;
             let was = std::mem::replace(&mut entry.state, State::Cancelled);
-            let_go(&entry.release, was);
+            let_go(&entry.held, was);
             touch(entry);
         }
         Ok(())
@@ -510,6 +501,15 @@ impl Tasks {
             return;
         }
         let outcome = match outcome {
+            // An upstream's own input-required round (2026-07-28) within
+            // the window: nothing runs while the client answers, so it goes
+            // back as it came, and the client's retry is a call of its own
+            // (a task if it takes long: MRTR, then a task).
+            Ok(CallToolResponse::InputRequired(asked))
+                if entry.waiter.is_some() && !parks(&entry.held, &asked) =>
+            {
+                Ok(CallToolResponse::InputRequired(asked))
+            }
             Ok(CallToolResponse::InputRequired(asked)) => {
                 entry.state = State::InputRequired {
                     requests: asked.input_requests.unwrap_or_default(),
@@ -600,7 +600,7 @@ fn forget_expired(entries: &mut HashMap<String, Entry>) {
         if !keep {
             e.ct.cancel();
             let_go(
-                &e.release,
+                &e.held,
                 std::mem::replace(&mut e.state, State::Cancelled),
             );
         }
@@ -608,15 +608,24 @@ fn forget_expired(entries: &mut HashMap<String, Entry>) {
     });
 }
 
+/// Whether the input-required round `asked` is a call the gateway holds
+/// (an upstream that asked mid-call), which the task then waits in.
+fn parks(held: &Weak<HeldCalls>, asked: &rmcp::model::InputRequiredResult) -> bool {
+    let state = asked.request_state.as_deref();
+    state.is_some_and(|state| held.upgrade().is_some_and(|held| held.holds(state)))
+}
+
 /// Lets go of the call of a task that was in state `was`, if it waited
 /// for answers.
-fn let_go(release: &Release, was: State) {
+fn let_go(held: &Weak<HeldCalls>, was: State) {
     if let State::InputRequired {
         request_state: Some(request_state),
         ..
     } = was
+        && let Some(held) = held.upgrade()
     {
-        release(&request_state);
+        // Answered with nothing and dropped: its upstream call ends.
+        drop(held.resume(&request_state, &mut None));
     }
 }
 
@@ -666,8 +675,8 @@ mod tests {
         })
     }
 
-    fn no_release() -> Release {
-        Arc::new(|_| {})
+    fn no_held() -> Weak<HeldCalls> {
+        Weak::new()
     }
 
     fn task_id(answer: Result<CallToolResponse, ErrorData>) -> String {
@@ -684,7 +693,7 @@ mod tests {
         let ct = CancellationToken::new();
         let id = task_id(
             tasks
-                .start("alice".into(), waiting(go.clone()), no_release(), &ct)
+                .start("alice".into(), waiting(go.clone()), no_held(), &ct)
                 .await,
         );
         let working = tasks.get("alice", &id).map(|t| t.task.status());
@@ -710,18 +719,18 @@ mod tests {
         let quick: Run = Arc::new(|_, _, _| {
             Box::pin(async { Ok(CallToolResponse::Complete(CallToolResult::success(vec![]))) })
         });
-        let answer = tasks.start("alice".into(), quick, no_release(), &ct).await;
+        let answer = tasks.start("alice".into(), quick, no_held(), &ct).await;
         assert!(matches!(answer, Ok(CallToolResponse::Complete(_))));
         assert!(tasks.is_empty());
         let go = Arc::new(tokio::sync::Notify::new());
         for _ in 0..MAX_PER_CLIENT {
             let answer = tasks
-                .start("alice".into(), waiting(go.clone()), no_release(), &ct)
+                .start("alice".into(), waiting(go.clone()), no_held(), &ct)
                 .await;
             task_id(answer);
         }
         // The next one waits for its call, however long: no room for a task.
-        let past = tasks.start("alice".into(), waiting(go.clone()), no_release(), &ct);
+        let past = tasks.start("alice".into(), waiting(go.clone()), no_held(), &ct);
         let mut past = std::pin::pin!(past);
         tokio::select! {
             _ = &mut past => panic!("answered before its call ended"),
@@ -731,7 +740,7 @@ mod tests {
         assert!(matches!(past.await, Ok(CallToolResponse::Complete(_))));
         // Another client still gets tasks.
         let bobs = tasks
-            .start("bob".into(), waiting(go.clone()), no_release(), &ct)
+            .start("bob".into(), waiting(go.clone()), no_held(), &ct)
             .await;
         task_id(bobs);
     }

@@ -312,6 +312,12 @@ impl HeldCalls {
         Some(call)
     }
 
+    /// Whether `state` names a call held here (not an upstream's own
+    /// `requestState`).
+    pub fn holds(&self, state: &str) -> bool {
+        self.lock().contains_key(state)
+    }
+
     /// How many calls are held now.
     pub fn len(&self) -> usize {
         self.lock().len()
