@@ -599,10 +599,7 @@ fn forget_expired(entries: &mut HashMap<String, Entry>) {
         let keep = e.expires > now || matches!(e.state, State::Working);
         if !keep {
             e.ct.cancel();
-            let_go(
-                &e.held,
-                std::mem::replace(&mut e.state, State::Cancelled),
-            );
+            let_go(&e.held, std::mem::replace(&mut e.state, State::Cancelled));
         }
         keep
     });

@@ -309,3 +309,41 @@ async fn a_session_that_declared_the_extension_gets_tasks_too() {
     let answer = answer.body.unwrap_or_default();
     assert_eq!(answer["error"]["code"], -32021, "{answer}");
 }
+
+/// A 2026-07-28 upstream's own input-required round goes back to the
+/// client as it came (nothing runs while it answers); the retry that
+/// outlasts the window is the gateway's task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_own_input_round_goes_back_and_its_long_retry_is_a_task() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(
+        home.path(),
+        json!({ "fixture26": { "command": python(), "args": [test_server("tasks_fixture_2026.py")] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["test_tool_with_task"]));
+    let url = &gateway.url;
+    let call = json!({ "name": "test_tool_with_task", "arguments": {} });
+    let round = request(url, TOKEN, "tools/call", call.clone()).await;
+    let asked = &round["result"];
+    assert_eq!(asked["resultType"], "input_required", "{round}");
+    assert!(asked.get("taskId").is_none(), "{round}");
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|r| r.keys().next().cloned())
+        .expect("a question");
+    let mut retry = call;
+    retry["inputResponses"] = json!({ key: { "action": "accept", "content": { "name": "Ada" } } });
+    retry["requestState"] = asked["requestState"].clone();
+    let created = request(url, TOKEN, "tools/call", retry).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let done = poll_until(url, TOKEN, &id, "completed").await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"], "Hello, Ada!",
+        "{done}"
+    );
+}
