@@ -69,3 +69,91 @@ if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
   exit 1
 fi
 echo "conformance-gateway: $passed checks passed"
+
+# ---------------------------------------------------------------------------
+# Tasks block (issue 25, "Tasks through the gateway"): every `tasks-*` server
+# scenario of the 0.2 suite ($CONFORMANCE_02) against the gateway's own tasks.
+# Upstreams: $EVERYTHING_SERVER_02 (it has no tasks and none of the tools the
+# scenarios call) and crates/toolbridge/tests/servers/tasks_fixture.py (the
+# scenarios' tools, greet, slow_compute, failing_job, ..., as plain tools of a
+# Python `mcp` 1.x server without tasks) and tasks_fixture_2026.py (the one
+# tool that needs a 2026-07-28 server, Python `mcp` 2.x, no tasks either).
+# The profile `tasks` gives the
+# fixture's tools the bare names the scenarios call. Each scenario's checks are
+# counted; the block fails on a failure or warning not in `expected` below, on
+# a scenario that ran no check (but the one the suite itself stubs), or when
+# no check ran at all.
+# ---------------------------------------------------------------------------
+tasks_block() {
+  local python=${TASKS_FIXTURE_PYTHON:-$PWD/.deps/py1/bin/python}
+  local python2=${TASKS_FIXTURE_PYTHON2:-$PWD/.deps/py2/bin/python}
+  local fixture_log="$work/tasks-fixture.log" tasks_gateway_log="$work/tasks-gateway.log"
+  local everything_port; everything_port=$(free_port)
+  (cd "$EVERYTHING_SERVER_02" && PORT=$everything_port exec setsid "$NODE22" node_modules/.bin/tsx everything-server.ts >"$work/upstream-02.log" 2>&1) &
+  pids+=($!)
+  (exec setsid "$python" crates/toolbridge/tests/servers/tasks_fixture.py streamable-http >"$fixture_log" 2>&1) &
+  pids+=($!)
+  wait_for "$work/upstream-02.log" "$everything_port" 60
+  wait_for "$fixture_log" "LISTENING" 30
+  local fixture_port; fixture_port=$(sed -n 's/^LISTENING //p' "$fixture_log" | head -1)
+  local renames="" tool
+  for tool in greet slow_compute failing_job protocol_error_job confirm_delete multi_input; do
+    renames+="${renames:+, }\"fixture__$tool\": \"$tool\""
+  done
+  renames+=", \"fixture26__test_tool_with_task\": \"test_tool_with_task\""
+  mkdir -p "$work/tasks-home" "$work/tasks-config/toolbridge" "$work/tasks-cache"
+  cat >"$work/tasks-config/toolbridge/config.json" <<JSON
+{ "mcpServers": {
+    "everything": { "type": "http", "url": "http://localhost:$everything_port/mcp" },
+    "fixture": { "type": "http", "url": "http://127.0.0.1:$fixture_port/mcp" },
+    "fixture26": { "command": "$python2", "args": ["$PWD/crates/toolbridge/tests/servers/tasks_fixture_2026.py"] } },
+  "profiles": { "tasks": { "rename": { $renames } } } }
+JSON
+  HOME="$work/tasks-home" XDG_CONFIG_HOME="$work/tasks-config" XDG_CACHE_HOME="$work/tasks-cache" \
+    XDG_DATA_HOME="$work/tasks-home/data" setsid "$toolbridge" serve --listen 127.0.0.1:0 2>"$tasks_gateway_log" &
+  pids+=($!)
+  wait_for "$tasks_gateway_log" "listening on http://" 30
+  local tasks_url
+  tasks_url=$(grep -o 'listening on http://[^ ]*' "$tasks_gateway_log" | head -1 | sed 's/listening on //; s/127.0.0.1/localhost/; s#/mcp$#/mcp/tasks#')
+
+  # Connected before the scenarios begin: a first call that waits for its
+  # upstream's connection may outlast the gateway's synchronous window and
+  # come back as a task, which the scenarios' "sync" tool must not.
+  curl -sf -o /dev/null "$tasks_url" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/list' --data '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+      "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
+      "io.modelcontextprotocol/clientInfo":{"name":"conformance-gateway","version":"1"}}}}' \
+    || { echo "conformance-gateway tasks: the gateway did not list the profile's tools" >&2; exit 1; }
+
+  # The check the gateway fails on purpose, with why (docs/gateway.md, "Tasks"):
+  # the gateway can run a task-only tool for a client without tasks (it waits
+  # for the upstream's task itself), so it never answers -32021.
+  local expected=" sep-2663-server-returns-missing-capability-when-required "
+  local scenarios; scenarios=$("$NODE22" "$CONFORMANCE_02" list | sed -n 's/^ *- \(tasks-[a-z0-9-]*\).*/\1/p')
+  local total_passed=0 total_failed=0 bad=0 scenario
+  for scenario in $scenarios; do
+    local out="$work/tasks-$scenario.log"
+    "$NODE22" "$CONFORMANCE_02" server --url "$tasks_url" --scenario "$scenario" >"$out" 2>&1 || true
+    local clean; clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+    local passed total failed
+    read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
+    passed=${passed:-0}; total=${total:-0}; failed=${failed:-0}
+    local unexpected="" id
+    for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] (FAILURE|WARNING).*/\1/p' <<<"$clean"); do
+      [[ "$expected" == *" $id "* ]] || unexpected+=" $id"
+    done
+    echo "conformance-gateway tasks: $scenario: $passed/$total passed, $failed failed${unexpected:+ (unexpected:$unexpected)}"
+    total_passed=$((total_passed + passed)); total_failed=$((total_failed + failed))
+    if [ -n "$unexpected" ] || { [ "$total" -eq 0 ] && [ "$scenario" != tasks-status-notifications ]; }; then
+      bad=1; cat "$out" >&2
+    fi
+  done
+  if [ "$bad" -ne 0 ] || [ "$total_passed" -eq 0 ]; then
+    echo "conformance-gateway tasks: FAILED ($total_passed passed, $total_failed failed)" >&2
+    echo "--- gateway log" >&2; tail -50 "$tasks_gateway_log" >&2
+    exit 1
+  fi
+  echo "conformance-gateway tasks: $total_passed checks passed, $total_failed expected failures"
+}
+tasks_block

@@ -51,6 +51,11 @@ pub const MAX_HELD: usize = 256;
 /// How long a held call waits for its client's retry.
 pub const HOLD_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// Questions an upstream asks within this long of each other go to the
+/// client in one answer (a tool that asks two things at once sends two
+/// requests, which arrive one after the other).
+const TOGETHER: Duration = Duration::from_millis(20);
+
 /// A question an upstream asked during a call, and where its answer goes.
 struct Ask {
     request: InputRequest,
@@ -229,7 +234,13 @@ impl HeldCall {
                         let key = format!("input-{}", self.pending.len() + requests.len());
                         requests.insert(key.clone(), request);
                         self.pending.push((key, reply));
-                        ask = self.asks.try_recv().ok();
+                        ask = match self.asks.try_recv() {
+                            Ok(next) => Some(next),
+                            Err(_) => tokio::time::timeout(TOGETHER, self.asks.recv())
+                                .await
+                                .ok()
+                                .flatten(),
+                        };
                     }
                     return Step::Asked(self, requests);
                 }
@@ -299,6 +310,12 @@ impl HeldCalls {
         let mut call = self.lock().remove(state)?;
         call.answer(responses.take().unwrap_or_default());
         Some(call)
+    }
+
+    /// Whether `state` names a call held here (not an upstream's own
+    /// `requestState`).
+    pub fn holds(&self, state: &str) -> bool {
+        self.lock().contains_key(state)
     }
 
     /// How many calls are held now.

@@ -162,6 +162,10 @@ pub(crate) fn parse(headers: &HeaderMap, body: &[u8]) -> Option<Lean> {
             // elicitation, sampling or roots) or answers such a question
             // (`requestState`) gets a held call.
             let declared = meta.client_capabilities();
+            if crate::gateway_tasks::wanted(declared.as_ref()) {
+                // A task, through rmcp's handler ([`crate::gateway_tasks`]).
+                return None;
+            }
             let may_be_asked = declared.as_ref().is_some_and(|c| {
                 c.elicitation.is_some() || c.sampling.is_some() || c.roots.is_some()
             });

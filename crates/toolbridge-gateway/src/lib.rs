@@ -21,6 +21,8 @@
 //!   and [`session_owners`]: which client opened each session;
 //! - [`held_calls`]: a stateless client's call held open while an older
 //!   upstream waits for the client's answer to a question it asked mid-call;
+//! - [`gateway_tasks`]: any call run as a task (extension
+//!   `io.modelcontextprotocol/tasks`) for a client that asks for tasks;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
 //! - [`relay`]: what upstreams send on their own (list changes, resource
@@ -66,6 +68,7 @@ pub mod direct_sessions;
 pub mod endpoint;
 pub mod error;
 pub mod gateway;
+pub mod gateway_tasks;
 pub mod held_calls;
 pub mod http;
 pub mod identity;

@@ -14,14 +14,14 @@ use toolbridge::lock::LockUnpoisoned as _;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientRequest, CompleteRequest,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientRequest, CompleteRequest,
         CompleteRequestParams, CompleteResult, GetPromptRequest, GetPromptRequestParams,
-        GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
-        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
-        ListToolsResult, PaginatedRequestParams, ReadResourceRequest, ReadResourceRequestParams,
-        ReadResourceResponse, Reference, RequestId, RequestMetaObject, ServerCapabilities,
-        ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams, SubscribeRequestParams,
-        SubscriptionFilter, UnsubscribeRequestParams,
+        GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+        Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+        ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequest,
+        ReadResourceRequestParams, ReadResourceResponse, Reference, RequestId, RequestMetaObject,
+        ServerCapabilities, ServerConfig, ServerResult, SetLevelRequest, SetLevelRequestParams,
+        SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
     },
     service::{NotificationContext, Peer, RequestContext, SubscriptionContext},
 };
@@ -227,6 +227,11 @@ impl Session {
             trace: trace.as_ref(),
         };
         let options = self.options_for(incoming.peer, incoming.id, incoming.meta);
+        let declared = info.as_deref().map(|i| &i.capabilities);
+        if crate::gateway_tasks::wanted(declared) {
+            let call = crate::gateway_tasks::session_call(&self.view, request, options, &incoming);
+            return crate::gateway_tasks::call_tool(&self.gateway, call, ct).await;
+        }
         call_tool(
             &self.gateway,
             requester,
@@ -268,6 +273,7 @@ impl ServerHandler for Session {
             .enable_completions()
             .enable_logging()
             .enable_skills()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities).with_server_info(Implementation::new(
             "toolbridge-gateway",
@@ -363,6 +369,17 @@ impl ServerHandler for Session {
                 ClientIdentity::of_rmcp(&context.extensions),
             );
         }
+        if crate::gateway_tasks::wanted(context.client_capabilities().as_ref()) {
+            let options = self.call_options(&context);
+            return crate::gateway_tasks::call_for(
+                &self.gateway,
+                &self.view,
+                request,
+                options,
+                &context,
+            )
+            .await;
+        }
         let headers = context
             .extensions
             .get::<http::request::Parts>()
@@ -385,6 +402,34 @@ impl ServerHandler for Session {
             &context.ct,
         )
         .await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let owner = crate::gateway_tasks::owner_of(&self.view, &context);
+        self.gateway.tasks().get(&owner, &request.task_id)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = crate::gateway_tasks::owner_of(&self.view, &context);
+        let tasks = self.gateway.tasks();
+        tasks.update(&owner, &request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = crate::gateway_tasks::owner_of(&self.view, &context);
+        self.gateway.tasks().cancel(&owner, &request.task_id)
     }
 
     async fn list_prompts(
@@ -634,7 +679,7 @@ fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay>
 /// Whether the client of `context` is a stateless (2026-07-28) one: the
 /// gateway cannot send it a request mid-call, so an upstream's input
 /// requests go back to it in the call's result.
-fn stateless(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn stateless(context: &RequestContext<RoleServer>) -> bool {
     context
         .peer
         .peer_info()

@@ -22,6 +22,7 @@ mod gateway_replicas;
 mod gateway_rights;
 mod gateway_sessions;
 mod gateway_stateless;
+mod gateway_tasks;
 mod gateway_traces;
 mod serve;
 mod serve_stdio;

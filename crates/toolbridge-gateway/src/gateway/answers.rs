@@ -7,8 +7,9 @@ use toolbridge::{pool::PoolError, tools::McpTool};
 
 /// A pool tool as rmcp's model, for a client's `tools/list`: every field
 /// the server sent, its `_meta` included. Not its `execution`: the gateway
-/// runs a task-only tool as a task itself (the pool does) and offers its
-/// clients no tasks, so to them every tool is a plain call.
+/// runs a task-only tool as a task itself (the pool does), so to its
+/// clients every tool is a plain call, which any client that asks for
+/// tasks may run as a task of the gateway's (`crate::gateway_tasks`).
 pub(crate) fn to_rmcp_tool(tool: &McpTool) -> Tool {
     let mut out = Tool::default();
     out.name = tool.name.clone().into();

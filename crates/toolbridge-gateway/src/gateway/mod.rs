@@ -141,6 +141,8 @@ struct Inner {
     next_client: AtomicU64,
     /// Stateless clients' calls waiting for their answers.
     held: Arc<HeldCalls>,
+    /// The clients' tasks (`crate::gateway_tasks`).
+    tasks: Arc<crate::gateway_tasks::Tasks>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
     /// Sessions and requests in flight per client, against the limits.
@@ -193,6 +195,7 @@ impl Gateway {
                 subscriptions: Subscriptions::default(),
                 next_client: AtomicU64::new(0),
                 held: Arc::default(),
+                tasks: Arc::default(),
                 metrics: Metrics::default(),
                 caps: crate::limits::Caps::new(options.limits),
                 rights: options.rights,
@@ -267,6 +270,11 @@ impl Gateway {
     /// The stateless clients' calls held open for their answers.
     pub fn held_calls(&self) -> &Arc<HeldCalls> {
         &self.inner.held
+    }
+
+    /// The clients' tasks.
+    pub fn tasks(&self) -> &Arc<crate::gateway_tasks::Tasks> {
+        &self.inner.tasks
     }
 
     /// Items per page to clients.
