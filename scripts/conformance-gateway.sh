@@ -157,3 +157,47 @@ JSON
   echo "conformance-gateway tasks: $total_passed checks passed, $total_failed expected failures"
 }
 tasks_block
+
+# ---------------------------------------------------------------------------
+# Skills block (issue 25, SEP-2640): the suite's skills server scenarios
+# against the gateway in front of `toolbridge example-server --skill` (one
+# skill built into the binary: no network, no folder). Each scenario's checks
+# are counted; the block fails on any failure or warning, on a scenario that
+# ran no check, or when no check ran at all.
+# ---------------------------------------------------------------------------
+skills_block() {
+  local skills_log="$work/skills-gateway.log"
+  mkdir -p "$work/skills-home" "$work/skills-config/toolbridge" "$work/skills-cache"
+  cat >"$work/skills-config/toolbridge/config.json" <<JSON
+{ "mcpServers": { "example": { "command": "$toolbridge", "args": ["example-server", "--skill"] } } }
+JSON
+  HOME="$work/skills-home" XDG_CONFIG_HOME="$work/skills-config" XDG_CACHE_HOME="$work/skills-cache" \
+    XDG_DATA_HOME="$work/skills-home/data" setsid "$toolbridge" serve --listen 127.0.0.1:0 2>"$skills_log" &
+  pids+=($!)
+  wait_for "$skills_log" "listening on http://" 30
+  local skills_url
+  skills_url=$(grep -o 'listening on http://[^ ]*' "$skills_log" | head -1 | sed 's/listening on //; s/127.0.0.1/localhost/')
+  local scenarios; scenarios=$("$NODE22" "$CONFORMANCE_02" list | sed -n 's/^ *- \(sep-2640-skills-[a-z0-9-]*\).*/\1/p')
+  [ -n "$scenarios" ] || { echo "conformance-gateway skills: the suite lists no skills scenario" >&2; exit 1; }
+  local total_passed=0 bad=0 scenario
+  for scenario in $scenarios; do
+    local out="$work/skills-$scenario.log"
+    "$NODE22" "$CONFORMANCE_02" server --url "$skills_url" --scenario "$scenario" >"$out" 2>&1 || true
+    local clean; clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+    local passed total failed warnings
+    read -r passed total failed warnings < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed, ([0-9]+) warnings.*/\1 \2 \3 \4/p' <<<"$clean" | tail -1)
+    passed=${passed:-0}; total=${total:-0}; failed=${failed:-1}; warnings=${warnings:-0}
+    echo "conformance-gateway skills: $scenario: $passed/$total passed, $failed failed, $warnings warnings"
+    total_passed=$((total_passed + passed))
+    if [ "$failed" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$total" -eq 0 ]; then
+      bad=1; cat "$out" >&2
+    fi
+  done
+  if [ "$bad" -ne 0 ] || [ "$total_passed" -eq 0 ]; then
+    echo "conformance-gateway skills: FAILED ($total_passed passed)" >&2
+    echo "--- gateway log" >&2; tail -50 "$skills_log" >&2
+    exit 1
+  fi
+  echo "conformance-gateway skills: $total_passed checks passed"
+}
+skills_block
