@@ -93,11 +93,14 @@ fn profiles_are_listed_saved_and_removed_keeping_the_files_other_bytes() {
     assert_eq!(saved.json["profile"]["path"], "/mcp/dev");
     let text = page.file();
     // Everything up to the end of `team`'s record is byte for byte the
-    // same; the comment after it stays, after the added profile (as an
-    // added server's neighbour's does).
+    // same; a comma follows it, its comment stays on its line, then the new
+    // profile.
     let kept = &original[..original.find(" // keep").expect("marker")];
-    assert!(text.starts_with(kept), "{text}");
-    assert!(text.ends_with("    } // keep\n  }\n}\n"), "{text}");
+    assert!(
+        text.starts_with(&format!("{kept}, // keep\n    \"dev\": {{\n")),
+        "{text}"
+    );
+    assert!(text.ends_with("\n    }\n  }\n}\n"), "{text}");
     let file: Value = serde_json::from_str(
         &text
             .lines()
@@ -121,7 +124,7 @@ fn profiles_are_listed_saved_and_removed_keeping_the_files_other_bytes() {
         text.starts_with(&original[..original.find("\"team\"").expect("team")]),
         "{text}"
     );
-    assert!(text.contains(" // keep\n"), "{text}");
+    assert!(text.contains("}, // keep\n    \"dev\""), "{text}");
 
     let removed = page.api.delete("/profiles/dev");
     assert_eq!(removed.status, 204, "{removed:?}");

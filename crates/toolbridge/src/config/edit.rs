@@ -790,7 +790,8 @@ mod tests {
         edit(&path, |doc| doc.add_server("b", stdio("b"))).unwrap();
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
-            "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n        \"b\": {\n            \"type\": \"stdio\",\n            \"command\": \"b\"\n        } // first\n    }\n}\n"
+            // The comment after `a` stays on its line.
+            "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"}, // first\n        \"b\": {\n            \"type\": \"stdio\",\n            \"command\": \"b\"\n        }\n    }\n}\n"
         );
         assert_eq!(dir_entries(dir.path()), ["mcp.json"]);
     }

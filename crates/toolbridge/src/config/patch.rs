@@ -114,7 +114,7 @@ fn patch_top_members(
         }
     }
     if !added.is_empty() {
-        edits.push(additions(original, open, close, &members, &added, indent)?);
+        edits.extend(additions(original, open, close, &members, &added, indent)?);
     }
     apply(original, edits, after)
 }
@@ -166,7 +166,7 @@ fn patch_members(
         .filter(|(name, _)| !old.contains_key(*name))
         .collect();
     if !added.is_empty() {
-        edits.push(additions(original, open, close, &members, &added, indent)?);
+        edits.extend(additions(original, open, close, &members, &added, indent)?);
     }
     apply(original, edits, after)
 }
@@ -201,8 +201,8 @@ fn add_container(
         value = value.get(key)?;
     }
     let name = keys[depth].to_string();
-    let edit = additions(original, open, close, &members, &[(&name, value)], indent)?;
-    apply(original, vec![edit], after)
+    let edits = additions(original, open, close, &members, &[(&name, value)], indent)?;
+    apply(original, edits, after)
 }
 
 /// The indentation of the members of the object opening at `open`.
@@ -213,8 +213,10 @@ fn member_indent(original: &str, open: usize, members: &[Member], indent: &str) 
     }
 }
 
-/// The edit appending `entries` to the object at `open`..`close` whose
-/// members are `members`: after the last member, or inside the empty braces.
+/// The edits appending `entries` to the object at `open`..`close` whose
+/// members are `members`: after the last member, or inside the empty
+/// braces. A comment after the last member on its line stays with it: the
+/// comma goes after the member, the new members after the comment.
 fn additions(
     original: &str,
     open: usize,
@@ -222,7 +224,7 @@ fn additions(
     members: &[Member],
     entries: &[(&String, &Value)],
     indent: &str,
-) -> Option<(usize, usize, String)> {
+) -> Option<Vec<(usize, usize, String)>> {
     let member_indent = member_indent(original, open, members, indent);
     let mut added = String::new();
     for (name, value) in entries {
@@ -238,10 +240,28 @@ fn additions(
         ));
     }
     Some(match members.last() {
-        Some(last) => (last.value_end, last.value_end, added),
+        Some(last) => {
+            let line_end = original[last.value_end..]
+                .find('\n')
+                .map(|n| last.value_end + n);
+            match line_end {
+                Some(line_end)
+                    if !original[last.value_end..line_end].trim().is_empty()
+                        && jsonc::strip(&original[last.value_end..line_end])
+                            .trim()
+                            .is_empty() =>
+                {
+                    vec![
+                        (last.value_end, last.value_end, ",".to_owned()),
+                        (line_end, line_end, added.strip_prefix(',')?.to_owned()),
+                    ]
+                }
+                _ => vec![(last.value_end, last.value_end, added)],
+            }
+        }
         None => {
             let closing = line_prefix(original, open).to_string();
-            (open + 1, close, format!("{added}\n{closing}"))
+            vec![(open + 1, close, format!("{added}\n{closing}"))]
         }
     })
 }
