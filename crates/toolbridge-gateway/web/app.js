@@ -4,7 +4,7 @@ import { detectLanguage, setLanguage, onLanguageChange, currentLanguage, t } fro
 import { replace, h } from './dom.js';
 import { get, session, signIn, signOut } from './api.js';
 
-const VIEWS = ['home', 'servers', 'presets', 'doctor', 'tools', 'catalog', 'activity', 'logs'];
+const VIEWS = ['home', 'servers', 'profiles', 'presets', 'doctor', 'tools', 'catalog', 'activity', 'logs'];
 const main = document.getElementById('main');
 
 function route() {

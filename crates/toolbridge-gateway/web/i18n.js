@@ -4,7 +4,7 @@
 // else the browser's, else English.
 
 export const LANGUAGES = ['en', 'zh', 'ja'];
-export const NAMESPACES = ['common', 'servers', 'presets', 'doctor', 'tools', 'catalog', 'home'];
+export const NAMESPACES = ['common', 'servers', 'presets', 'doctor', 'tools', 'catalog', 'home', 'profiles'];
 const STORAGE_KEY = 'toolbridge.lang';
 
 let language = 'en';

@@ -15,6 +15,7 @@ mod web_api_client;
 mod web_catalog;
 mod web_doctor;
 mod web_presets;
+mod web_profiles;
 mod web_security;
 mod web_server_names;
 mod web_servers;

@@ -19,7 +19,7 @@ const BASE = process.env.BASE_URL;
 const CONFIG = process.env.CONFIG;
 const TOOLBRIDGE = process.env.TOOLBRIDGE;
 // Every view, and one tool open in the tools view (its form and definitions).
-const VIEWS = ['servers', 'presets', 'doctor', 'tools', 'catalog', 'tools/example/echo'];
+const VIEWS = ['servers', 'profiles', 'presets', 'doctor', 'tools', 'catalog', 'tools/example/echo'];
 const LANGUAGES = ['en', 'zh', 'ja'];
 // Chinese and Japanese both use the CJK ideographs; only Japanese has kana.
 const HAN = /[\u4e00-\u9fff]/;
@@ -77,6 +77,67 @@ const scenarios = {
     await b.settled(page);
     b.check(page, 'servers form');
     return { added, edited, nameShownOnEdit: shown };
+  },
+
+  /**
+   * A profile made in the Profiles view: the live preview says what it
+   * would serve (final names, the glob that took or left out each tool),
+   * Save writes it, Delete (after a confirmation) takes it out.
+   */
+  async profiles_editor(browser) {
+    // A form half filled in may describe a profile the config refuses (no
+    // server ticked yet): its preview is then a 422, shown as "No preview".
+    const page = await b.openPage(browser, { allowStatus: [422] });
+    await b.openView(page, BASE, 'profiles');
+    await (await b.button(page, 'New profile')).click();
+    await b.typeInto(await b.field(page, 'Name'), 'web-dev');
+    const every = await b.field(page, 'Every enabled server');
+    await every.click();
+    await (await b.field(page, 'example')).click();
+    await b.fillList(await b.field(page, 'Tool globs'), ['example__echo', 'example__tiny_*']);
+    await b.fillList(await b.field(page, 'Exclusions'), ['example__tiny_audio']);
+    await b.fillList(await b.field(page, 'Renames'), ['example__echo = say']);
+    await b.fillList(await b.field(page, 'Description overrides'), ['example__tiny_image = A very small picture.']);
+    // The preview follows the form.
+    const row = (tool) => page.evaluate((tool) => {
+      const tr = document.querySelector(`table[aria-label="Tools of the profile"] tr[data-tool="${tool}"]`);
+      return tr ? [...tr.cells].map((c) => c.innerText.trim()) : null;
+    }, tool);
+    const echo = await b.until('the preview showing echo served as say', async () => {
+      const r = await row('example__echo');
+      return r && r[1].startsWith('say') && r;
+    });
+    const audio = await b.until('the preview showing tiny_audio left out', async () => {
+      const r = await row('example__tiny_audio');
+      return r && r[2] === 'left out by !example__tiny_audio' && r;
+    });
+    // The description is typed last: its preview may come a moment later.
+    await b.until('the preview showing the overridden description of tiny_image', async () => {
+      const r = await row('example__tiny_image');
+      return r && r[3].startsWith('A very small picture.') && r;
+    });
+    const violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe finds in the profile editor: ${JSON.stringify(violations)}`);
+
+    await (await b.button(page, 'Save')).click();
+    const saved = await b.until('web-dev in the config file', () => (b.readConfig(CONFIG).profiles || {})['web-dev']);
+    await b.settled(page);
+    const url = await page.evaluate(() => [...document.querySelectorAll('main code')].map((c) => c.textContent).find((t) => t.endsWith('/mcp/web-dev')));
+    if (!url) b.fail('the saved profile is not listed with its URL');
+
+    // Edit it again: the form comes back filled in.
+    await (await b.button(page, 'Edit web-dev')).click();
+    const shown = await (await b.field(page, 'Renames')).evaluate((el) => el.value);
+    if (shown !== 'example__echo = say') b.fail(`the edit form shows renames "${shown}"`);
+    await (await b.button(page, 'Cancel')).click();
+
+    await (await b.button(page, 'Delete web-dev')).click();
+    const dialog = await page.waitForSelector('dialog[open]');
+    await (await b.button(page, 'Delete', { within: dialog })).click();
+    await b.until('web-dev gone from the config file', () => !('web-dev' in (b.readConfig(CONFIG).profiles || {})));
+    await b.settled(page);
+    b.check(page, 'profiles editor');
+    return { saved, echo, audio, url };
   },
 
   /** A refused form: the error sits at the field, the file is untouched. */

@@ -168,6 +168,30 @@ fn a_server_is_added_edited_and_removed_through_the_form() {
 }
 
 #[test]
+fn a_profile_is_made_with_a_live_preview_saved_and_deleted_in_the_profiles_view() {
+    let served = Served::with_example();
+    let facts = served.run("profiles_editor");
+    assert_eq!(
+        facts["saved"],
+        json!({"servers": ["example"], "tools": ["example__echo", "example__tiny_*", "!example__tiny_audio"],
+               "rename": {"example__echo": "say"},
+               "descriptions": {"example__tiny_image": "A very small picture."}}),
+        "{facts}"
+    );
+    assert_eq!(facts["echo"][2], "taken by example__echo", "{facts}");
+    assert!(
+        facts["url"]
+            .as_str()
+            .is_some_and(|u| u == format!("{}mcp/web-dev", served.base)),
+        "{facts}"
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&served.config).expect("read config"))
+            .expect("the config is JSON");
+    assert_eq!(config["profiles"], json!({}), "{config}");
+}
+
+#[test]
 fn invalid_input_is_explained_at_the_field_and_nothing_is_written() {
     let served = Served::with_example();
     let before = std::fs::read(&served.config).unwrap();
@@ -322,9 +346,10 @@ fn a_dialog_open_when_the_user_goes_back_closes_with_its_view() {
 fn every_view_in_every_language_shows_without_console_errors() {
     let served = Served::with_example();
     let facts = served.run("all_views");
+    // 7 views (the Profiles view among them) x 3 languages.
     assert_eq!(
         facts["visited"].as_array().map(Vec::len),
-        Some(18),
+        Some(21),
         "{facts}"
     );
 }

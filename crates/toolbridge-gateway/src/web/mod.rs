@@ -1,5 +1,5 @@
 //! The settings web page (`toolbridge serve` at `/`, `toolbridge ui`):
-//! manage servers and presets, see doctor's findings, try tools, browse
+//! manage servers, profiles and presets, see doctor's findings, try tools, browse
 //! resources and prompts, in English, Chinese and Japanese.
 //!
 //! Layout:

@@ -7,10 +7,14 @@ use serde_json::{Map, Value};
 
 use super::{
     error::{ConfigError, Location},
+    gateway::GATEWAY_KEY,
     jsonc,
     layout::{Layout, detect},
     patch,
+    profile::{PROFILES_KEY, Profile},
     record::{ServerRecord, Source, kind_of},
+    rules::RULES_KEY,
+    settings::SETTINGS_KEY,
     span,
 };
 use crate::redact::{mask_args, mask_url};
@@ -211,6 +215,118 @@ impl Document {
                 name: name.to_string(),
                 known,
             })
+    }
+
+    /// The profiles' names (the file's `"profiles"`), in file order.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The record of profile `name`, as written.
+    pub fn profile(&self, name: &str) -> Option<&Value> {
+        self.profiles().and_then(|p| p.get(name))
+    }
+
+    /// Adds profile `name` with `record` (at the end of `"profiles"`, which
+    /// is created when missing), or replaces its record in place; returns
+    /// the old record. The record is checked first as the file's loading
+    /// checks it ([`Profile::check`]: its servers must be the file's, its
+    /// globs and new names valid, its keys known): an error names the
+    /// profile and the field, and nothing changes.
+    pub fn put_profile(&mut self, name: &str, record: Value) -> Result<Option<Value>, ConfigError> {
+        self.profiles_are_read()?;
+        let known = self.server_names();
+        let known: Vec<&str> = known.iter().map(String::as_str).collect();
+        Profile::check(&self.path, name, &record, &known)?;
+        Ok(self.profiles_mut()?.insert(name.to_string(), record))
+    }
+
+    /// Removes profile `name` and returns its record; the others keep their
+    /// order (an emptied `"profiles"` stays, as `{}`). A profile a gateway
+    /// rule names is not removed (the file would no longer load): the error
+    /// names the rule.
+    pub fn remove_profile(&mut self, name: &str) -> Result<Value, ConfigError> {
+        if let Some(rule) = self.rule_naming(name) {
+            return Err(ConfigError::Profile {
+                at: Location::file(&self.path),
+                profile: name.to_string(),
+                server: None,
+                field: None,
+                message: format!(
+                    "toolbridge.gateway.rules[{rule}] names it in \"profiles\"; take it out of \
+                     the rule before removing the profile"
+                ),
+            });
+        }
+        let (path, known) = (self.path.clone(), self.profile_names());
+        self.profiles_mut()?
+            .shift_remove(name)
+            .ok_or_else(|| ConfigError::UnknownProfile {
+                path,
+                name: name.to_string(),
+                known,
+            })
+    }
+
+    fn profiles(&self) -> Option<&Map<String, Value>> {
+        self.root.get(PROFILES_KEY)?.as_object()
+    }
+
+    /// The profiles object, created when missing (or `null`); an error when
+    /// it is something else.
+    fn profiles_mut(&mut self) -> Result<&mut Map<String, Value>, ConfigError> {
+        let path = self.path.clone();
+        let slot = self.root.entry(PROFILES_KEY).or_insert(Value::Null);
+        if slot.is_null() {
+            *slot = Value::Object(Map::new());
+        }
+        let found = kind_of(slot);
+        slot.as_object_mut().ok_or_else(|| ConfigError::Invalid {
+            at: Location::file(&path),
+            server: None,
+            field: Some(PROFILES_KEY.to_string()),
+            message: format!(
+                "\"{PROFILES_KEY}\" must be an object of profiles by name, not {found}; fix it \
+                 in your editor first"
+            ),
+        })
+    }
+
+    /// An error when this file's application has `"profiles"` of its own
+    /// (Zed's and VS Code's settings.json), which toolbridge does not read
+    /// as its profiles.
+    fn profiles_are_read(&self) -> Result<(), ConfigError> {
+        if !matches!(self.layout, Layout::Zed | Layout::VsCodeSettings) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            at: Location::file(&self.path),
+            server: None,
+            field: Some(PROFILES_KEY.to_string()),
+            message: format!(
+                "{}'s settings file has \"{PROFILES_KEY}\" of its own, which toolbridge does not \
+                 read; keep the gateway's profiles in toolbridge's own config file",
+                self.layout.application()
+            ),
+        })
+    }
+
+    /// The place in `toolbridge.gateway.rules` of the first rule whose
+    /// `profiles` names profile `name`.
+    fn rule_naming(&self, name: &str) -> Option<usize> {
+        let rules = self
+            .root
+            .get(SETTINGS_KEY)?
+            .get(GATEWAY_KEY)?
+            .get(RULES_KEY)?
+            .as_array()?;
+        rules.iter().position(|rule| {
+            rule.get("profiles")
+                .and_then(Value::as_array)
+                .is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)))
+        })
     }
 
     /// The first profile whose `servers` names server `name`.

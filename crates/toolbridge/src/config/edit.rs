@@ -513,6 +513,173 @@ mod tests {
         assert_eq!(Config::load(&path).unwrap().server_names(), ["a"]);
     }
 
+    /// A commented config with two profiles, for the profile edits.
+    const WITH_PROFILES: &str = "{\n  // servers\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\"command\": \"b\"}\n  },\n  \"profiles\": {\n    // The team's view.\n    \"team\": {\"servers\": [\"a\"], \"tools\": [\"a__*\"]}, // kept\n    /* ops */\n    \"ops\": {\"tools\": [\"!*__delete_*\"]}\n  }\n}\n";
+
+    #[test]
+    fn a_profile_put_in_place_leaves_every_other_byte_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, WITH_PROFILES).unwrap();
+        let old = edit(&path, |doc| {
+            doc.put_profile("ops", json!({"servers": ["b"], "discovery": "search"}))
+        })
+        .unwrap();
+        assert_eq!(old, Some(json!({"tools": ["!*__delete_*"]})));
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            WITH_PROFILES.replace(
+                "\"ops\": {\"tools\": [\"!*__delete_*\"]}",
+                "\"ops\": {\n      \"servers\": [\n        \"b\"\n      ],\n      \"discovery\": \"search\"\n    }"
+            )
+        );
+        let config = Config::load(&path).unwrap();
+        let ops = config.profile("ops").unwrap();
+        assert!(ops.includes_server("b") && !ops.includes_server("a"));
+
+        // A new one goes after the last; the rest stays byte for byte.
+        edit(&path, |doc| {
+            doc.put_profile("new", json!({"tools": ["b__x"]}))
+        })
+        .unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with(&WITH_PROFILES[..WITH_PROFILES.find("\"ops\"").unwrap()]),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("    },\n    \"new\": {\n      \"tools\": [\n        \"b__x\"\n      ]\n    }\n  }\n}\n"),
+            "{text}"
+        );
+        let names: Vec<String> = Config::load(&path)
+            .unwrap()
+            .profiles()
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        assert_eq!(names, ["team", "ops", "new"]);
+    }
+
+    #[test]
+    fn a_removed_profile_takes_its_comment_and_the_rest_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, WITH_PROFILES).unwrap();
+        let removed = edit(&path, |doc| doc.remove_profile("ops")).unwrap();
+        assert_eq!(removed, json!({"tools": ["!*__delete_*"]}));
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\n  // servers\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\"command\": \"b\"}\n  },\n  \"profiles\": {\n    // The team's view.\n    \"team\": {\"servers\": [\"a\"], \"tools\": [\"a__*\"]} // kept\n  }\n}\n"
+        );
+        let unknown = edit(&path, |doc| doc.remove_profile("ops")).unwrap_err();
+        assert_eq!(
+            unknown.to_string(),
+            format!("unknown profile \"ops\"; {} has: team", path.display())
+        );
+        // The last one leaves an empty object; the servers are untouched.
+        edit(&path, |doc| doc.remove_profile("team")).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let value: Value = serde_json::from_str(&jsonc::strip(&text)).unwrap();
+        assert_eq!(value["profiles"], json!({}), "{text}");
+        assert!(
+            text.starts_with(&WITH_PROFILES[..WITH_PROFILES.find("  \"profiles\"").unwrap()]),
+            "{text}"
+        );
+        assert!(Config::load(&path).unwrap().profiles().is_empty());
+    }
+
+    #[test]
+    fn a_profile_added_to_a_file_without_profiles_keeps_its_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original =
+            "{\n  // mine\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"} // first\n  }\n}\n";
+        fs::write(&path, original).unwrap();
+        edit(&path, |doc| {
+            doc.put_profile("dev", json!({"servers": ["a"]}))
+        })
+        .unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\n  // mine\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"} // first\n  },\n  \"profiles\": {\n    \"dev\": {\n      \"servers\": [\n        \"a\"\n      ]\n    }\n  }\n}\n"
+        );
+        assert!(Config::load(&path).unwrap().profile("dev").is_some());
+    }
+
+    #[test]
+    fn an_invalid_profile_names_the_profile_and_field_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, WITH_PROFILES).unwrap();
+        for (name, record, field, expected) in [
+            (
+                "ops",
+                json!({"servers": ["zz"]}),
+                Some("servers"),
+                "profile \"ops\": \"servers\" names server \"zz\", which is not in the config; the file has: a, b",
+            ),
+            (
+                "ops",
+                json!({"tools": ["a__[x"]}),
+                Some("tools"),
+                "profile \"ops\": \"tools\": \"a__[x\" is not a valid glob",
+            ),
+            (
+                "ops",
+                json!({"rename": {"a__x": "no spaces"}}),
+                Some("rename"),
+                "\"no spaces\" is not a tool name",
+            ),
+            (
+                "ops",
+                json!({"discovery": "grep"}),
+                Some("discovery"),
+                "\"discovery\" must be \"list\" or \"search\"",
+            ),
+            ("new", json!({"tool": []}), None, "did you mean \"tools\"?"),
+            ("a/b", json!({}), None, "\"a/b\" is not a profile name"),
+        ] {
+            let error = edit(&path, |doc| doc.put_profile(name, record.clone())).unwrap_err();
+            assert_eq!(error.profile(), Some(name), "{error}");
+            assert_eq!(error.field(), field, "{error}");
+            assert!(error.to_string().contains(expected), "{record}: {error}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), WITH_PROFILES);
+        }
+    }
+
+    #[test]
+    fn a_profile_a_rule_names_is_not_removed_and_editors_settings_take_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let original = r#"{"mcpServers": {"a": {"command": "a"}},
+            "profiles": {"team": {}, "ops": {}},
+            "toolbridge": {"gateway": {"rules": [{"allow": ["*"]}, {"profiles": ["ops"], "allow": ["a__*"]}]}}}"#;
+        fs::write(&path, original).unwrap();
+        let error = edit(&path, |doc| doc.remove_profile("ops")).unwrap_err();
+        assert_eq!(error.profile(), Some("ops"));
+        assert!(
+            error.to_string().contains(
+                "profile \"ops\": toolbridge.gateway.rules[1] names it in \"profiles\"; take it out"
+            ),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+        edit(&path, |doc| doc.remove_profile("team")).unwrap();
+
+        let zed = dir.path().join("zed/settings.json");
+        fs::create_dir_all(zed.parent().unwrap()).unwrap();
+        let settings = r#"{"context_servers": {"a": {"command": "a"}}}"#;
+        fs::write(&zed, settings).unwrap();
+        let error = edit(&zed, |doc| doc.put_profile("dev", json!({}))).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("Zed's settings file has \"profiles\" of its own"),
+            "{error}"
+        );
+        assert_eq!(fs::read_to_string(&zed).unwrap(), settings);
+    }
+
     #[test]
     fn a_failed_change_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
@@ -623,7 +790,8 @@ mod tests {
         edit(&path, |doc| doc.add_server("b", stdio("b"))).unwrap();
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
-            "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n        \"b\": {\n            \"type\": \"stdio\",\n            \"command\": \"b\"\n        } // first\n    }\n}\n"
+            // The comment after `a` stays on its line.
+            "{\n    // mine\n    \"servers\": {\n        \"a\": {\"type\": \"stdio\", \"command\": \"a\"}, // first\n        \"b\": {\n            \"type\": \"stdio\",\n            \"command\": \"b\"\n        }\n    }\n}\n"
         );
         assert_eq!(dir_entries(dir.path()), ["mcp.json"]);
     }

@@ -72,7 +72,7 @@ pub use locate::{
     user_cache_dir, user_data_dir,
 };
 pub use new_server::{NewServer, NewTarget};
-pub use profile::{Discovery, PROFILES_KEY, Profile};
+pub use profile::{Discovery, PROFILES_KEY, Profile, ToolMatch};
 pub use rate_limits::{LIMITS_KEY, Rate, RateLimitSettings, UpstreamBound};
 pub(crate) use record::ServerRecord;
 pub use rules::{RULES_KEY, Rule};

@@ -3,10 +3,11 @@
 //! as the user or their editor wrote it.
 //!
 //! The edits `servers add/remove/enable/disable/import` make change members
-//! of the servers object only: a removed server's text is cut (with the
-//! comments just above it), a changed one's value is rewritten, an added one
-//! is appended after the last; a servers object the file lacks is appended
-//! to the object that should hold it. The result is parsed back and
+//! of the servers object only, and the page's profile edits members of
+//! `"profiles"` only: a removed server's (or profile's) text is cut (with
+//! the comments just above it), a changed one's value is rewritten, an
+//! added one is appended after the last; an object the file lacks is
+//! appended to the object that should hold it. The result is parsed back and
 //! compared with the intended document; when they differ the result is
 //! `None`, and the caller rewrites the whole file.
 //!
@@ -32,13 +33,17 @@ use serde_json::{Map, Value, ser::PrettyFormatter};
 use super::{
     jsonc,
     layout::Layout,
+    profile::PROFILES_KEY,
     span::{self, Member, Step},
 };
 
 /// `original` with the servers changed from `before` to `after`, or `None`
-/// when that cannot be done by changing the servers' text alone. Other
-/// top-level members (VS Code's `inputs`, which an import adds to) may
-/// change or be added too: each one's value is rewritten, or appended.
+/// when that cannot be done by changing the servers' text alone. The
+/// profiles (`"profiles"`) are patched the same way, member by member, so
+/// an edit of one profile leaves the others and their comments as they
+/// were. Other top-level members (VS Code's `inputs`, which an import adds
+/// to) may change or be added too: each one's value is rewritten, or
+/// appended.
 pub(crate) fn patch(
     original: &str,
     layout: Layout,
@@ -47,22 +52,38 @@ pub(crate) fn patch(
     indent: &str,
 ) -> Option<String> {
     let servers_key = layout.keys()[0];
+    let mut text = original.to_string();
+    let mut now = before.clone();
+    // The profiles member by member when they are an object before (or
+    // new) and after; else (a `null` replaced) as any other member.
+    if let Some(profiles @ Value::Object(_)) = after.get(PROFILES_KEY)
+        && servers_key != PROFILES_KEY
+        && before.get(PROFILES_KEY) != Some(profiles)
+        && matches!(before.get(PROFILES_KEY), None | Some(Value::Object(_)))
+    {
+        let mut next = now.clone();
+        next.insert(PROFILES_KEY.to_string(), profiles.clone());
+        if let Some(patched) = patch_members(&text, &[PROFILES_KEY], &now, &next, indent) {
+            text = patched;
+            now = next;
+        }
+    }
     let changed: Vec<&String> = after
         .keys()
-        .filter(|key| key.as_str() != servers_key && before.get(*key) != after.get(*key))
+        .filter(|key| key.as_str() != servers_key && now.get(*key) != after.get(*key))
         .collect();
-    if changed.is_empty() {
-        return patch_servers(original, layout, before, after, indent);
+    if !changed.is_empty() {
+        if before.keys().any(|key| !after.contains_key(key)) {
+            return None;
+        }
+        let mut midway = now.clone();
+        for key in &changed {
+            midway.insert((*key).clone(), after.get(*key)?.clone());
+        }
+        text = patch_top_members(&text, &midway, &changed, indent)?;
+        now = midway;
     }
-    if before.keys().any(|key| !after.contains_key(key)) {
-        return None;
-    }
-    let mut midway = before.clone();
-    for key in &changed {
-        midway.insert((*key).clone(), after.get(*key)?.clone());
-    }
-    let text = patch_top_members(original, &midway, &changed, indent)?;
-    patch_servers(&text, layout, &midway, after, indent)
+    patch_members(&text, layout.keys(), &now, after, indent)
 }
 
 /// `original` with the top-level members `changed` set to their values in
@@ -93,31 +114,32 @@ fn patch_top_members(
         }
     }
     if !added.is_empty() {
-        edits.push(additions(original, open, close, &members, &added, indent)?);
+        edits.extend(additions(original, open, close, &members, &added, indent)?);
     }
     apply(original, edits, after)
 }
 
-/// [`patch`] of the servers alone: every other member of `before` and
-/// `after` is the same.
-fn patch_servers(
+/// [`patch`] of the object at `keys` (the servers, the profiles) alone,
+/// member by member: every other member of `before` and `after` is the
+/// same.
+fn patch_members(
     original: &str,
-    layout: Layout,
+    keys: &[&str],
     before: &Map<String, Value>,
     after: &Map<String, Value>,
     indent: &str,
 ) -> Option<String> {
     let stripped = jsonc::strip(original);
-    let steps: Vec<Step<'_>> = layout.keys().iter().map(|key| Step::Key(key)).collect();
+    let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
     let Some((open, close, members)) = span::object(&stripped, &steps) else {
-        return add_container(original, &stripped, layout, after, indent);
+        return add_container(original, &stripped, keys, after, indent);
     };
     let empty = Map::new();
-    let old = match layout.lookup(before) {
-        Some(servers) => servers.as_object()?,
+    let old = match lookup(before, keys) {
+        Some(old) => old.as_object()?,
         None => &empty,
     };
-    let new = layout.lookup(after)?.as_object()?;
+    let new = lookup(after, keys)?.as_object()?;
     // Duplicate keys would make "the member named X" ambiguous.
     let mut keys: Vec<&str> = members.iter().map(|m| m.key.as_str()).collect();
     keys.sort_unstable();
@@ -130,7 +152,7 @@ fn patch_servers(
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (i, member) in members.iter().enumerate() {
         match new.get(&member.key) {
-            None => edits.push(removal(original, &stripped, &members, i, open, close)?),
+            None => edits.extend(removal(original, &stripped, &members, i, open, close)?),
             Some(value) if old.get(&member.key) != Some(value) => edits.push((
                 member.value_start,
                 member.value_end,
@@ -144,22 +166,32 @@ fn patch_servers(
         .filter(|(name, _)| !old.contains_key(*name))
         .collect();
     if !added.is_empty() {
-        edits.push(additions(original, open, close, &members, &added, indent)?);
+        edits.extend(additions(original, open, close, &members, &added, indent)?);
     }
     apply(original, edits, after)
 }
 
-/// A file without the servers object: it is added to the deepest object of
-/// its path that exists (`"mcp": {"servers": ...}` to the top level, or
-/// `"servers"` to an existing `"mcp"`).
+/// The value at `keys` in `root`, unless missing or `null`.
+fn lookup<'a>(root: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
+    let (first, rest) = keys.split_first()?;
+    let mut value = root.get(*first)?;
+    for key in rest {
+        value = value.get(key)?;
+    }
+    Some(value).filter(|value| !value.is_null())
+}
+
+/// A file without the object at `keys` (the servers, the profiles): it is
+/// added to the deepest object of its path that exists (`"mcp":
+/// {"servers": ...}` to the top level, or `"servers"` to an existing
+/// `"mcp"`).
 fn add_container(
     original: &str,
     stripped: &str,
-    layout: Layout,
+    keys: &[&str],
     after: &Map<String, Value>,
     indent: &str,
 ) -> Option<String> {
-    let keys = layout.keys();
     let steps: Vec<Step<'_>> = keys.iter().map(|key| Step::Key(key)).collect();
     let (depth, (open, close, members)) = (0..keys.len())
         .rev()
@@ -169,8 +201,8 @@ fn add_container(
         value = value.get(key)?;
     }
     let name = keys[depth].to_string();
-    let edit = additions(original, open, close, &members, &[(&name, value)], indent)?;
-    apply(original, vec![edit], after)
+    let edits = additions(original, open, close, &members, &[(&name, value)], indent)?;
+    apply(original, edits, after)
 }
 
 /// The indentation of the members of the object opening at `open`.
@@ -181,8 +213,10 @@ fn member_indent(original: &str, open: usize, members: &[Member], indent: &str) 
     }
 }
 
-/// The edit appending `entries` to the object at `open`..`close` whose
-/// members are `members`: after the last member, or inside the empty braces.
+/// The edits appending `entries` to the object at `open`..`close` whose
+/// members are `members`: after the last member, or inside the empty
+/// braces. A comment after the last member on its line stays with it: the
+/// comma goes after the member, the new members after the comment.
 fn additions(
     original: &str,
     open: usize,
@@ -190,7 +224,7 @@ fn additions(
     members: &[Member],
     entries: &[(&String, &Value)],
     indent: &str,
-) -> Option<(usize, usize, String)> {
+) -> Option<Vec<(usize, usize, String)>> {
     let member_indent = member_indent(original, open, members, indent);
     let mut added = String::new();
     for (name, value) in entries {
@@ -206,10 +240,28 @@ fn additions(
         ));
     }
     Some(match members.last() {
-        Some(last) => (last.value_end, last.value_end, added),
+        Some(last) => {
+            let line_end = original[last.value_end..]
+                .find('\n')
+                .map(|n| last.value_end + n);
+            match line_end {
+                Some(line_end)
+                    if !original[last.value_end..line_end].trim().is_empty()
+                        && jsonc::strip(&original[last.value_end..line_end])
+                            .trim()
+                            .is_empty() =>
+                {
+                    vec![
+                        (last.value_end, last.value_end, ",".to_owned()),
+                        (line_end, line_end, added.strip_prefix(',')?.to_owned()),
+                    ]
+                }
+                _ => vec![(last.value_end, last.value_end, added)],
+            }
+        }
         None => {
             let closing = line_prefix(original, open).to_string();
-            (open + 1, close, format!("{added}\n{closing}"))
+            vec![(open + 1, close, format!("{added}\n{closing}"))]
         }
     })
 }
@@ -266,7 +318,10 @@ pub(crate) fn render(value: &Value, indent: &str, base: &str) -> Option<String> 
 
 /// The removal of member `i`: from the end of the previous value (taking
 /// the comma and any comment above the member with it); for the first
-/// member, from the `{` through the comma after it.
+/// member, from the `{` through the comma after it. A comment after the
+/// previous member on its line stays with it: the cut then starts at the
+/// end of that line and takes the removed member's own comma, or, when it
+/// was the last member without one, the previous member's.
 fn removal(
     text: &str,
     stripped: &str,
@@ -274,14 +329,35 @@ fn removal(
     i: usize,
     open: usize,
     close: usize,
-) -> Option<(usize, usize, String)> {
+) -> Option<Vec<(usize, usize, String)>> {
     let member = &members[i];
     Some(
         match (i.checked_sub(1).map(|p| &members[p]), members.get(i + 1)) {
-            (Some(previous), _) => (previous.value_end, member.value_end, String::new()),
+            (Some(previous), _) => {
+                let comma = previous.value_end + stripped[previous.value_end..].find(',')?;
+                let line_end = text[comma..].find('\n').map(|n| comma + n);
+                match line_end {
+                    Some(line_end)
+                        if line_end < member.start
+                            && !text[comma + 1..line_end].trim().is_empty() =>
+                    {
+                        let rest = &stripped[member.value_end..];
+                        if rest.trim_start().starts_with(',') {
+                            let own = member.value_end + rest.find(',')?;
+                            vec![(line_end, own + 1, String::new())]
+                        } else {
+                            vec![
+                                (comma, comma + 1, String::new()),
+                                (line_end, member.value_end, String::new()),
+                            ]
+                        }
+                    }
+                    _ => vec![(previous.value_end, member.value_end, String::new())],
+                }
+            }
             (None, Some(_)) => {
                 let comma = member.value_end + stripped[member.value_end..].find(',')?;
-                (open + 1, comma + 1, String::new())
+                vec![(open + 1, comma + 1, String::new())]
             }
             (None, None) => {
                 let closing = line_prefix(text, close);
@@ -290,7 +366,7 @@ fn removal(
                 } else {
                     close
                 };
-                (open + 1, inner.max(open + 1), String::new())
+                vec![(open + 1, inner.max(open + 1), String::new())]
             }
         },
     )
@@ -365,6 +441,27 @@ mod tests {
         assert_eq!(
             text,
             "{\n\t// Servers for this project.\n\t\"servers\": {\n\t\t/* fetch */\n\t\t\"fetch\": {\"type\": \"stdio\", \"command\": \"f\"}, // trailing\n\t},\n\t\"inputs\": []\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_comment_after_the_previous_member_stays_when_the_next_is_removed() {
+        let text = "{\n\t\"servers\": {\n\t\t\"a\": {\"command\": \"a\"}, // about a\n\t\t\"b\": {\"command\": \"b\"},\n\t\t\"c\": {\"command\": \"c\"}\n\t}\n}\n";
+        let middle = edited(text, |servers| {
+            servers.shift_remove("b");
+        })
+        .unwrap();
+        assert_eq!(
+            middle,
+            "{\n\t\"servers\": {\n\t\t\"a\": {\"command\": \"a\"}, // about a\n\t\t\"c\": {\"command\": \"c\"}\n\t}\n}\n"
+        );
+        let last = edited(&middle, |servers| {
+            servers.shift_remove("c");
+        })
+        .unwrap();
+        assert_eq!(
+            last,
+            "{\n\t\"servers\": {\n\t\t\"a\": {\"command\": \"a\"} // about a\n\t}\n}\n"
         );
     }
 

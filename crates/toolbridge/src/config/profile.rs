@@ -19,7 +19,7 @@
 //! widen what its clients may call), so a mistake names the file, the line,
 //! the profile and the field.
 
-use std::{collections::BTreeSet, fmt};
+use std::{collections::BTreeSet, fmt, path::Path};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::{Map, Value};
@@ -100,6 +100,11 @@ pub(crate) struct ToolGlobs {
     include: Option<GlobSet>,
     /// The `!` globs.
     exclude: GlobSet,
+    /// The place in the written list of each glob of `include`, in order
+    /// (to say which one matched).
+    include_at: Vec<usize>,
+    /// The same for `exclude`.
+    exclude_at: Vec<usize>,
 }
 
 impl ToolGlobs {
@@ -108,6 +113,8 @@ impl ToolGlobs {
         ToolGlobs {
             include: None,
             exclude: GlobSet::empty(),
+            include_at: Vec::new(),
+            exclude_at: Vec::new(),
         }
     }
 
@@ -116,7 +123,7 @@ impl ToolGlobs {
     pub(crate) fn compile(written: &[String]) -> Result<ToolGlobs, (Option<usize>, String)> {
         let mut include = GlobSetBuilder::new();
         let mut exclude = GlobSetBuilder::new();
-        let mut includes = 0;
+        let (mut include_at, mut exclude_at) = (Vec::new(), Vec::new());
         for (i, written) in written.iter().enumerate() {
             let (negated, pattern) = match written.strip_prefix('!') {
                 Some(rest) => (true, rest),
@@ -125,14 +132,15 @@ impl ToolGlobs {
             let glob = glob(pattern)
                 .map_err(|e| (Some(i), format!("{written:?} is not a valid glob: {e}")))?;
             if negated {
+                exclude_at.push(i);
                 exclude.add(glob);
             } else {
-                includes += 1;
+                include_at.push(i);
                 include.add(glob);
             }
         }
         let build = |builder: GlobSetBuilder| builder.build().map_err(|e| (None, e.to_string()));
-        let include = if includes == 0 {
+        let include = if include_at.is_empty() {
             None
         } else {
             Some(build(include)?)
@@ -140,6 +148,8 @@ impl ToolGlobs {
         Ok(ToolGlobs {
             include,
             exclude: build(exclude)?,
+            include_at,
+            exclude_at,
         })
     }
 
@@ -147,6 +157,56 @@ impl ToolGlobs {
     /// exclude.
     pub(crate) fn matches(&self, name: &str) -> bool {
         self.include.as_ref().is_none_or(|set| set.is_match(name)) && !self.exclude.is_match(name)
+    }
+
+    /// Which written globs decide `name`: the first exclude it matches, else
+    /// whether an include takes it (and the first that does; `None` with no
+    /// include at all), as places in the written list.
+    pub(crate) fn decide(&self, name: &str) -> Decision {
+        if let Some(&first) = self.exclude.matches(name).first() {
+            return Decision::Excluded(self.exclude_at[first]);
+        }
+        match &self.include {
+            None => Decision::Included(None),
+            Some(set) => match set.matches(name).first() {
+                Some(&first) => Decision::Included(Some(self.include_at[first])),
+                None => Decision::NotIncluded,
+            },
+        }
+    }
+}
+
+/// What [`ToolGlobs::decide`] found for a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// In: by the glob at this place, or (`None`) because there is no
+    /// include glob.
+    Included(Option<usize>),
+    /// Out: there are include globs and none matches.
+    NotIncluded,
+    /// Out: the `!` glob at this place matches.
+    Excluded(usize),
+}
+
+/// Why a tool is in a profile or not ([`Profile::explain`]); the globs as
+/// written in `tools`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolMatch<'a> {
+    /// In the profile: taken by this `tools` glob, or (`None`) because the
+    /// profile has no glob that includes (every tool of its servers).
+    Included(Option<&'a str>),
+    /// Out: the profile has `tools` globs and none takes it.
+    NotIncluded,
+    /// Out: taken out by this `!` glob.
+    Excluded(&'a str),
+    /// Out: the profile does not show the tool's server.
+    OtherServer,
+}
+
+impl ToolMatch<'_> {
+    /// True when the tool is in the profile.
+    pub fn is_included(&self) -> bool {
+        matches!(self, ToolMatch::Included(_))
     }
 }
 
@@ -182,6 +242,38 @@ impl Profile {
         }
         let name = format!("{server}__{tool}");
         self.globs.matches(&name)
+    }
+
+    /// Why tool `tool` of `server` is in the profile or not: which glob of
+    /// `tools` takes it or takes it out ([`allows`](Profile::allows) is
+    /// [`ToolMatch::is_included`] of this).
+    pub fn explain(&self, server: &str, tool: &str) -> ToolMatch<'_> {
+        if !self.includes_server(server) {
+            return ToolMatch::OtherServer;
+        }
+        match self.globs.decide(&format!("{server}__{tool}")) {
+            Decision::Included(at) => ToolMatch::Included(at.map(|i| self.tools[i].as_str())),
+            Decision::NotIncluded => ToolMatch::NotIncluded,
+            Decision::Excluded(i) => ToolMatch::Excluded(&self.tools[i]),
+        }
+    }
+
+    /// Checks `record` as profile `name` of the config file at `path`,
+    /// whose servers (disabled ones included) are `known`: the checks the
+    /// file gets when it is loaded, for a record about to be written (or
+    /// previewed). An error names the profile and the field.
+    pub fn check(
+        path: &Path,
+        name: &str,
+        record: &Value,
+        known: &[&str],
+    ) -> Result<Profile, ConfigError> {
+        let src = Source {
+            path,
+            text: "",
+            servers_at: &[PROFILES_KEY],
+        };
+        Profile::parse(&src, name, record, known)
     }
 
     /// The name its clients see for tool `tool` of `server`, listed in the
@@ -604,6 +696,66 @@ mod tests {
             Some("Read a project file.")
         );
         assert!(!p.is_everything());
+    }
+
+    #[test]
+    fn explain_names_the_glob_that_takes_a_tool_in_or_out() {
+        let p = profile(
+            r#"{"servers": ["github", "fs"],
+                "tools": ["github__*", "fs__read_*", "!github__delete_*", "!*__delete_repo"]}"#,
+        );
+        assert_eq!(
+            p.explain("github", "create_issue"),
+            ToolMatch::Included(Some("github__*"))
+        );
+        assert_eq!(
+            p.explain("fs", "read_file"),
+            ToolMatch::Included(Some("fs__read_*"))
+        );
+        // The first `!` glob that matches, though an include matches too.
+        assert_eq!(
+            p.explain("github", "delete_repo"),
+            ToolMatch::Excluded("!github__delete_*")
+        );
+        assert_eq!(p.explain("fs", "write_file"), ToolMatch::NotIncluded);
+        assert_eq!(p.explain("off", "anything"), ToolMatch::OtherServer);
+        for (server, tool) in [
+            ("github", "create_issue"),
+            ("github", "delete_repo"),
+            ("fs", "x"),
+        ] {
+            assert_eq!(
+                p.explain(server, tool).is_included(),
+                p.allows(server, tool)
+            );
+        }
+        let all = profile(r#"{"tools": ["!fs__write_file"]}"#);
+        assert_eq!(all.explain("fs", "read_file"), ToolMatch::Included(None));
+        assert_eq!(
+            all.explain("fs", "write_file"),
+            ToolMatch::Excluded("!fs__write_file")
+        );
+    }
+
+    #[test]
+    fn check_reads_a_record_as_the_file_would_and_names_the_profile_and_field() {
+        let record = serde_json::json!({"servers": ["fs"], "tools": ["fs__*"]});
+        let p = Profile::check(Path::new("cfg.json"), "dev", &record, &["fs"]).unwrap();
+        assert!(p.allows("fs", "read_file") && !p.includes_server("github"));
+        let error = Profile::check(
+            Path::new("cfg.json"),
+            "dev",
+            &serde_json::json!({"servers": ["nope"]}),
+            &["fs"],
+        )
+        .unwrap_err();
+        assert_eq!(error.profile(), Some("dev"));
+        assert_eq!(error.field(), Some("servers"));
+        assert_eq!(
+            error.to_string(),
+            "cfg.json: profile \"dev\": \"servers\" names server \"nope\", which is not in \
+             the config; the file has: fs"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod error;
 pub mod home;
 pub mod import;
 pub mod presets;
+pub mod profiles;
 pub mod servers;
 pub mod tools;
 
@@ -29,6 +30,7 @@ pub fn router() -> Router<WebState> {
         .merge(tools::routes())
         .merge(home::routes())
         .merge(import::routes())
+        .merge(profiles::routes())
 }
 
 async fn version() -> axum::Json<serde_json::Value> {
