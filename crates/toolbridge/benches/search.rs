@@ -27,9 +27,10 @@
 //!   timed in turn with the build on the same tools, and checked to rank
 //!   every task the same), the same search over the 314 real tools and a
 //!   plain every-word substring scan of names and descriptions at 10,000.
-//!   Builds are also timed on a CPU (this thread's time on one, from
-//!   `/proc/thread-self/schedstat`): on a shared machine the clock also
-//!   counts the time spent waiting for one.
+//!   Builds are also timed on a CPU (the time of all the process's threads
+//!   on one, from `getrusage`: a build reads words on more than one thread
+//!   from 2,000 tools on): on a shared machine the clock also counts the
+//!   time spent waiting for one.
 //!
 //! `cargo bench -p toolbridge --bench search`
 
@@ -135,6 +136,9 @@ fn millis(d: Duration) -> String {
 
 fn main() {
     let tools = real_tools();
+    if std::env::args().any(|a| a == "profile") {
+        return profile(&tools);
+    }
     let servers = {
         let mut s: Vec<&str> = tools.iter().map(|t| t.server_id.as_str()).collect();
         s.dedup();
@@ -257,7 +261,7 @@ fn main() {
     }));
     let sets = [("repeated", &repeated), ("distinct", &distinct)];
     // Each build in turn, so that load on the shared machine falls on all;
-    // each timed by the clock and by the time this thread was on a CPU.
+    // each timed by the clock and by the time the process was on a CPU.
     let mut builds = vec![Vec::new(); sets.len()];
     for _ in 0..BUILDS {
         for ((_, set), samples) in sets.iter().zip(&mut builds) {
@@ -355,6 +359,25 @@ fn main() {
     );
 }
 
+/// `cargo bench --bench search -- profile`: only index builds of the
+/// 10,000 distinct tools, for a profiler (`perf record`) to see nothing
+/// else; prints their medians.
+fn profile(tools: &[McpTool]) {
+    let mut stop_words = StopWords::default();
+    let distinct = Arc::new(ten_thousand(tools, |tool, copy| {
+        distinct_copy(tool, copy, &mut stop_words)
+    }));
+    let samples: Vec<Timed> = (0..BUILDS * 4)
+        .map(|_| timed(|| ToolIndex::new([distinct.clone()])))
+        .collect();
+    println!(
+        "index build, 10,000 distinct tools: {} by the clock, {} on a CPU (medians of {})",
+        millis(median(samples.iter().map(|s| s.wall).collect())),
+        millis(median(samples.iter().map(|s| s.cpu).collect())),
+        samples.len()
+    );
+}
+
 /// A build's time by the clock and on a CPU.
 #[derive(Clone, Copy)]
 struct Timed {
@@ -364,23 +387,29 @@ struct Timed {
 
 /// How long `build` takes to build an index of 10,000 tools.
 fn timed(build: impl FnOnce() -> ToolIndex) -> Timed {
-    let (wall, cpu) = (Instant::now(), thread_cpu());
+    let (wall, cpu) = (Instant::now(), process_cpu());
     let index = build();
     let timed = Timed {
         wall: wall.elapsed(),
-        cpu: thread_cpu().saturating_sub(cpu),
+        cpu: process_cpu().saturating_sub(cpu),
     };
     assert_eq!(index.len(), 10_000);
     timed
 }
 
-/// How long this thread has been on a CPU (the kernel's count, in ns, the
-/// first field of `/proc/thread-self/schedstat`): on the shared machine a
-/// build's clock time includes waiting for a CPU.
-fn thread_cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").expect("schedstat");
-    let ns = stat.split_whitespace().next().expect("a field");
-    Duration::from_nanos(ns.parse().expect("nanoseconds"))
+/// How long this process's threads have been on a CPU (`getrusage`'s user
+/// and system time, ended threads included: a build of 10,000 tools reads
+/// words on more than one thread): on the shared machine a build's clock
+/// time includes waiting for a CPU.
+fn process_cpu() -> Duration {
+    // SAFETY: `getrusage` only writes the `rusage` it is given.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// Panics unless `a` and `b` give every task the same tools, with the same

@@ -47,6 +47,13 @@ const NAME_WEIGHT: usize = 3;
 const TITLE_WEIGHT: usize = 2;
 /// How deep parameters are read (`properties` of `properties`).
 const PARAMETER_DEPTH: usize = 2;
+/// From how many tools a build reads the tools' words on more than one
+/// thread (the tokenizer is most of a build; docs/performance.md, "Tool
+/// search", has the figures); below this a thread costs more than it
+/// saves.
+const PARALLEL_FROM: usize = 2_000;
+/// At most this many threads read words.
+const MAX_THREADS: usize = 4;
 /// BM25's k1 and b, `bm25::Embedder`'s defaults.
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
@@ -98,27 +105,67 @@ struct Documents {
 }
 
 impl Documents {
-    fn read(lists: &[Arc<Vec<McpTool>>], memo: &mut WordMemo<'_>) -> Self {
-        let mut docs = Vec::new();
-        let mut terms = Vec::new();
-        let mut ends = Vec::new();
-        for (l, list) in lists.iter().enumerate() {
-            for (t, tool) in list.iter().enumerate() {
-                document(memo, tool, &mut terms);
-                ends.push(terms.len());
-                docs.push((l as u32, t as u32));
-            }
+    /// Every tool's terms, with the memo of the words they were made from.
+    /// From [`PARALLEL_FROM`] tools on, the tools are read in contiguous
+    /// parts on a thread each, every part with a memo of its own, and the
+    /// parts' terms then renumbered into the first part's memo in order:
+    /// the terms and first words a single thread would have seen, and so
+    /// the same postings (ids aside, which a search never shows).
+    fn read<'w>(
+        lists: &[Arc<Vec<McpTool>>],
+        words: &'w Words,
+        threads: usize,
+    ) -> (Self, WordMemo<'w>) {
+        let tools: Vec<(u32, u32, &McpTool)> = lists
+            .iter()
+            .enumerate()
+            .flat_map(|(l, list)| {
+                list.iter()
+                    .enumerate()
+                    .map(move |(t, tool)| (l as u32, t as u32, tool))
+            })
+            .collect();
+        let mut parts: Vec<Part<'w>> = if threads <= 1 || tools.is_empty() {
+            vec![Part::read(words, &tools)]
+        } else {
+            let size = tools.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = tools
+                    .chunks(size)
+                    .map(|part| scope.spawn(move || Part::read(words, part)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| {
+                        handle
+                            .join()
+                            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                    })
+                    .collect()
+            })
+        };
+        let first = parts.remove(0);
+        let mut memo = first.memo;
+        let mut terms = first.terms;
+        let mut ends = first.ends;
+        for part in parts {
+            let ids = memo.absorb(part.memo);
+            let offset = terms.len();
+            terms.extend(part.terms.iter().map(|&id| ids[id as usize]));
+            ends.extend(part.ends.iter().map(|end| end + offset));
         }
+        let docs: Vec<(u32, u32)> = tools.iter().map(|&(l, t, _)| (l, t)).collect();
         let avgdl = match docs.len() {
             0 => 1.0,
             n => (terms.len() as f32 / n as f32).max(1.0),
         };
-        Documents {
+        let documents = Documents {
             docs,
             terms,
             ends,
             avgdl,
-        }
+        };
+        (documents, memo)
     }
 
     /// Each document's id and terms.
@@ -128,6 +175,34 @@ impl Documents {
             .zip(&self.ends)
             .enumerate()
             .map(|(id, (start, &end))| (id as u32, &self.terms[start..end]))
+    }
+}
+
+/// How many threads read the words of `tools` tools.
+fn threads_for(tools: usize) -> usize {
+    if tools < PARALLEL_FROM {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS))
+}
+
+/// The terms of some tools, read by one thread.
+struct Part<'w> {
+    memo: WordMemo<'w>,
+    terms: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl<'w> Part<'w> {
+    fn read(words: &'w Words, tools: &[(u32, u32, &McpTool)]) -> Self {
+        let mut memo = words.memo();
+        let mut terms = Vec::new();
+        let mut ends = Vec::with_capacity(tools.len());
+        for (_, _, tool) in tools {
+            document(&mut memo, tool, &mut terms);
+            ends.push(terms.len());
+        }
+        Part { memo, terms, ends }
     }
 }
 
@@ -144,9 +219,14 @@ impl ToolIndex {
     /// Indexes every tool of `lists`.
     pub fn new(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
         let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
+        let threads = threads_for(lists.iter().map(|list| list.len()).sum());
+        Self::built_on(lists, threads)
+    }
+
+    /// [`ToolIndex::new`], reading words on `threads` threads.
+    fn built_on(lists: Vec<Arc<Vec<McpTool>>>, threads: usize) -> Self {
         let words = Words::default();
-        let mut memo = words.memo();
-        let documents = Documents::read(&lists, &mut memo);
+        let (documents, memo) = Documents::read(&lists, &words, threads);
         let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); memo.len()];
         // A document's count of each term, by id, and the terms it has.
         let mut counts = vec![0u32; memo.len()];
@@ -183,8 +263,8 @@ impl ToolIndex {
     pub fn with_bm25_embedder(lists: impl IntoIterator<Item = Arc<Vec<McpTool>>>) -> Self {
         let lists: Vec<Arc<Vec<McpTool>>> = lists.into_iter().collect();
         let words = Words::default();
-        let mut memo = words.memo();
-        let documents = Documents::read(&lists, &mut memo);
+        let threads = threads_for(lists.iter().map(|list| list.len()).sum());
+        let (documents, memo) = Documents::read(&lists, &words, threads);
         let embedder = EmbedderBuilder::<u32, Spaces>::with_avgdl(documents.avgdl).build();
         let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); memo.len()];
         let mut text = String::new();
@@ -515,8 +595,8 @@ mod tests {
         // the tokenizer's: `tokenize` tests that) as a text, embedded and
         // scored by the crate.
         let words = Words::default();
-        let mut memo = words.memo();
-        let documents = Documents::read(&lists, &mut memo);
+        let threads = threads_for(lists.iter().map(|list| list.len()).sum());
+        let (documents, memo) = Documents::read(&lists, &words, threads);
         let embedder = EmbedderBuilder::<u32, Spaces>::with_avgdl(documents.avgdl).build();
         let mut scorer = bm25::Scorer::<u32>::new();
         let mut keys = Vec::new();
@@ -548,6 +628,31 @@ mod tests {
             compared += usize::from(!ours.is_empty());
         }
         assert!(compared > 700, "{compared}");
+    }
+
+    #[test]
+    fn words_read_on_several_threads_make_the_same_index() {
+        // The real lists under 8 server names each: 2,512 tools.
+        let lists: Vec<Arc<Vec<McpTool>>> = (0..8)
+            .flat_map(|copy| {
+                real_lists().into_iter().map(move |list| {
+                    let renamed = list.iter().map(|tool| McpTool {
+                        server_id: format!("{}{copy}", tool.server_id),
+                        ..tool.clone()
+                    });
+                    Arc::new(renamed.collect::<Vec<_>>())
+                })
+            })
+            .collect();
+        let one = ToolIndex::built_on(lists.clone(), 1);
+        let expected = postings_by_hash(&one);
+        for threads in [2, 3, 7] {
+            let several = ToolIndex::built_on(lists.clone(), threads);
+            assert_eq!(several.docs, one.docs);
+            assert_eq!(postings_by_hash(&several), expected, "{threads} threads");
+        }
+        assert!(one.len() >= PARALLEL_FROM, "{}", one.len());
+        assert_eq!(threads_for(PARALLEL_FROM - 1), 1);
     }
 
     #[test]

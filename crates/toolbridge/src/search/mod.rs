@@ -5,12 +5,14 @@
 //!
 //! Ranking is BM25 as the `bm25` crate weighs it (its term hash and its
 //! embedder's weights, to the bit: `index` says why it computes them
-//! itself) with the crate's English tokenizer; what is toolbridge's own is
+//! itself) with the crate's English tokenizer's words (`english` says why
+//! it calls the tokenizer's parts itself); what is toolbridge's own is
 //! what a tool's document is made of, how tool names are split into words
 //! (`tokenize`), and a small thesaurus of tool vocabulary for queries
 //! (`synonyms`).
 
 mod cache;
+mod english;
 mod index;
 mod synonyms;
 mod tokenize;
