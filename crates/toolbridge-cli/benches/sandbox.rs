@@ -5,7 +5,8 @@
 //! - start: spawn, handshake and first tool list of a fresh pool's server
 //!   (`"sandbox": "default"` versus `false`); the median of per-round
 //!   medians, and `OVERHEAD start ms=<x>`, the median per-round difference;
-//! - calls: sequential `echo` calls per second on a started server;
+//! - calls: sequential `echo` calls per second on a started server, each
+//!   round's calls in blocks interleaved across the configurations;
 //!   `RATIO calls sandboxed/unsandboxed=<x>`, the median per-round ratio.
 //!
 //! And the same for the strictest sandbox (`"network": "none"`, which adds a
@@ -53,16 +54,27 @@ async fn start_ms(sandbox: &Sandbox) -> f64 {
     ms
 }
 
-/// Sequential calls per second on a started server.
-async fn calls_per_sec(pool: &Pool, calls: u64) -> f64 {
+/// Seconds for `calls` sequential calls on a started server.
+async fn calls_secs(pool: &Pool, calls: u64) -> f64 {
     let began = Instant::now();
     for _ in 0..calls {
         pool.call_tool("example", "echo", Some(echo_args()), CallOptions::default())
             .await
             .expect("echo");
     }
-    calls as f64 / began.elapsed().as_secs_f64()
+    began.elapsed().as_secs_f64()
 }
+
+/// Sequential calls per second on a started server.
+async fn calls_per_sec(pool: &Pool, calls: u64) -> f64 {
+    calls as f64 / calls_secs(pool, calls).await
+}
+
+/// The calls of a round come in this many blocks, the configurations'
+/// blocks interleaved: a change of the machine's load during the round
+/// (other builds on the two cores) falls on every configuration alike,
+/// not on whichever ran its calls then.
+const BLOCKS: u64 = 10;
 
 fn main() {
     let opts = Options::from_args(Options {
@@ -151,11 +163,15 @@ fn main() {
             }
             let medians: Vec<f64> = round.iter().map(|r| median(r)).collect();
             // Which goes first rotates, so none always runs warm.
-            let mut rate = vec![0.0; n];
-            for k in 0..n {
-                let i = (k + r) % n;
-                rate[i] = calls_per_sec(&pools[i], opts.seq_calls).await;
+            let block = (opts.seq_calls / BLOCKS).max(1);
+            let mut secs = vec![0.0; n];
+            for b in 0..BLOCKS as usize {
+                for k in 0..n {
+                    let i = (k + r + b) % n;
+                    secs[i] += calls_secs(&pools[i], block).await;
+                }
             }
+            let rate: Vec<f64> = secs.iter().map(|s| (block * BLOCKS) as f64 / s).collect();
             for i in 0..n {
                 starts[i].push(medians[i]);
                 overheads[i].push(medians[i] - medians[base]);
