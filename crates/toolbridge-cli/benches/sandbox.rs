@@ -5,7 +5,8 @@
 //! - start: spawn, handshake and first tool list of a fresh pool's server
 //!   (`"sandbox": "default"` versus `false`); the median of per-round
 //!   medians, and `OVERHEAD start ms=<x>`, the median per-round difference;
-//! - calls: sequential `echo` calls per second on a started server;
+//! - calls: sequential `echo` calls per second on a started server, each
+//!   round's calls in blocks interleaved across the configurations;
 //!   `RATIO calls sandboxed/unsandboxed=<x>`, the median per-round ratio.
 //!
 //! And the same for the strictest sandbox (`"network": "none"`, which adds a
@@ -14,7 +15,12 @@
 //! `strict` row and its own `OVERHEAD`/`RATIO` lines against the same
 //! unsandboxed baseline.
 //!
-//! `cargo bench -p toolbridge-cli --bench sandbox [-- --rounds 7 --seq 2000]`
+//! With the word `parts`, also each part of those sandboxes alone, against
+//! the same baseline: an empty object (the system and the server's own
+//! files, no temporary folder to write), `write` of the temporary folder,
+//! `"network": "none"`, `memoryMb`, `processes`.
+//!
+//! `cargo bench -p toolbridge-cli --bench sandbox [-- --rounds 7 --seq 2000] [parts]`
 
 mod common;
 
@@ -48,16 +54,27 @@ async fn start_ms(sandbox: &Sandbox) -> f64 {
     ms
 }
 
-/// Sequential calls per second on a started server.
-async fn calls_per_sec(pool: &Pool, calls: u64) -> f64 {
+/// Seconds for `calls` sequential calls on a started server.
+async fn calls_secs(pool: &Pool, calls: u64) -> f64 {
     let began = Instant::now();
     for _ in 0..calls {
         pool.call_tool("example", "echo", Some(echo_args()), CallOptions::default())
             .await
             .expect("echo");
     }
-    calls as f64 / began.elapsed().as_secs_f64()
+    began.elapsed().as_secs_f64()
 }
+
+/// Sequential calls per second on a started server.
+async fn calls_per_sec(pool: &Pool, calls: u64) -> f64 {
+    calls as f64 / calls_secs(pool, calls).await
+}
+
+/// The calls of a round come in this many blocks, the configurations'
+/// blocks interleaved: a change of the machine's load during the round
+/// (other builds on the two cores) falls on every configuration alike,
+/// not on whichever ran its calls then.
+const BLOCKS: u64 = 10;
 
 fn main() {
     let opts = Options::from_args(Options {
@@ -82,18 +99,50 @@ fn main() {
         processes: Some(64),
         ..SandboxRules::default()
     });
+    let mut configs = vec![("sandboxed", Sandbox::Default), ("strict", strict)];
+    if opts.only.iter().any(|word| word == "parts") {
+        // Each part of the two sandboxes alone, to tell which costs what.
+        let rules = |rules: SandboxRules| Sandbox::Rules(rules);
+        configs.extend([
+            ("rules", rules(SandboxRules::default())),
+            (
+                "write-tmp",
+                rules(SandboxRules {
+                    write: vec![std::env::temp_dir()],
+                    ..SandboxRules::default()
+                }),
+            ),
+            (
+                "netns",
+                rules(SandboxRules {
+                    network: Network::None,
+                    ..SandboxRules::default()
+                }),
+            ),
+            (
+                "memory",
+                rules(SandboxRules {
+                    memory_mb: Some(4096),
+                    ..SandboxRules::default()
+                }),
+            ),
+            (
+                "processes",
+                rules(SandboxRules {
+                    processes: Some(64),
+                    ..SandboxRules::default()
+                }),
+            ),
+        ]);
+    }
     // The baseline is last: each row's figures are against it.
-    let configs = [
-        ("sandboxed", Sandbox::Default),
-        ("strict", strict),
-        ("unsandboxed", Sandbox::Off),
-    ];
-    const N: usize = 3;
-    const BASE: usize = N - 1;
-    let mut starts: [Vec<f64>; N] = Default::default();
-    let mut overheads: [Vec<f64>; N] = Default::default();
-    let mut rates: [Vec<f64>; N] = Default::default();
-    let mut ratios: [Vec<f64>; N] = Default::default();
+    configs.push(("unsandboxed", Sandbox::Off));
+    let n = configs.len();
+    let base = n - 1;
+    let mut starts = vec![Vec::new(); n];
+    let mut overheads = vec![Vec::new(); n];
+    let mut rates = vec![Vec::new(); n];
+    let mut ratios = vec![Vec::new(); n];
     rt.block_on(async {
         // Warm the page cache and the binary once.
         start_ms(&Sandbox::Off).await;
@@ -106,7 +155,7 @@ fn main() {
             calls_per_sec(pool, 200).await;
         }
         for r in 0..opts.rounds {
-            let mut round: [Vec<f64>; N] = Default::default();
+            let mut round = vec![Vec::new(); n];
             for _ in 0..STARTS {
                 for (i, (_, sandbox)) in configs.iter().enumerate() {
                     round[i].push(start_ms(sandbox).await);
@@ -114,16 +163,20 @@ fn main() {
             }
             let medians: Vec<f64> = round.iter().map(|r| median(r)).collect();
             // Which goes first rotates, so none always runs warm.
-            let mut rate = [0.0; N];
-            for k in 0..N {
-                let i = (k + r) % N;
-                rate[i] = calls_per_sec(&pools[i], opts.seq_calls).await;
+            let block = (opts.seq_calls / BLOCKS).max(1);
+            let mut secs = vec![0.0; n];
+            for b in 0..BLOCKS as usize {
+                for k in 0..n {
+                    let i = (k + r + b) % n;
+                    secs[i] += calls_secs(&pools[i], block).await;
+                }
             }
-            for i in 0..N {
+            let rate: Vec<f64> = secs.iter().map(|s| (block * BLOCKS) as f64 / s).collect();
+            for i in 0..n {
                 starts[i].push(medians[i]);
-                overheads[i].push(medians[i] - medians[BASE]);
+                overheads[i].push(medians[i] - medians[base]);
                 rates[i].push(rate[i]);
-                ratios[i].push(rate[i] / rate[BASE]);
+                ratios[i].push(rate[i] / rate[base]);
             }
         }
         for pool in &pools {

@@ -86,13 +86,13 @@ impl Hasher {
         Hasher { buf }
     }
 
-    fn finish(self) -> String {
-        let pin = hex_pin(&Sha256::digest(&self.buf));
+    fn finish(self) -> Digest {
+        let digest: Digest = Sha256::digest(&self.buf).into();
         // A buffer that once held a huge definition is not kept.
         if self.buf.capacity() <= 64 * 1024 {
             BUFFER.set(self.buf);
         }
-        pin
+        digest
     }
 }
 
@@ -273,6 +273,35 @@ fn write_object(object: &Map<String, Value>, out: &mut impl Sink) {
     out.put("}");
 }
 
+/// A pin in memory: the 32 bytes of the SHA-256 of a canonical text (the
+/// pins file writes it as [`pin_text`] gives it).
+pub type Digest = [u8; 32];
+
+/// `sha256:` and the 64 hex digits of `digest`: a pin as the pins file and
+/// every message write it.
+pub fn pin_text(digest: &Digest) -> String {
+    hex_pin(digest)
+}
+
+/// The digest a pin's text (`sha256:` and 64 hex digits) stands for;
+/// `None` for any other text.
+pub fn parse_pin(text: &str) -> Option<Digest> {
+    let hex = text.strip_prefix("sha256:")?.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut digest = [0u8; 32];
+    for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(digest)
+}
+
 /// `sha256:` and the 64 hex digits of `digest`.
 fn hex_pin(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -295,6 +324,12 @@ pub(super) fn hash_text(canonical: &str) -> String {
 /// same as hashing [`canonical_json`]`(&`[`definition`]`(tool))`), fed to
 /// the hash as it is made: no copy of the schemas, no text kept.
 pub fn hash(tool: &McpTool) -> String {
+    pin_text(&digest(tool))
+}
+
+/// [`hash`] as its 32 bytes: what the pool compares and keeps (a quarter
+/// of the text's memory, and no allocation per tool).
+pub fn digest(tool: &McpTool) -> Digest {
     let mut hasher = Hasher::new();
     write_definition(tool, &mut hasher);
     hasher.finish()
@@ -456,7 +491,7 @@ mod tests {
             hasher.put(piece);
         }
         assert_eq!(
-            hasher.finish(),
+            pin_text(&hasher.finish()),
             hash_text(&format!("{{{long}\u{e9}{}}}", &long[..300]))
         );
     }
@@ -476,11 +511,31 @@ mod tests {
         let mut hasher = Hasher::new();
         hasher.put("a");
         hasher.put("bc");
-        assert_eq!(hasher.finish(), hash_text("abc"));
+        assert_eq!(pin_text(&hasher.finish()), hash_text("abc"));
         // The buffer reused by the next hash starts empty.
         let mut hasher = Hasher::new();
         hasher.put("abc");
-        assert_eq!(hasher.finish(), hash_text("abc"));
+        assert_eq!(pin_text(&hasher.finish()), hash_text("abc"));
+    }
+
+    #[test]
+    fn a_pins_text_reads_back_as_its_32_bytes_and_nothing_else_does() {
+        let text = hash_text("abc");
+        let digest = parse_pin(&text).expect("a pin");
+        assert_eq!(digest[0], 0xba);
+        assert_eq!(digest[31], 0xad);
+        assert_eq!(pin_text(&digest), text);
+        for other in [
+            "",
+            "sha256:",
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            "sha256:BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD",
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015a",
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015adx",
+            "sha256:zz7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        ] {
+            assert_eq!(parse_pin(other), None, "{other:?}");
+        }
     }
 
     #[test]

@@ -5,12 +5,24 @@ use crate::lock::LockUnpoisoned as _;
 use std::{
     collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 use super::{
-    ChangeKind, PinDiff, PinEvent, PinOptions, PinPolicy, Withheld, canonical,
+    ChangeKind, PinDiff, PinEvent, PinOptions, PinPolicy, Withheld,
+    canonical::{self, Digest},
     store::{Pins, Read, Stamp, Store},
 };
+
+/// How long a look at the pins file (a `stat`) stands for a verdict
+/// already given: a listing from the cache, a relisting that gives the
+/// same definitions, and the check before each call reuse the verdict
+/// without looking again for this long. The staleness this allows: a
+/// change of the pins file by another process (an approval, the file
+/// removed, damaged or edited) reaches a running pool's verdicts up to
+/// this much later. A listing judged anew, this process's own writes and
+/// [`ServerPins::recheck`] always look at the file itself.
+const RECHECK_AFTER: Duration = Duration::from_millis(100);
 use crate::{config::ServerSpec, tools::McpTool};
 
 /// What the pool hands out of one listing.
@@ -39,11 +51,13 @@ struct State {
     /// The pins as last read, and the file's stamp then (`None` stamp: no
     /// file).
     pins: Option<(Option<Stamp>, Arc<Loaded>)>,
+    /// When the file was last looked at, and its stamp then.
+    looked: Option<(Instant, Option<Stamp>)>,
     /// The listing last judged, and what was found.
     judged: Option<Judged>,
     /// Per tool, the definition last reported withheld: each new one is
     /// reported once.
-    reported: HashMap<String, String>,
+    reported: HashMap<String, Digest>,
 }
 
 /// A listing judged.
@@ -55,7 +69,7 @@ struct Judged {
     /// The pin of each of its tools, in its order: a later listing that
     /// gives the same definitions again (the usual relisting) is compared
     /// with these, not hashed.
-    pins: Vec<String>,
+    pins: Vec<Digest>,
     /// The verdict.
     verdict: Verdict,
 }
@@ -63,9 +77,9 @@ struct Judged {
 impl Judged {
     /// The pins of `listed`'s tools: the last listing's where a tool is
     /// the same, else hashed.
-    fn pins_of(last: Option<&Judged>, listed: &[McpTool]) -> Vec<String> {
+    fn pins_of(last: Option<&Judged>, listed: &[McpTool]) -> Vec<Digest> {
         let Some(last) = last else {
-            return listed.iter().map(canonical::hash).collect();
+            return listed.iter().map(canonical::digest).collect();
         };
         // The same order (the usual case) is matched by position; another
         // order through the names.
@@ -88,8 +102,8 @@ impl Judged {
                         .copied(),
                 };
                 match seen {
-                    Some(j) if last.list[j] == *tool => last.pins[j].clone(),
-                    _ => canonical::hash(tool),
+                    Some(j) if last.list[j] == *tool => last.pins[j],
+                    _ => canonical::digest(tool),
                 }
             })
             .collect()
@@ -148,6 +162,22 @@ impl ServerPins {
         self.state.lock_unpoisoned()
     }
 
+    /// The pins file's stamp now (one `stat`), remembered as the last look.
+    fn look(&self, state: &mut State) -> Option<Stamp> {
+        let stamp = self.store.stamp();
+        state.looked = Some((Instant::now(), stamp));
+        stamp
+    }
+
+    /// The pins file's stamp as last looked at when that was less than
+    /// [`RECHECK_AFTER`] ago, else [`look`](Self::look)ed at now.
+    fn recent_stamp(&self, state: &mut State) -> Option<Stamp> {
+        match state.looked {
+            Some((at, stamp)) if at.elapsed() < RECHECK_AFTER => stamp,
+            _ => self.look(state),
+        }
+    }
+
     /// The pins, read again when the file changed since.
     fn loaded(&self, state: &mut State, stamp: Option<Stamp>) -> Arc<Loaded> {
         if let Some((seen, loaded)) = &state.pins
@@ -196,13 +226,19 @@ impl ServerPins {
     }
 
     /// The verdict on `listed`, the server's latest listing: pins it when
-    /// the server was never pinned. Costs one `stat` when neither the
-    /// listing nor the pins changed since the last call, and a comparison
-    /// with the last listing when it gives the same definitions again.
+    /// the server was never pinned. When the listing was judged already,
+    /// or gives the same definitions again (one comparison with the last
+    /// one), the verdict stands unless the pins file changed, which is
+    /// looked at (one `stat`) at most every [`RECHECK_AFTER`]: so the
+    /// check before each call and each listing from the cache cost no
+    /// system call.
     pub(crate) fn judge(&self, listed: &Arc<Vec<McpTool>>) -> Verdict {
-        let stamp = self.store.stamp();
         let mut state = self.lock();
-        if let Some(judged) = &mut state.judged
+        let recent = state
+            .judged
+            .is_some()
+            .then(|| self.recent_stamp(&mut state));
+        if let (Some(stamp), Some(judged)) = (recent, &mut state.judged)
             && judged.stamp == stamp
         {
             if Arc::ptr_eq(&judged.list, listed) {
@@ -218,6 +254,8 @@ impl ServerPins {
                 return judged.verdict.clone();
             }
         }
+        // Judged anew: against the file as it is now.
+        let stamp = self.look(&mut state);
         let pins = Judged::pins_of(state.judged.as_ref(), listed);
         let loaded = self.loaded(&mut state, stamp);
         let (verdict, stamp) = match &*loaded {
@@ -243,19 +281,6 @@ impl ServerPins {
         verdict
     }
 
-    /// [`ServerPins::judge`] without looking at the pins file when `listed`
-    /// was judged already: for calls, which must not pay a `stat` each. A
-    /// verdict this old can only be stricter than the file (an approval
-    /// elsewhere); the next listing reads it.
-    pub(crate) fn judged(&self, listed: &Arc<Vec<McpTool>>) -> Verdict {
-        if let Some(judged) = &self.lock().judged
-            && Arc::ptr_eq(&judged.list, listed)
-        {
-            return judged.verdict.clone();
-        }
-        self.judge(listed)
-    }
-
     /// Pins every tool of `listed` (the server's first listing); the pins
     /// file's stamp after. A failure to write is logged: the pins then hold
     /// for this process only.
@@ -271,11 +296,11 @@ impl ServerPins {
         &self,
         state: &mut State,
         listed: Arc<Vec<McpTool>>,
-        pinned: &[String],
+        pinned: &[Digest],
     ) -> Option<Stamp> {
         let mut pins = Pins::default();
         for (tool, pin) in listed.iter().zip(pinned) {
-            pins.tools.insert(tool.name.clone(), pin.clone());
+            pins.tools.insert(tool.name.clone(), *pin);
         }
         self.settle();
         match self.store.write_pins_unsynced(&pins) {
@@ -319,7 +344,7 @@ impl ServerPins {
             server: self.store.server.clone(),
             tools: pinned.len(),
         });
-        let stamp = self.store.stamp();
+        let stamp = self.look(state);
         state.pins = Some((stamp, Arc::new(Loaded::Pins(pins))));
         stamp
     }
@@ -330,10 +355,11 @@ impl ServerPins {
         &self,
         state: &mut State,
         listed: &Arc<Vec<McpTool>>,
-        current: &[String],
+        current: &[Digest],
         pins: Option<&Pins>,
     ) -> Verdict {
         let mut withheld = Vec::new();
+        let mut digests = Vec::new();
         for (tool, pin) in listed.iter().zip(current) {
             let change = match pins.and_then(|p| p.tools.get(&tool.name)) {
                 Some(pinned) if pinned == pin => continue,
@@ -345,13 +371,14 @@ impl ServerPins {
                 server: self.store.server.clone(),
                 tool: tool.name.clone(),
                 change,
-                hash: pin.clone(),
+                hash: canonical::pin_text(pin),
             });
+            digests.push(*pin);
         }
         // Each definition not reported before, once.
-        for w in &withheld {
-            if state.reported.get(&w.tool) != Some(&w.hash) {
-                state.reported.insert(w.tool.clone(), w.hash.clone());
+        for (w, digest) in withheld.iter().zip(&digests) {
+            if state.reported.get(&w.tool) != Some(digest) {
+                state.reported.insert(w.tool.clone(), *digest);
                 // Debug: the caller says it (`tools` warns, the gateway
                 // audits), in bounded words for a flood of 10,000.
                 tracing::debug!(server = %w.server, tool = %w.tool, change = w.change.as_str(), "{w}");
@@ -432,7 +459,7 @@ impl ServerPins {
         }
         self.settle();
         let mut state = self.lock();
-        let stamp = self.store.stamp();
+        let stamp = self.look(&mut state);
         let loaded = self.loaded(&mut state, stamp);
         let mut pins = match &*loaded {
             Loaded::Pins(pins) => pins.clone(),
@@ -441,14 +468,16 @@ impl ServerPins {
         let mut definitions = HashMap::new();
         for w in &approved {
             if let Some(tool) = listed.iter().find(|t| t.name == w.tool) {
-                pins.tools.insert(w.tool.clone(), w.hash.clone());
+                // The pin the verdict gave (its text is from this digest).
+                pins.tools.insert(w.tool.clone(), canonical::digest(tool));
                 definitions.insert(w.tool.clone(), canonical::definition(tool));
             }
         }
         self.store
             .write(&pins, definitions)
             .map_err(|e| ApproveError::Write(format!("{}: {e}", self.store.path.display())))?;
-        state.pins = Some((self.store.stamp(), Arc::new(Loaded::Pins(pins))));
+        let stamp = self.look(&mut state);
+        state.pins = Some((stamp, Arc::new(Loaded::Pins(pins))));
         for w in &approved {
             state.reported.remove(&w.tool);
             tracing::info!(server = %w.server, tool = %w.tool, change = w.change.as_str(), "approved the tool's definition");
@@ -464,14 +493,17 @@ impl ServerPins {
 
     /// Judges the listing last judged again when the pins file changed
     /// since (another process approved, or the file was removed): whether
-    /// what callers see of it changed. Costs one `stat` otherwise.
+    /// what callers see of it changed. Costs one `stat` otherwise: it
+    /// always looks at the file (not within [`RECHECK_AFTER`]).
     pub(crate) fn recheck(&self) -> bool {
-        let Some((listed, before)) = self
-            .lock()
-            .judged
-            .as_ref()
-            .map(|j| (j.list.clone(), j.verdict.visible.clone()))
-        else {
+        let Some((listed, before)) = ({
+            let mut state = self.lock();
+            state.looked = None;
+            state
+                .judged
+                .as_ref()
+                .map(|j| (j.list.clone(), j.verdict.visible.clone()))
+        }) else {
             return false;
         };
         let after = self.judge(&listed).visible;
@@ -632,6 +664,44 @@ mod tests {
             diff[0].before.as_ref().expect("pinned definition")["description"],
             "2"
         );
+    }
+
+    #[test]
+    fn another_process_approval_reaches_a_given_verdict_within_recheck_after() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = Arc::new(AtomicUsize::new(0));
+        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
+        let changed = Arc::new(vec![tool("a", "2")]);
+        let running = pins(dir.path(), PinPolicy::Block, events.clone());
+        assert!(running.judge(&changed).visible.is_empty());
+        pins(dir.path(), PinPolicy::Block, events)
+            .approve(&changed, &[])
+            .expect("approved elsewhere");
+        // The verdict given stands until the file is looked at again...
+        let looked = running.lock().looked.expect("looked").0;
+        let verdict = running.judge(&changed);
+        if looked.elapsed() < RECHECK_AFTER {
+            assert!(verdict.visible.is_empty(), "looked again too soon");
+        }
+        // ...which is at most RECHECK_AFTER later.
+        std::thread::sleep(RECHECK_AFTER);
+        assert_eq!(names(&running.judge(&changed).visible), ["a"]);
+    }
+
+    #[test]
+    fn a_recheck_always_looks_at_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = Arc::new(AtomicUsize::new(0));
+        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
+        let changed = Arc::new(vec![tool("a", "2")]);
+        let running = pins(dir.path(), PinPolicy::Block, events.clone());
+        assert!(running.judge(&changed).visible.is_empty());
+        assert!(!running.recheck());
+        pins(dir.path(), PinPolicy::Block, events)
+            .approve(&changed, &[])
+            .expect("approved elsewhere");
+        assert!(running.recheck());
+        assert_eq!(names(&running.judge(&changed).visible), ["a"]);
     }
 
     #[test]

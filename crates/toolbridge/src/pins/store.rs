@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
+use super::canonical::{self, Digest};
 use crate::config::{ServerSpec, TransportSpec, Unsynced};
 
 /// The version of the files' format.
@@ -45,8 +46,8 @@ pub(super) struct Stamp {
 /// The pins of one server, as read.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Pins {
-    /// Tool name to pin.
-    pub(super) tools: HashMap<String, String>,
+    /// Tool name to pin, as its 32 bytes (the file holds their text).
+    pub(super) tools: HashMap<String, Digest>,
 }
 
 #[derive(Serialize)]
@@ -60,7 +61,29 @@ struct PinsFile<'a> {
 #[derive(Deserialize)]
 struct PinsFileRead {
     version: u32,
-    tools: HashMap<String, String>,
+    tools: HashMap<String, PinRead>,
+}
+
+/// A pin's text read straight into its 32 bytes; any other text is an
+/// error, which makes the file damaged.
+struct PinRead(Digest);
+
+impl<'de> Deserialize<'de> for PinRead {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = PinRead;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a pin: \"sha256:\" and 64 lowercase hex digits")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<PinRead, E> {
+                canonical::parse_pin(text)
+                    .map(PinRead)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(text), &self))
+            }
+        }
+        deserializer.deserialize_str(Visit)
+    }
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -122,7 +145,13 @@ impl Store {
             Err(e) => return Read::Damaged(format!("cannot read {}: {e}", self.path.display())),
         };
         match serde_json::from_slice::<PinsFileRead>(&bytes) {
-            Ok(file) if file.version == VERSION => Read::Pins(Pins { tools: file.tools }),
+            Ok(file) if file.version == VERSION => Read::Pins(Pins {
+                tools: file
+                    .tools
+                    .into_iter()
+                    .map(|(tool, PinRead(pin))| (tool, pin))
+                    .collect(),
+            }),
             Ok(file) => Read::Damaged(format!(
                 "{} is of version {}, which this toolbridge does not know",
                 self.path.display(),
@@ -185,13 +214,17 @@ impl Store {
     }
 
     fn pins_bytes(&self, pins: &Pins) -> io::Result<Vec<u8>> {
+        let texts: Vec<(&str, String)> = pins
+            .tools
+            .iter()
+            .map(|(tool, pin)| (tool.as_str(), canonical::pin_text(pin)))
+            .collect();
         let file = PinsFile {
             version: VERSION,
             server: &self.server,
-            tools: pins
-                .tools
+            tools: texts
                 .iter()
-                .map(|(tool, pin)| (tool.as_str(), pin.as_str()))
+                .map(|(tool, pin)| (*tool, pin.as_str()))
                 .collect(),
         };
         serde_json::to_vec_pretty(&file).map_err(io::Error::other)
@@ -267,8 +300,9 @@ mod tests {
         let store = Store::for_spec(&pins_dir, &ServerSpec::stdio("my/server", "srv", ["a"]));
         assert!(matches!(store.read(), Read::Missing));
         assert!(store.stamp().is_none());
+        let pin = canonical::digest(&crate::tools::McpTool::default());
         let pins = Pins {
-            tools: HashMap::from([("t".to_owned(), "sha256:1".to_owned())]),
+            tools: HashMap::from([("t".to_owned(), pin)]),
         };
         let definitions = HashMap::from([("t".to_owned(), serde_json::json!({"name": "t"}))]);
         store.write(&pins, definitions).expect("written");
@@ -276,6 +310,12 @@ mod tests {
             panic!("pins not read back")
         };
         assert_eq!(read.tools, pins.tools);
+        // The file holds the pin's text, as every earlier toolbridge wrote it.
+        let file: Value =
+            serde_json::from_slice(&std::fs::read(&store.path).expect("read")).expect("json");
+        assert_eq!(file["version"], 1);
+        assert_eq!(file["server"], "my/server");
+        assert_eq!(file["tools"]["t"], canonical::pin_text(&pin).as_str());
         assert_eq!(store.read_definitions()["t"]["name"], "t");
         let mode = |p: &Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
         assert_eq!(mode(&pins_dir), 0o700);
@@ -288,5 +328,13 @@ mod tests {
         assert_ne!(other.path, store.path);
         std::fs::write(&store.path, "{not json").expect("write");
         assert!(matches!(store.read(), Read::Damaged(_)));
+        // A pin that is not a SHA-256's text damages the file: nothing in it
+        // is trusted.
+        std::fs::write(
+            &store.path,
+            r#"{"version": 1, "server": "my/server", "tools": {"t": "sha256:1"}}"#,
+        )
+        .expect("write");
+        assert!(matches!(store.read(), Read::Damaged(why) if why.contains("sha256")));
     }
 }

@@ -804,7 +804,7 @@ impl Pool {
                 }));
             }
         };
-        let verdict = pins.judged(&listed);
+        let verdict = pins.judge(&listed);
         match verdict.withheld.iter().find(|w| w.tool == tool) {
             Some(withheld) => Err(PoolError::Withheld(Box::new(withheld.clone()))),
             None => Ok(()),
