@@ -88,7 +88,7 @@ tasks_block() {
   local python=${TASKS_FIXTURE_PYTHON:-$PWD/.deps/py1/bin/python}
   local python2=${TASKS_FIXTURE_PYTHON2:-$PWD/.deps/py2/bin/python}
   local fixture_log="$work/tasks-fixture.log" tasks_gateway_log="$work/tasks-gateway.log"
-  local everything_port; everything_port=$(free_port)
+  everything_port=$(free_port)  # global: the input-required block's upstream too
   (cd "$EVERYTHING_SERVER_02" && PORT=$everything_port exec setsid "$NODE22" node_modules/.bin/tsx everything-server.ts >"$work/upstream-02.log" 2>&1) &
   pids+=($!)
   (exec setsid "$python" crates/toolbridge/tests/servers/tasks_fixture.py streamable-http >"$fixture_log" 2>&1) &
@@ -157,6 +157,58 @@ JSON
   echo "conformance-gateway tasks: $total_passed checks passed, $total_failed expected failures"
 }
 tasks_block
+
+# ---------------------------------------------------------------------------
+# Input-required block (issue 25, SEP-2322): every `input-required-*` scenario
+# of the 0.2 suite, a 2026-07-28 client of the gateway in front of
+# $EVERYTHING_SERVER_02 (its only upstream, so the tools keep their names),
+# reached over 2026-07-28: the upstream's questions go back to the client as
+# it declared it can answer them, and no further. Fails on any failure, on a
+# warning but the one the reference server gets alone (it accepts malformed
+# inputResponses, and the gateway passes them on as they came), on a scenario
+# that ran no check, or when no check ran at all.
+# ---------------------------------------------------------------------------
+input_required_block() {
+  local log="$work/input-required-gateway.log"
+  mkdir -p "$work/ir-home" "$work/ir-config/toolbridge" "$work/ir-cache"
+  cat >"$work/ir-config/toolbridge/config.json" <<JSON
+{ "mcpServers": { "everything": { "type": "http", "url": "http://localhost:$everything_port/mcp" } } }
+JSON
+  HOME="$work/ir-home" XDG_CONFIG_HOME="$work/ir-config" XDG_CACHE_HOME="$work/ir-cache" \
+    XDG_DATA_HOME="$work/ir-home/data" setsid "$toolbridge" serve --listen 127.0.0.1:0 2>"$log" &
+  pids+=($!)
+  wait_for "$log" "listening on http://" 30
+  local url
+  url=$(grep -o 'listening on http://[^ ]*' "$log" | head -1 | sed 's/listening on //; s/127.0.0.1/localhost/')
+  local allowed=" sep-2322-validate-input-responses "
+  local scenarios; scenarios=$("$NODE22" "$CONFORMANCE_02" list | sed -n 's/^ *- \(input-required-[a-z0-9-]*\).*/\1/p')
+  [ -n "$scenarios" ] || { echo "conformance-gateway input-required: the suite lists no such scenario" >&2; exit 1; }
+  local total_passed=0 bad=0 scenario
+  for scenario in $scenarios; do
+    local out="$work/ir-$scenario.log"
+    "$NODE22" "$CONFORMANCE_02" server --url "$url" --scenario "$scenario" >"$out" 2>&1 || true
+    local clean; clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+    local passed total failed
+    read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
+    passed=${passed:-0}; total=${total:-0}; failed=${failed:-1}
+    local unexpected="" id
+    for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] WARNING.*/\1/p' <<<"$clean"); do
+      [[ "$allowed" == *" $id "* ]] || unexpected+=" $id"
+    done
+    echo "conformance-gateway input-required: $scenario: $passed/$total passed, $failed failed${unexpected:+ (unexpected warnings:$unexpected)}"
+    total_passed=$((total_passed + passed))
+    if [ "$failed" -ne 0 ] || [ -n "$unexpected" ] || [ "$total" -eq 0 ]; then
+      bad=1; cat "$out" >&2
+    fi
+  done
+  if [ "$bad" -ne 0 ] || [ "$total_passed" -eq 0 ]; then
+    echo "conformance-gateway input-required: FAILED ($total_passed passed)" >&2
+    echo "--- gateway log" >&2; tail -50 "$log" >&2
+    exit 1
+  fi
+  echo "conformance-gateway input-required: $total_passed checks passed"
+}
+input_required_block
 
 # ---------------------------------------------------------------------------
 # Skills block (issue 25, SEP-2640): the suite's skills server scenarios

@@ -172,6 +172,17 @@ pub(crate) async fn call_tool(
     audit::arguments(&route.server, &route.name, request.arguments.as_ref());
     // The upstream's W3C trace context, in its request's `_meta`.
     options.meta = trace.upstream(&route.server, &route.name);
+    // A 2026-07-28 upstream is told what this client can be asked, not what
+    // the gateway's pool could answer for anyone.
+    options.client_capabilities = Some(match &caller {
+        Caller::Session => options
+            .client_features
+            .as_ref()
+            .map(toolbridge::pool::ClientFeatures::capabilities)
+            .unwrap_or_default(),
+        Caller::Stateless { declared } => declared.as_deref().cloned().unwrap_or_default(),
+        Caller::Direct => ClientCapabilities::default(),
+    });
     options.relay_input_required = !matches!(caller, Caller::Session);
     // A held call relays its own progress (it outlives this request).
     let (progress, held_progress) = match caller {

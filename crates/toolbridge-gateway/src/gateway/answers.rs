@@ -29,7 +29,12 @@ pub(crate) fn to_rmcp_tool(tool: &McpTool) -> Tool {
 /// can send comes from one) and has left the config since.
 pub fn to_mcp_error(error: PoolError) -> ErrorData {
     match error {
-        PoolError::Server { code, message, .. } => ErrorData::new(ErrorCode(code), message, None),
+        PoolError::Server {
+            code,
+            message,
+            data,
+            ..
+        } => ErrorData::new(ErrorCode(code), message, data),
         PoolError::UnknownServer { server, .. } => ErrorData::internal_error(
             format!("server {server} was removed from the gateway's config; list again"),
             None,

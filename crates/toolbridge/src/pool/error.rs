@@ -143,6 +143,11 @@ pub enum PoolError {
         code: i32,
         /// The JSON-RPC error message.
         message: String,
+        /// The error's `data`, as the server sent it (scrubbed of the
+        /// server's secrets like the message): what a client needs to act
+        /// on some errors, such as the elicitations of a URL elicitation
+        /// required error (-32042), so a gateway passes it on.
+        data: Option<serde_json::Value>,
     },
     /// The server's answer could not be read (over the size cap, nested too
     /// deep, not UTF-8, a raw NUL byte): the request failed at once instead
@@ -306,6 +311,26 @@ pub enum PoolError {
     },
 }
 
+/// `value` with `scrub` applied to every string in it (keys too).
+fn scrub_strings(value: serde_json::Value, scrub: &impl Fn(String) -> String) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Value::String(scrub(text)),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| scrub_strings(item, scrub))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, item)| (scrub(key), scrub_strings(item, scrub)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 impl PoolError {
     /// `self` with every text that came from the server or its transport
     /// (its stderr, its error messages, a reason) scrubbed of `redactor`'s
@@ -363,11 +388,13 @@ impl PoolError {
                 tool,
                 code,
                 message,
+                data,
             } => PoolError::Server {
                 server,
                 tool,
                 code,
                 message: scrub(message),
+                data: data.map(|data| scrub_strings(data, &scrub)),
             },
             PoolError::Unreadable {
                 server,

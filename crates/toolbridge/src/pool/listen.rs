@@ -230,6 +230,7 @@ impl Listen {
                 tool: None,
                 code,
                 message,
+                data: None,
             }),
             State::Opening | State::Down | State::Idle => unreachable_state(server),
         }

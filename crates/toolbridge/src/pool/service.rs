@@ -148,6 +148,13 @@ pub struct CallOptions {
     /// gateway: the W3C trace context, `traceparent` and `tracestate`, on
     /// every protocol version).
     pub meta: Option<JsonObject>,
+    /// The client capabilities a 2026-07-28 request declares in its
+    /// `_meta`, in place of those of the pool's handlers (earlier
+    /// protocols declare them once, at `initialize`, and ignore this): the
+    /// gateway's own client's, so that an upstream asks only what that
+    /// client can answer (SEP-2322) and refuses a call that needs more
+    /// with the error a client without them gets.
+    pub client_capabilities: Option<rmcp::model::ClientCapabilities>,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -981,6 +988,7 @@ impl Pool {
                 tool,
                 code: e.code.0,
                 message: e.message.to_string(),
+                data: e.data,
             },
             // A request the server refused for want of a sign-in says so
             // (the connection is not closed, but cannot be used as it is).
@@ -1151,18 +1159,26 @@ impl Pool {
 }
 
 /// The `_meta` a request to `conn` adds: the log level its messages are
-/// wanted at, on 2026-07-28 (earlier protocols set it once per connection),
-/// and the caller's own entries ([`CallOptions::meta`]).
+/// wanted at and the capabilities its caller declares
+/// ([`CallOptions::client_capabilities`]), on 2026-07-28 (earlier protocols
+/// set both once per connection), and the caller's own entries
+/// ([`CallOptions::meta`]).
 pub(super) fn request_meta(
     slot: &Slot,
     conn: &Connection,
     features: Option<&ClientFeatures>,
     options: &CallOptions,
 ) -> Option<rmcp::model::RequestMetaObject> {
-    let meta = match conn.log_level_per_request {
+    let mut meta = match conn.log_level_per_request {
         true => slot.logs.request_meta(features),
         false => None,
     };
+    if conn.log_level_per_request
+        && let Some(declared) = &options.client_capabilities
+    {
+        meta.get_or_insert_default()
+            .set_client_capabilities(declared.clone());
+    }
     let Some(extra) = &options.meta else {
         return meta;
     };
