@@ -2,13 +2,16 @@
 //! "Performance"): calls per second at 64 in flight, the same run,
 //! interleaved rounds whose order alternates, medians.
 //!
-//! - `team`: `toolbridge serve` with a profile (`/mcp/team`), a named
-//!   client token (`serve token create bench --profile team`: a client
-//!   token, not a JWT, which would need the test's authorization server),
-//!   one rule (`"rules": [{"clients": ["bench"], "allow": ["*"]}]`), a rate
-//!   limit (`"limits": {"client": {"perSecond": 1000000, "burst":
-//!   1000000}}`) and tracing on, its spans batched to an OTLP/HTTP sink in
-//!   this process (it answers 200 and counts the requests and bytes);
+//! - `team`: `toolbridge serve` with a profile (`/mcp/team`), a
+//!   JWT-authenticated client (the gateway an OAuth resource server,
+//!   `"oauth": {"issuer", "jwksUri"}`: this process is the issuer, with an
+//!   ES256 key of its own, its JWKS served on 127.0.0.1, and signs one
+//!   access token for the resource `/mcp/team`, `sub` `bench`, that
+//!   `toolbridge bench` sends as its bearer token), one rule (`"rules":
+//!   [{"clients": ["bench"], "allow": ["*"]}]`), a rate limit (`"limits":
+//!   {"client": {"perSecond": 1000000, "burst": 1000000}}`) and tracing on,
+//!   its spans batched to an OTLP/HTTP sink in this process (it answers 200
+//!   and counts the requests and bytes);
 //! - `off`: the same gateway at `/mcp` with the admin token, nothing else.
 //!
 //! Both in front of `toolbridge example-server` over stdio; the client is
@@ -36,6 +39,11 @@ use std::{
     time::Duration,
 };
 
+use aws_lc_rs::{
+    rand::SystemRandom,
+    signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _},
+};
+use base64::{Engine as _, engine::general_purpose::URL_SAFE_NO_PAD};
 use common::*;
 use serde_json::{Value, json};
 
@@ -139,6 +147,83 @@ async fn start_sink(sink: Arc<Sink>) -> String {
     format!("http://{addr}")
 }
 
+/// The bench's own OAuth issuer: an ES256 key pair, its public half served
+/// as a JWKS at `{url}/jwks` (fetches counted), and access tokens signed
+/// with the private half.
+struct Issuer {
+    url: String,
+    pkcs8: Vec<u8>,
+    fetches: Arc<AtomicU64>,
+}
+
+/// The key's `kid` in the JWKS and the tokens.
+const KID: &str = "bench-es256";
+
+async fn start_issuer() -> Issuer {
+    let pkcs8 =
+        EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+            .expect("make an ES256 key")
+            .as_ref()
+            .to_vec();
+    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8).expect("the key");
+    // An uncompressed P-256 point: 0x04, then x and y, 32 bytes each.
+    let point = pair.public_key().as_ref();
+    assert_eq!(
+        (point.len(), point[0]),
+        (65, 4),
+        "not an uncompressed point"
+    );
+    let jwks = json!({ "keys": [{
+        "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": KID,
+        "x": URL_SAFE_NO_PAD.encode(&point[1..33]),
+        "y": URL_SAFE_NO_PAD.encode(&point[33..]),
+    }] });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind the issuer");
+    let addr = listener.local_addr().expect("addr");
+    let fetches = Arc::new(AtomicU64::new(0));
+    let counted = fetches.clone();
+    let app = axum::Router::new().route(
+        "/jwks",
+        axum::routing::get(move || {
+            let (jwks, counted) = (jwks.clone(), counted.clone());
+            async move {
+                counted.fetch_add(1, Ordering::Relaxed);
+                axum::Json(jwks)
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Issuer {
+        url: format!("http://{addr}"),
+        pkcs8,
+        fetches,
+    }
+}
+
+impl Issuer {
+    /// An access token of `sub` for the resource `aud`, valid for an hour.
+    fn access_token(&self, sub: &str, aud: &str, scope: &str) -> String {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_secs();
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        header.kid = Some(KID.into());
+        let claims = json!({
+            "iss": self.url, "sub": sub, "aud": aud, "scope": scope,
+            "iat": now, "nbf": now, "exp": now + 3600,
+        });
+        jsonwebtoken::encode(
+            &header,
+            &claims,
+            &jsonwebtoken::EncodingKey::from_ec_der(&self.pkcs8),
+        )
+        .expect("sign the access token")
+    }
+}
+
 fn write(path: &Path, value: &Value) {
     std::fs::write(path, value.to_string()).expect("write config");
 }
@@ -190,6 +275,7 @@ fn main() {
     let rt = runtime(true);
     let sink = Arc::new(Sink::default());
     let sink_url = rt.block_on(start_sink(sink.clone()));
+    let issuer = rt.block_on(start_issuer());
     let home = tempfile::tempdir().expect("tempdir");
     let home = home.path();
     let server = json!({ "ex": { "command": toolbridge_exe(), "args": ["example-server"] } });
@@ -201,8 +287,10 @@ fn main() {
     }
     let team_config = team_dir.join("config.json");
     let tracing = json!({ "otlpEndpoint": sink_url });
+    let oauth = json!({ "issuer": issuer.url, "jwksUri": format!("{}/jwks", issuer.url) });
     let with_rights = json!({
         "tracing": tracing,
+        "oauth": oauth,
         "rules": [{ "clients": ["bench"], "allow": ["*"] }],
         "limits": { "client": { "perSecond": 1_000_000, "burst": 1_000_000 } },
     });
@@ -212,38 +300,27 @@ fn main() {
             &json!({ "toolbridge": { "gateway": gateway }, "mcpServers": server, "profiles": profiles }),
         );
     };
-    let create_token = || {
-        let made = Command::new(toolbridge_exe())
-            .arg("--config")
-            .arg(&team_config)
-            .args(["serve", "token", "create", "bench", "--profile", "team"])
-            .env_remove("TOOLBRIDGE_CONFIG")
-            .stdin(Stdio::null())
-            .output()
-            .expect("serve token create");
-        match made.status.success() {
-            true => Ok(String::from_utf8(made.stdout).unwrap().trim().to_owned()),
-            false => Err(String::from_utf8_lossy(&made.stderr).into_owned()),
-        }
-    };
-    let mut on = vec!["a profile", "a client token", "tracing to an OTLP sink"];
+    let mut on = vec![
+        "a profile",
+        "a JWT-authenticated client",
+        "tracing to an OTLP sink",
+    ];
     write_team(&with_rights);
-    let client_token = match create_token() {
-        Ok(token) => {
+    let team = match Served::start(&team_config, &team_dir) {
+        Ok(team) => {
             on.extend(["a rule", "a rate limit"]);
-            token
+            team
         }
         Err(e) if e.contains("no setting \"rules\"") || e.contains("no setting \"limits\"") => {
             println!(
                 "NOTE: this build refuses toolbridge.gateway.rules/limits (they come with the \
                  rights branch); the team gateway is measured without them"
             );
-            write_team(&json!({ "tracing": tracing }));
-            create_token().expect("serve token create")
+            write_team(&json!({ "tracing": tracing, "oauth": oauth }));
+            Served::start(&team_config, &team_dir).expect("the team gateway")
         }
-        Err(e) => panic!("serve token create: {e}"),
+        Err(e) => panic!("the team gateway: {e}"),
     };
-    let team = Served::start(&team_config, &team_dir).expect("the team gateway");
     let off_config = off_dir.join("config.json");
     write(
         &off_config,
@@ -251,6 +328,9 @@ fn main() {
     );
     let off = Served::start(&off_config, &off_dir).expect("the gateway with all off");
     let team_url = team.url.replace("/mcp", "/mcp/team");
+    // The resource of `/mcp/team` is the address the gateway listens on
+    // and the path: the token's `aud`.
+    let client_token = issuer.access_token("bench", &team_url, "tools.call");
     println!(
         "gateway team benchmark: {} rounds interleaved, {} echo calls at {} in flight per \
          gateway per round; team: {}",
@@ -294,6 +374,10 @@ fn main() {
         "OTLP sink: {} exports, {} KiB of spans",
         sink.requests.load(Ordering::Relaxed),
         sink.bytes.load(Ordering::Relaxed) / 1024
+    );
+    println!(
+        "issuer: {} fetches of its JWKS",
+        issuer.fetches.load(Ordering::Relaxed)
     );
     println!();
     println!("RATIO team/off={:.3}", median(&ratios));

@@ -19,7 +19,7 @@
 //! `/mcp/NAME`), never the page's API or `/metrics`; one bound to a profile
 //! only that profile's path ([`ClientIdentity::may_reach`]).
 
-use std::fmt;
+use std::{fmt, sync::Arc};
 
 use serde_json::{Map, Value};
 
@@ -66,10 +66,13 @@ pub struct ClientIdentity {
     /// The only profile it may use, when bound to one.
     pub profile: Option<String>,
     /// Its OAuth scopes (`scope`, space-separated, or `scp`); empty for
-    /// other kinds.
-    pub scopes: Vec<String>,
-    /// Its OAuth token's claims; empty for other kinds.
-    pub claims: Map<String, Value>,
+    /// other kinds. Shared: every request of a token carries the same ones
+    /// (the verified token's, [`crate::resource_server`]), so a request's
+    /// copy of the identity is a reference count, not a copy of them.
+    pub scopes: Arc<[String]>,
+    /// Its OAuth token's claims; empty for other kinds. Shared as
+    /// [`ClientIdentity::scopes`] are.
+    pub claims: Arc<Map<String, Value>>,
 }
 
 impl ClientIdentity {
@@ -80,8 +83,8 @@ impl ClientIdentity {
             kind,
             name: name.into(),
             profile: None,
-            scopes: Vec::new(),
-            claims: Map::new(),
+            scopes: Arc::from([]),
+            claims: Arc::default(),
         }
     }
 

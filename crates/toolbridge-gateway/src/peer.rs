@@ -20,6 +20,12 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use netlink_packet_core::{NLM_F_REQUEST, NetlinkHeader, NetlinkMessage, NetlinkPayload};
+use netlink_packet_sock_diag::{
+    AF_INET, AF_INET6, IPPROTO_TCP, SockDiagMessage,
+    inet::{ExtensionFlags, InetRequest, SocketId, StateFlags},
+};
+
 /// One connection's peer, as [`crate::security`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer {
@@ -49,12 +55,89 @@ pub fn own_uid() -> u32 {
 }
 
 /// The owner of the TCP socket bound to `local` and connected to `remote`
-/// (both as that socket sees them), from `/proc/net/tcp{,6}`.
+/// (both as that socket sees them): the kernel's answer by netlink, else
+/// `/proc/net/tcp{,6}`'s.
 pub fn socket_owner(local: SocketAddr, remote: SocketAddr) -> Option<u32> {
+    match diag_owner(local, remote) {
+        Ok(found) => found,
+        Err(_) => proc_owner(local, remote),
+    }
+}
+
+/// The owner of that socket from `/proc/net/tcp{,6}`.
+pub fn proc_owner(local: SocketAddr, remote: SocketAddr) -> Option<u32> {
     ["/proc/net/tcp", "/proc/net/tcp6"].iter().find_map(|file| {
         let table = std::fs::read_to_string(file).ok()?;
         owner_in(&table, local, remote)
     })
+}
+
+/// `-ENOENT` in a netlink error: no socket has those addresses.
+const NO_SUCH_SOCKET: i32 = -libc::ENOENT;
+
+/// The owner of that socket, asked of the kernel by `NETLINK_SOCK_DIAG`:
+/// `Ok(None)` when the kernel says no such socket exists (it closed in
+/// between), `Err` when netlink could not answer.
+pub fn diag_owner(local: SocketAddr, remote: SocketAddr) -> std::io::Result<Option<u32>> {
+    let (local, remote) = (canonical(local), canonical(remote));
+    let family = match (local.ip(), remote.ip()) {
+        (IpAddr::V4(_), IpAddr::V4(_)) => AF_INET,
+        (IpAddr::V6(_), IpAddr::V6(_)) => AF_INET6,
+        _ => return Ok(None),
+    };
+    // An IPv4 query also finds a dual-stack IPv6 socket connected over
+    // IPv4: the kernel looks it up in the same table as IPv4 packets do.
+    let request = InetRequest {
+        family,
+        protocol: IPPROTO_TCP,
+        extensions: ExtensionFlags::empty(),
+        states: StateFlags::all(),
+        socket_id: SocketId {
+            source_port: local.port(),
+            destination_port: remote.port(),
+            source_address: local.ip(),
+            destination_address: remote.ip(),
+            interface_id: 0,
+            // INET_DIAG_NOCOOKIE: any socket with these addresses.
+            cookie: [0xff; 8],
+        },
+    };
+    let mut header = NetlinkHeader::default();
+    // Not a dump: one socket, by its addresses.
+    header.flags = NLM_F_REQUEST;
+    let mut packet = NetlinkMessage::new(header, SockDiagMessage::InetRequest(request).into());
+    packet.finalize();
+    let mut sent = vec![0; packet.buffer_len()];
+    packet.serialize(&mut sent);
+    let socket = netlink_sys::Socket::new(netlink_sys::protocols::NETLINK_SOCK_DIAG)?;
+    socket.send_to(&sent, &netlink_sys::SocketAddr::new(0, 0), 0)?;
+    // The kernel answers a request for one socket while it takes it: the
+    // answer is there when `send_to` returns, so the read need not wait.
+    let mut answer = vec![0u8; 8192];
+    let size = socket.recv(&mut &mut answer[..], libc::MSG_DONTWAIT)?;
+    let message = NetlinkMessage::<SockDiagMessage>::deserialize(&answer[..size])
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+    match message.payload {
+        NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(response)) => {
+            let id = &response.header.socket_id;
+            // A dual-stack socket answers with IPv4-mapped addresses.
+            let same = canonical(SocketAddr::new(id.source_address, id.source_port)) == local
+                && canonical(SocketAddr::new(id.destination_address, id.destination_port))
+                    == remote;
+            Ok(same.then_some(response.header.uid))
+        }
+        NetlinkPayload::Error(error) if error.code.map(|c| c.get()) == Some(NO_SUCH_SOCKET) => {
+            Ok(None)
+        }
+        NetlinkPayload::Error(error) => Err(match error.code {
+            Some(code) => std::io::Error::from_raw_os_error(-code.get()),
+            None => std::io::Error::other("an acknowledgement, not an answer"),
+        }),
+        other => Err(std::io::Error::other(format!(
+            "an unexpected netlink answer (type {})",
+            other.message_type()
+        ))),
+    }
 }
 
 /// The uid column of the line of `table` (`/proc/net/tcp` text) whose
@@ -130,8 +213,45 @@ mod tests {
         let (_accepted, from) = listener.accept().unwrap();
         assert_eq!(from, client.local_addr().unwrap());
         assert_eq!(Peer::of(server, from).uid, Some(own_uid()));
+        // Both ways find it: netlink (the kernel answers here) and /proc.
+        assert_eq!(diag_owner(from, server).unwrap(), Some(own_uid()));
+        assert_eq!(proc_owner(from, server), Some(own_uid()));
         // A connection that does not exist has no owner.
         let nobody: SocketAddr = "127.0.0.1:1".parse().unwrap();
         assert_eq!(Peer::of(server, nobody).uid, None);
+        assert_eq!(diag_owner(nobody, server).unwrap(), None);
+    }
+
+    /// A dual-stack IPv6 socket connected to an IPv4 listener: the
+    /// listener sees an IPv4 peer, and netlink's IPv4 query finds it.
+    #[test]
+    fn a_dual_stack_peer_is_found() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = listener.local_addr().unwrap();
+        let mapped: SocketAddr = format!("[::ffff:127.0.0.1]:{}", server.port())
+            .parse()
+            .unwrap();
+        let Ok(_client) = std::net::TcpStream::connect(mapped) else {
+            eprintln!("skipped: this machine has no IPv6 sockets");
+            return;
+        };
+        let (_accepted, from) = listener.accept().unwrap();
+        assert!(from.is_ipv4(), "{from}");
+        assert_eq!(diag_owner(from, server).unwrap(), Some(own_uid()));
+        assert_eq!(Peer::of(server, from).uid, Some(own_uid()));
+    }
+
+    /// Over IPv6 loopback, when the machine has it.
+    #[test]
+    fn the_owner_of_an_ipv6_loopback_connection_is_found() {
+        let Ok(listener) = std::net::TcpListener::bind("[::1]:0") else {
+            eprintln!("skipped: this machine has no IPv6 loopback");
+            return;
+        };
+        let server = listener.local_addr().unwrap();
+        let _client = std::net::TcpStream::connect(server).unwrap();
+        let (_accepted, from) = listener.accept().unwrap();
+        assert_eq!(diag_owner(from, server).unwrap(), Some(own_uid()));
+        assert_eq!(proc_owner(from, server), Some(own_uid()));
     }
 }

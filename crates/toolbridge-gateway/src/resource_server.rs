@@ -22,10 +22,19 @@
 //!   such refetches are limited ([`REFETCH_BURST`] per [`REFETCH_WINDOW`]),
 //!   so a stream of made-up `kid`s cannot make the gateway hammer the
 //!   issuer.
+//! - A token that passed is remembered, by the SHA-256 of the resource it
+//!   was checked for and the token (the gateway holds no token), until its
+//!   `exp`: a client sends the same token with every request, and its
+//!   signature check is most of what the resource server costs (measured:
+//!   docs/performance.md, "The gateway for a team"). The memory is dropped
+//!   whenever a fetch brings a key set that differs from the one held, so a
+//!   token whose key the issuer withdrew is refused from then on, as it
+//!   would be without it; at most [`VERIFIED_MAX`] tokens are held.
 
 use std::{
-    collections::VecDeque,
-    time::{Duration, Instant},
+    collections::{HashMap, VecDeque},
+    sync::Arc,
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use jsonwebtoken::{
@@ -33,6 +42,7 @@ use jsonwebtoken::{
     jwk::{Jwk, JwkSet},
 };
 use serde_json::{Map, Value, json};
+use sha2::{Digest as _, Sha256};
 use tokio::sync::{Mutex, RwLock};
 use toolbridge::config::GatewayOAuth;
 
@@ -44,6 +54,9 @@ pub const LEEWAY_SECS: u64 = 30;
 pub const REFETCH_BURST: usize = 4;
 /// See [`REFETCH_BURST`].
 pub const REFETCH_WINDOW: Duration = Duration::from_secs(60);
+/// Verified tokens remembered at most; past it, the expired ones are
+/// dropped, and when none is, all of them.
+pub const VERIFIED_MAX: usize = 1024;
 /// How long one request to the issuer may take.
 const ISSUER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The well-known path of protected resource metadata (RFC 9728).
@@ -86,6 +99,42 @@ pub struct ResourceServer {
     /// When keys were fetched lately; held while fetching, so that
     /// requests that all miss the same key wait for one fetch.
     fetches: Mutex<VecDeque<Instant>>,
+    /// Tokens that passed, until they expire or the key set changes.
+    verified: std::sync::Mutex<Verified>,
+}
+
+/// The tokens [`ResourceServer::verify`] took lately, by the SHA-256 of
+/// their resource and themselves.
+#[derive(Default)]
+struct Verified {
+    /// Bumped at each change of the key set: a check that began under an
+    /// older set does not put its result here.
+    generation: u64,
+    tokens: HashMap<[u8; 32], Taken>,
+}
+
+/// A token that passed: who it is, and its `exp` (Unix seconds).
+struct Taken {
+    identity: ClientIdentity,
+    exp: u64,
+}
+
+impl Verified {
+    /// The key set changed: forget every token.
+    fn clear(&mut self) {
+        self.generation += 1;
+        self.tokens.clear();
+    }
+
+    fn insert(&mut self, key: [u8; 32], taken: Taken, now: u64) {
+        if self.tokens.len() >= VERIFIED_MAX {
+            self.tokens.retain(|_, t| t.exp > now);
+            if self.tokens.len() >= VERIFIED_MAX {
+                self.tokens.clear();
+            }
+        }
+        self.tokens.insert(key, taken);
+    }
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -122,6 +171,7 @@ impl ResourceServer {
             http,
             keys: RwLock::default(),
             fetches: Mutex::default(),
+            verified: std::sync::Mutex::default(),
         })
     }
 
@@ -166,6 +216,37 @@ impl ResourceServer {
 
     /// The client `token` proves to be, for a request to `path`.
     pub async fn verify(&self, token: &str, path: &str) -> Result<ClientIdentity, Refused> {
+        let key = verified_key(token, path);
+        let now = unix_now();
+        let generation = {
+            let verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(taken) = verified.tokens.get(&key)
+                && now < taken.exp
+            {
+                return Ok(taken.identity.clone());
+            }
+            verified.generation
+        };
+        let identity = self.check(token, path).await?;
+        // `exp` is required and was checked: a number.
+        let exp = identity.claims.get("exp").and_then(Value::as_f64);
+        // Past `exp` but within the leeway: taken, not remembered.
+        if let Some(exp) = exp.map(|e| e as u64).filter(|e| *e > now) {
+            let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+            if verified.generation == generation {
+                let taken = Taken {
+                    identity: identity.clone(),
+                    exp,
+                };
+                verified.insert(key, taken, now);
+            }
+        }
+        Ok(identity)
+    }
+
+    /// [`ResourceServer::verify`] without the memory of verified tokens:
+    /// the signature, the claims, the key.
+    async fn check(&self, token: &str, path: &str) -> Result<ClientIdentity, Refused> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| Refused("the access token is not a JWT".into()))?;
         if !ALGORITHMS.contains(&header.alg) {
@@ -214,7 +295,16 @@ impl ResourceServer {
         }
         fetches.push_back(now);
         match self.fetch_keys().await {
-            Ok(set) => self.keys.write().await.set = Some(set),
+            Ok(set) => {
+                let mut keys = self.keys.write().await;
+                if keys.set.as_ref() != Some(&set) {
+                    self.verified
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .clear();
+                }
+                keys.set = Some(set);
+            }
             Err(e) => {
                 tracing::warn!(issuer = %self.issuer, "cannot fetch the OAuth issuer's keys: {e}");
                 return Err(Refused(format!(
@@ -312,6 +402,26 @@ impl ResourceServer {
     }
 }
 
+/// Where [`Verified`] keeps `token` checked for `path`: the SHA-256 of the
+/// path's profile (the resource, which `aud` must name) and the token.
+fn verified_key(token: &str, path: &str) -> [u8; 32] {
+    let mut hash = Sha256::new();
+    match mcp_profile(path) {
+        Some(Some(profile)) => hash.update(profile.as_bytes()),
+        Some(None) => hash.update(b"\0mcp"),
+        None => hash.update(b"\0other"),
+    }
+    hash.update(b"\0");
+    hash.update(token.as_bytes());
+    hash.finalize().into()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// The resource part of an MCP path: `/mcp` or `/mcp/NAME`.
 fn resource_path(path: &str) -> Option<String> {
     Some(match mcp_profile(path)? {
@@ -354,18 +464,18 @@ fn identity(claims: Map<String, Value>) -> ClientIdentity {
         .find_map(|key| claims.get(*key).and_then(Value::as_str))
         .unwrap_or("unnamed")
         .to_owned();
-    let scopes = match (claims.get("scope"), claims.get("scp")) {
+    let scopes: Arc<[String]> = match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) => scope.split_whitespace().map(str::to_owned).collect(),
         (_, Some(Value::Array(scp))) => scp
             .iter()
             .filter_map(|s| s.as_str().map(str::to_owned))
             .collect(),
         (_, Some(Value::String(scp))) => scp.split_whitespace().map(str::to_owned).collect(),
-        _ => Vec::new(),
+        _ => Arc::from([]),
     };
     let mut identity = ClientIdentity::new(ClientKind::OAuth, name);
     identity.scopes = scopes;
-    identity.claims = claims;
+    identity.claims = Arc::new(claims);
     identity
 }
 
@@ -416,13 +526,13 @@ mod tests {
         };
         let who = identity(claims);
         assert_eq!((who.kind, who.name.as_str()), (ClientKind::OAuth, "alice"));
-        assert_eq!(who.scopes, ["read", "write"]);
+        assert_eq!(*who.scopes, ["read", "write"]);
         let Value::Object(claims) = json!({"client_id": "ci", "scp": ["a"]}) else {
             unreachable!()
         };
         let who = identity(claims);
         assert_eq!(
-            (who.name.as_str(), who.scopes.as_slice()),
+            (who.name.as_str(), &who.scopes[..]),
             ("ci", &["a".to_owned()][..])
         );
     }

@@ -260,7 +260,7 @@ mod tests {
     fn oauth(name: &str, scopes: &[&str], claims: Value) -> ClientIdentity {
         let mut id = ClientIdentity::new(ClientKind::OAuth, name);
         id.scopes = scopes.iter().map(|s| s.to_string()).collect();
-        id.claims = claims.as_object().cloned().unwrap_or_default();
+        id.claims = std::sync::Arc::new(claims.as_object().cloned().unwrap_or_default());
         id
     }
 
