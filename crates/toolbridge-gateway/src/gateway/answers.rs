@@ -72,6 +72,24 @@ pub fn page<T: Clone>(
 mod tests {
     use super::*;
 
+    /// A client acts on some errors' `data` (-32021's
+    /// `requiredCapabilities`, -32042's `elicitations`): the gateway passes
+    /// it on with the code and message.
+    #[test]
+    fn an_upstream_errors_data_reaches_the_client() {
+        let data = serde_json::json!({"requiredCapabilities": {"sampling": {}}});
+        let error = to_mcp_error(PoolError::Server {
+            server: "ref".into(),
+            tool: Some("test_missing_capability".into()),
+            code: -32021,
+            message: "MissingRequiredClientCapabilityError".into(),
+            data: Some(data.clone()),
+        });
+        assert_eq!(error.code, ErrorCode(-32021));
+        assert_eq!(error.message, "MissingRequiredClientCapabilityError");
+        assert_eq!(error.data, Some(data));
+    }
+
     /// Issue 24: the conversion back to rmcp dropped the server's `_meta`.
     #[test]
     fn a_tool_keeps_its_servers_meta_but_not_the_execution_carrier() {

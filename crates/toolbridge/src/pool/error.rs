@@ -606,6 +606,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_servers_error_keeps_its_data_scrubbed_of_the_servers_secrets() {
+        let redactor = crate::redact::Redactor::new(None, ["s3cr3t-token-value"]);
+        let error = PoolError::Server {
+            server: "ref".into(),
+            tool: Some("t".into()),
+            code: -32042,
+            message: "sign in with s3cr3t-token-value".into(),
+            data: Some(serde_json::json!({
+                "elicitations": [{"mode": "url", "url": "https://example.com/?k=s3cr3t-token-value"}],
+                "n": 3,
+            })),
+        }
+        .redacted(&redactor);
+        let PoolError::Server { message, data, .. } = error else {
+            panic!("{error:?}")
+        };
+        assert!(!message.contains("s3cr3t"), "{message}");
+        let data = data.expect("the data is kept");
+        assert!(!data.to_string().contains("s3cr3t"), "{data}");
+        assert_eq!(data["elicitations"][0]["mode"], "url");
+        assert_eq!(data["n"], 3);
+    }
+
+    #[test]
     fn a_call_timeout_says_the_server_was_told_to_cancel() {
         let error = PoolError::Timeout {
             server: "slow".into(),
