@@ -34,7 +34,7 @@ pub fn to_mcp_error(error: PoolError) -> ErrorData {
             message,
             data,
             ..
-        } => ErrorData::new(ErrorCode(code), message, data),
+        } => ErrorData::new(ErrorCode(code), message, data.map(|data| *data)),
         PoolError::UnknownServer { server, .. } => ErrorData::internal_error(
             format!("server {server} was removed from the gateway's config; list again"),
             None,
@@ -83,7 +83,7 @@ mod tests {
             tool: Some("test_missing_capability".into()),
             code: -32021,
             message: "MissingRequiredClientCapabilityError".into(),
-            data: Some(data.clone()),
+            data: Some(Box::new(data.clone())),
         });
         assert_eq!(error.code, ErrorCode(-32021));
         assert_eq!(error.message, "MissingRequiredClientCapabilityError");

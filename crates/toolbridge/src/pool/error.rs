@@ -146,8 +146,10 @@ pub enum PoolError {
         /// The error's `data`, as the server sent it (scrubbed of the
         /// server's secrets like the message): what a client needs to act
         /// on some errors, such as the elicitations of a URL elicitation
-        /// required error (-32042), so a gateway passes it on.
-        data: Option<serde_json::Value>,
+        /// required error (-32042), so a gateway passes it on. Boxed: most
+        /// errors have none, and every `Result` of the pool carries the
+        /// largest variant's size.
+        data: Option<Box<serde_json::Value>>,
     },
     /// The server's answer could not be read (over the size cap, nested too
     /// deep, not UTF-8, a raw NUL byte): the request failed at once instead
@@ -394,7 +396,7 @@ impl PoolError {
                 tool,
                 code,
                 message: scrub(message),
-                data: data.map(|data| scrub_strings(data, &scrub)),
+                data: data.map(|data| Box::new(scrub_strings(*data, &scrub))),
             },
             PoolError::Unreadable {
                 server,
@@ -613,10 +615,10 @@ mod tests {
             tool: Some("t".into()),
             code: -32042,
             message: "sign in with s3cr3t-token-value".into(),
-            data: Some(serde_json::json!({
+            data: Some(Box::new(serde_json::json!({
                 "elicitations": [{"mode": "url", "url": "https://example.com/?k=s3cr3t-token-value"}],
                 "n": 3,
-            })),
+            }))),
         }
         .redacted(&redactor);
         let PoolError::Server { message, data, .. } = error else {

@@ -988,7 +988,7 @@ impl Pool {
                 tool,
                 code: e.code.0,
                 message: e.message.to_string(),
-                data: e.data,
+                data: e.data.map(Box::new),
             },
             // A request the server refused for want of a sign-in says so
             // (the connection is not closed, but cannot be used as it is).

@@ -337,7 +337,7 @@ impl Call<'_> {
                 tool: Some(self.tool.to_owned()),
                 code: i32::try_from(code).unwrap_or(ErrorCode::INTERNAL_ERROR.0),
                 message: message.to_owned(),
-                data: error.get("data").cloned(),
+                data: error.get("data").cloned().map(Box::new),
             });
         }
         if state.status == "input_required" && state.result.is_none() && state.error.is_none() {
