@@ -12,10 +12,10 @@
 //!   replaces it (`{"created": bool, "profile": {...}}`);
 //! - `DELETE /api/profiles/{name}`: 204;
 //! - `POST /api/profile-preview` `{"name"?, "record"}`: the tools the
-//!   profile would serve from the gateway's servers now ([`preview`]).
+//!   profile would serve from the gateway's servers now (`preview`).
 //!
 //! Writes go through [`Document::put_profile`] and
-//! [`Document::remove_profile`] under [`config::edit`] (locked, atomic, only
+//! [`Document::remove_profile`] under [`toolbridge::config::edit`] (locked, atomic, only
 //! that profile's text rewritten, comments kept), behind the page's guard
 //! like every write. The record is checked as the file's loading checks it;
 //! a refusal names the field (`servers`, `tools`, `rename`, `descriptions`,
