@@ -29,11 +29,23 @@ fn fixture(home: &std::path::Path) -> std::path::PathBuf {
 /// A stateless (2026-07-28) request `method` with `params` from a client
 /// that declares the tasks extension, sent with bearer `token`: the
 /// JSON-RPC answer.
-async fn request(url: &str, token: &str, method: &str, mut params: Value) -> Value {
+async fn request(url: &str, token: &str, method: &str, params: Value) -> Value {
+    let declared = json!({ "extensions": { TASKS: {} } });
+    request_declaring(url, token, method, params, declared).await
+}
+
+/// [`request`] from a client that declares `capabilities`.
+async fn request_declaring(
+    url: &str,
+    token: &str,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": { "name": "tasks-test", "version": "1" },
-        "io.modelcontextprotocol/clientCapabilities": { "extensions": { TASKS: {} } },
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     });
     let mut post = reqwest::Client::new()
         .post(url)
@@ -312,7 +324,9 @@ async fn a_session_that_declared_the_extension_gets_tasks_too() {
 
 /// A 2026-07-28 upstream's own input-required round goes back to the
 /// client as it came (nothing runs while it answers); the retry that
-/// outlasts the window is the gateway's task.
+/// outlasts the window is the gateway's task. The upstream is told the
+/// client's own capabilities: a client that does not declare elicitation
+/// gets the upstream's -32021, with the capability it lacks in `data`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstreams_own_input_round_goes_back_and_its_long_retry_is_a_task() {
     let home = tempfile::tempdir().unwrap();
@@ -324,7 +338,15 @@ async fn an_upstreams_own_input_round_goes_back_and_its_long_retry_is_a_task() {
     tokio::task::block_in_place(|| gateway.wait_for_tools(&["test_tool_with_task"]));
     let url = &gateway.url;
     let call = json!({ "name": "test_tool_with_task", "arguments": {} });
-    let round = request(url, TOKEN, "tools/call", call.clone()).await;
+    let refused = request(url, TOKEN, "tools/call", call.clone()).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["elicitation"].is_object(),
+        "{refused}"
+    );
+    let declared = json!({ "extensions": { TASKS: {} }, "elicitation": { "form": {} } });
+    let ask = |params: Value| request_declaring(url, TOKEN, "tools/call", params, declared.clone());
+    let round = ask(call.clone()).await;
     let asked = &round["result"];
     assert_eq!(asked["resultType"], "input_required", "{round}");
     assert!(asked.get("taskId").is_none(), "{round}");
@@ -335,7 +357,7 @@ async fn an_upstreams_own_input_round_goes_back_and_its_long_retry_is_a_task() {
     let mut retry = call;
     retry["inputResponses"] = json!({ key: { "action": "accept", "content": { "name": "Ada" } } });
     retry["requestState"] = asked["requestState"].clone();
-    let created = request(url, TOKEN, "tools/call", retry).await;
+    let created = ask(retry).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"]
         .as_str()
