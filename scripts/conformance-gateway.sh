@@ -133,15 +133,28 @@ JSON
   local scenarios; scenarios=$("$NODE22" "$CONFORMANCE_02" list | sed -n 's/^ *- \(tasks-[a-z0-9-]*\).*/\1/p')
   local total_passed=0 total_failed=0 bad=0 scenario
   for scenario in $scenarios; do
-    local out="$work/tasks-$scenario.log"
-    "$NODE22" "$CONFORMANCE_02" server --url "$tasks_url" --scenario "$scenario" >"$out" 2>&1 || true
-    local clean; clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
-    local passed total failed
-    read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
-    passed=${passed:-0}; total=${total:-0}; failed=${failed:-0}
-    local unexpected="" id
-    for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] (FAILURE|WARNING).*/\1/p' <<<"$clean"); do
-      [[ "$expected" == *" $id "* ]] || unexpected+=" $id"
+    local out="$work/tasks-$scenario.log" attempt
+    # A second run only after a failure whose error is the one known defect
+    # left (docs/gateway.md, "Tasks"): the Python 1.x fixture's response
+    # stream for a resumed call sometimes ends before its answer (about one
+    # run in four, main at decacc7 too). The first run's log is printed.
+    for attempt in 1 2; do
+      "$NODE22" "$CONFORMANCE_02" server --url "$tasks_url" --scenario "$scenario" >"$out" 2>&1 || true
+      local clean; clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+      local passed total failed
+      read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
+      passed=${passed:-0}; total=${total:-0}; failed=${failed:-0}
+      local unexpected="" id
+      for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] (FAILURE|WARNING).*/\1/p' <<<"$clean"); do
+        [[ "$expected" == *" $id "* ]] || unexpected+=" $id"
+      done
+      if [ -n "$unexpected" ] && [ "$attempt" -eq 1 ] \
+        && grep -q "ended the response stream before answering" <<<"$clean"; then
+        echo "conformance-gateway tasks: $scenario: failed on the known stream defect (unexpected:$unexpected); its log, then a second run:"
+        cat "$out"
+        continue
+      fi
+      break
     done
     echo "conformance-gateway tasks: $scenario: $passed/$total passed, $failed failed${unexpected:+ (unexpected:$unexpected)}"
     total_passed=$((total_passed + passed)); total_failed=$((total_failed + failed))
