@@ -15,7 +15,13 @@ wait "$deps"
 # Benchmarks are compiled, not run: they measure, they do not test. The dev
 # profile keeps this from being a second, release-sized build on CI's disk.
 cargo bench --workspace --no-run --profile dev
-cargo test --workspace
+# The one latency comparison (the calm client's median under another
+# client's burst, issue 27: at most 2x) runs alone after the rest: inside the
+# gateway binary's parallel tests the other tests' load fell on its burst
+# phases (ratio 2.23 and 2.35 in two CI runs of round 29; 1.28-1.29 alone).
+latency=gateway_rights::a_burst_over_its_limit_gets_429_while_another_clients_latency_holds
+cargo test --workspace -- --skip "$latency"
+cargo test -p toolbridge-cli --test gateway -- --exact "$latency"
 # The Python package (python/, its own Cargo workspace): built in the dev
 # profile into the pinned venv and tested with pytest against real servers;
 # the script fails on pytest's failures and on its "no tests collected".
