@@ -15,7 +15,7 @@ use std::{
     sync::{Mutex, RwLock},
     time::Duration,
 };
-use toolbridge::lock::LockUnpoisoned as _;
+use toolbridge::lock::{LockUnpoisoned as _, RwLockUnpoisoned as _};
 
 use prometheus_client::{
     encoding::{EncodeLabelSet, text::encode},
@@ -51,15 +51,10 @@ struct Bounded(RwLock<HashSet<String>>);
 impl Bounded {
     /// `value` while it is among the first values seen, else [`OTHER`].
     fn label(&self, value: &str) -> String {
-        if self
-            .0
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(value)
-        {
+        if self.0.read_unpoisoned().contains(value) {
             return value.to_owned();
         }
-        let mut seen = self.0.write().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.0.write_unpoisoned();
         if seen.len() < MAX_LABEL_VALUES || seen.contains(value) {
             seen.insert(value.to_owned());
             value.to_owned()

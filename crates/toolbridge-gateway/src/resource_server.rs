@@ -44,7 +44,7 @@ use jsonwebtoken::{
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 use tokio::sync::{Mutex, RwLock};
-use toolbridge::config::GatewayOAuth;
+use toolbridge::{config::GatewayOAuth, lock::LockUnpoisoned as _};
 
 use crate::identity::{ClientIdentity, ClientKind, mcp_profile};
 
@@ -219,7 +219,7 @@ impl ResourceServer {
         let key = verified_key(token, path);
         let now = unix_now();
         let generation = {
-            let verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+            let verified = self.verified.lock_unpoisoned();
             if let Some(taken) = verified.tokens.get(&key)
                 && now < taken.exp
             {
@@ -232,7 +232,7 @@ impl ResourceServer {
         let exp = identity.claims.get("exp").and_then(Value::as_f64);
         // Past `exp` but within the leeway: taken, not remembered.
         if let Some(exp) = exp.map(|e| e as u64).filter(|e| *e > now) {
-            let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+            let mut verified = self.verified.lock_unpoisoned();
             if verified.generation == generation {
                 let taken = Taken {
                     identity: identity.clone(),
@@ -298,10 +298,7 @@ impl ResourceServer {
             Ok(set) => {
                 let mut keys = self.keys.write().await;
                 if keys.set.as_ref() != Some(&set) {
-                    self.verified
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .clear();
+                    self.verified.lock_unpoisoned().clear();
                 }
                 keys.set = Some(set);
             }
