@@ -557,29 +557,52 @@ mod tests {
         tools.iter().map(|t| t.name.as_str()).collect()
     }
 
-    fn pins(dir: &std::path::Path, policy: PinPolicy, events: Arc<AtomicUsize>) -> ServerPins {
-        let mut spec = ServerSpec::stdio("s", "srv", ["x"]);
-        spec.pin = policy;
-        let mut options = PinOptions::in_dir(dir);
-        options.on_event = Some(Arc::new(move |event: &PinEvent| {
-            if matches!(event, PinEvent::Withheld(_)) {
-                events.fetch_add(1, Ordering::Relaxed);
+    /// A pins folder, and the count of `Withheld` events of every
+    /// [`ServerPins`] made on it (each one is another process's view).
+    struct Fixture {
+        dir: tempfile::TempDir,
+        withheld_events: Arc<AtomicUsize>,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            Fixture {
+                dir: tempfile::tempdir().expect("tempdir"),
+                withheld_events: Arc::default(),
             }
-        }));
-        ServerPins::new(&options, &spec).expect("pinning applies")
+        }
+
+        fn pins(&self, policy: PinPolicy) -> ServerPins {
+            let mut spec = ServerSpec::stdio("s", "srv", ["x"]);
+            spec.pin = policy;
+            let mut options = PinOptions::in_dir(self.dir.path());
+            let events = self.withheld_events.clone();
+            options.on_event = Some(Arc::new(move |event: &PinEvent| {
+                if matches!(event, PinEvent::Withheld(_)) {
+                    events.fetch_add(1, Ordering::Relaxed);
+                }
+            }));
+            ServerPins::new(&options, &spec).expect("pinning applies")
+        }
+
+        /// Pins tool `a` as "1" at first sight, and gives the listing in
+        /// which it has become "2".
+        fn pinned_then_changed(&self, policy: PinPolicy) -> Arc<Vec<McpTool>> {
+            self.pins(policy).judge(&Arc::new(vec![tool("a", "1")]));
+            Arc::new(vec![tool("a", "2")])
+        }
     }
 
     #[test]
     fn first_sight_pins_then_a_change_and_a_new_tool_are_withheld_until_approved() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
+        let fixture = Fixture::new();
         let first = Arc::new(vec![tool("add", "Adds."), tool("echo", "Echoes.")]);
-        let verdict = pins(dir.path(), PinPolicy::Block, events.clone()).judge(&first);
+        let verdict = fixture.pins(PinPolicy::Block).judge(&first);
         assert_eq!(names(&verdict.visible), ["add", "echo"]);
         assert!(verdict.withheld.is_empty());
 
         // Another process (a later run) sees the rug pull.
-        let later = pins(dir.path(), PinPolicy::Block, events.clone());
+        let later = fixture.pins(PinPolicy::Block);
         let second = Arc::new(vec![
             tool(
                 "add",
@@ -605,7 +628,7 @@ mod tests {
         // Judging the same listing again reports nothing new.
         later.judge(&second);
         later.judge(&Arc::new(second.to_vec()));
-        assert_eq!(events.load(Ordering::Relaxed), 2);
+        assert_eq!(fixture.withheld_events.load(Ordering::Relaxed), 2);
 
         let diff = later.diff(&second);
         assert_eq!(diff.len(), 2);
@@ -630,20 +653,18 @@ mod tests {
             ["add", "echo", "exfiltrate"]
         );
         // And a third process agrees.
-        let third = pins(dir.path(), PinPolicy::Block, events);
+        let third = fixture.pins(PinPolicy::Block);
         assert!(third.judge(&second).withheld.is_empty());
     }
 
     #[test]
     fn pins_read_while_the_server_starts_are_read_again_when_the_file_changed() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
-        let changed = Arc::new(vec![tool("a", "2")]);
-        let starting = pins(dir.path(), PinPolicy::Block, events.clone());
+        let fixture = Fixture::new();
+        let changed = fixture.pinned_then_changed(PinPolicy::Block);
+        let starting = fixture.pins(PinPolicy::Block);
         starting.preload();
         // Approved by another process after the pins were read.
-        let other = pins(dir.path(), PinPolicy::Block, events);
+        let other = fixture.pins(PinPolicy::Block);
         assert!(other.judge(&changed).visible.is_empty());
         other.approve(&changed, &[]).expect("approved");
         let verdict = starting.judge(&changed);
@@ -653,9 +674,7 @@ mod tests {
 
     #[test]
     fn the_first_sights_definitions_are_there_for_a_diff_in_the_same_process() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        let server = pins(dir.path(), PinPolicy::Block, events);
+        let server = Fixture::new().pins(PinPolicy::Block);
         server.judge(&Arc::new(vec![tool("a", "1"), tool("b", "2")]));
         let changed = Arc::new(vec![tool("a", "1"), tool("b", "3")]);
         let diff = server.diff(&changed);
@@ -668,13 +687,12 @@ mod tests {
 
     #[test]
     fn another_process_approval_reaches_a_given_verdict_within_recheck_after() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
-        let changed = Arc::new(vec![tool("a", "2")]);
-        let running = pins(dir.path(), PinPolicy::Block, events.clone());
+        let fixture = Fixture::new();
+        let changed = fixture.pinned_then_changed(PinPolicy::Block);
+        let running = fixture.pins(PinPolicy::Block);
         assert!(running.judge(&changed).visible.is_empty());
-        pins(dir.path(), PinPolicy::Block, events)
+        fixture
+            .pins(PinPolicy::Block)
             .approve(&changed, &[])
             .expect("approved elsewhere");
         // The verdict given stands until the file is looked at again...
@@ -690,14 +708,13 @@ mod tests {
 
     #[test]
     fn a_recheck_always_looks_at_the_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        pins(dir.path(), PinPolicy::Block, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
-        let changed = Arc::new(vec![tool("a", "2")]);
-        let running = pins(dir.path(), PinPolicy::Block, events.clone());
+        let fixture = Fixture::new();
+        let changed = fixture.pinned_then_changed(PinPolicy::Block);
+        let running = fixture.pins(PinPolicy::Block);
         assert!(running.judge(&changed).visible.is_empty());
         assert!(!running.recheck());
-        pins(dir.path(), PinPolicy::Block, events)
+        fixture
+            .pins(PinPolicy::Block)
             .approve(&changed, &[])
             .expect("approved elsewhere");
         assert!(running.recheck());
@@ -706,24 +723,21 @@ mod tests {
 
     #[test]
     fn warn_lists_a_changed_tool_and_still_names_it() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        pins(dir.path(), PinPolicy::Warn, events.clone()).judge(&Arc::new(vec![tool("a", "1")]));
-        let verdict =
-            pins(dir.path(), PinPolicy::Warn, events).judge(&Arc::new(vec![tool("a", "2")]));
+        let fixture = Fixture::new();
+        let changed = fixture.pinned_then_changed(PinPolicy::Warn);
+        let verdict = fixture.pins(PinPolicy::Warn).judge(&changed);
         assert_eq!(names(&verdict.visible), ["a"]);
         assert_eq!(verdict.withheld.len(), 1);
     }
 
     #[test]
     fn a_damaged_pins_file_withholds_everything() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = Arc::new(AtomicUsize::new(0));
-        let server = pins(dir.path(), PinPolicy::Block, events.clone());
+        let fixture = Fixture::new();
+        let server = fixture.pins(PinPolicy::Block);
         let listed = Arc::new(vec![tool("a", "1")]);
         server.judge(&listed);
         std::fs::write(&server.store.path, b"{oops").expect("damage");
-        let again = pins(dir.path(), PinPolicy::Block, events);
+        let again = fixture.pins(PinPolicy::Block);
         assert!(again.judge(&listed).visible.is_empty());
         again.approve(&listed, &[]).expect("approve rewrites it");
         assert_eq!(names(&again.judge(&listed).visible), ["a"]);
