@@ -5,8 +5,6 @@
 
 use std::sync::Arc;
 
-use rmcp::model::ServerResult;
-
 use super::{Pool, PoolError, connection::Connection, error::Feature, slot::Slot};
 
 impl Pool {
@@ -47,16 +45,5 @@ pub(super) fn offered(slot: &Slot, conn: &Connection, feature: Feature) -> Resul
             server: slot.spec.name.clone(),
             feature,
         })
-    }
-}
-
-/// The error for a `result` that is not what `method` answers.
-pub(super) fn unexpected(server: &str, method: &str, result: &ServerResult) -> PoolError {
-    PoolError::Protocol {
-        server: server.to_owned(),
-        message: format!(
-            "it answered {method} with something else ({})",
-            super::service::result_kind(result)
-        ),
     }
 }

@@ -6,7 +6,7 @@ use rmcp::model::{
     CompletionContext, ErrorCode, Reference, ServerResult,
 };
 
-use super::{CallOptions, Pool, PoolError, capability::unexpected, error::Feature};
+use super::{CallOptions, Pool, PoolError, error::Feature, error::unexpected};
 
 impl Pool {
     /// The values `server` suggests for argument `argument` of `reference`

@@ -36,7 +36,7 @@ use super::{
     logs::{self, ServerLogs},
     param_headers::ParamHeaders,
     progress::ProgressLog,
-    tasks::TaskEvents,
+    task_events::TaskEvents,
 };
 use crate::{
     config::{ServerSpec, TransportKind},

@@ -2,7 +2,30 @@
 
 use std::time::Duration;
 
+use rmcp::model::ServerResult;
+
 use crate::transport::{TransportError, describe_exit};
+
+/// The error for a `result` that is not what `method` answers.
+pub(super) fn unexpected(server: &str, method: &str, result: &ServerResult) -> PoolError {
+    PoolError::Protocol {
+        server: server.to_owned(),
+        message: format!(
+            "it answered {method} with something else ({})",
+            result_kind(result)
+        ),
+    }
+}
+
+/// What kind of answer `result` is, for an error that says it was not the
+/// one expected.
+pub(super) fn result_kind(result: &ServerResult) -> &'static str {
+    match result {
+        ServerResult::EmptyResult(_) => "an empty result",
+        ServerResult::ListToolsResult(_) => "a tools/list result",
+        _ => "another kind of result",
+    }
+}
 
 /// An error from the pool. Every variant names the server; messages never
 /// contain secrets.

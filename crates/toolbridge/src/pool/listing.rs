@@ -19,8 +19,8 @@ use rmcp::model::{
 };
 
 use super::{
-    CallOptions, Pool, PoolError, cache::ListCache, capability::unexpected, catalog::Catalog,
-    error::Feature, pages::Bounds,
+    CallOptions, Pool, PoolError, cache::ListCache, catalog::Catalog, error::Feature,
+    error::unexpected, pages::Bounds,
 };
 
 /// How many times a listing is tried while the server keeps saying its list

@@ -94,6 +94,7 @@ mod service;
 mod skills;
 mod slot;
 mod status;
+mod task_events;
 mod tasks;
 
 pub use client_features::{

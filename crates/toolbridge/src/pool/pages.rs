@@ -213,7 +213,7 @@ impl<'a> Pages<'a> {
                     server: self.server.to_owned(),
                     message: format!(
                         "it answered tools/list with something else than a tool list ({})",
-                        super::service::result_kind(&other)
+                        super::error::result_kind(&other)
                     ),
                 });
             }

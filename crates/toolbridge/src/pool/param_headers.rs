@@ -17,15 +17,13 @@
 //! and on such a connection a tool the list does not have is refused before
 //! anything is sent ([`PoolError::UnknownTool`]).
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, Ordering},
-};
+mod ready;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
-use super::{Pool, PoolError, connection::Connection, slot::Slot};
 use crate::config::TransportKind;
 
 /// The annotation that designates a header.
@@ -70,45 +68,6 @@ fn mentions(value: &Value) -> bool {
         Value::Object(map) => designates_headers(map),
         Value::Array(items) => items.iter().any(mentions),
         _ => false,
-    }
-}
-
-impl Pool {
-    /// Before `tool` of `slot`'s server is called on `conn`: on a connection
-    /// whose calls carry tool headers, lists the server's tools on it first
-    /// when rmcp may not know the tool's schema yet, and refuses a tool the
-    /// list does not have (see the module's documentation). Elsewhere,
-    /// nothing.
-    pub(super) async fn ready_for_headers(
-        &self,
-        slot: &Arc<Slot>,
-        conn: &Connection,
-        tool: &str,
-    ) -> Result<(), PoolError> {
-        let Some(headers) = &conn.param_headers else {
-            return Ok(());
-        };
-        let cached = slot.cache.get_or_load();
-        let known = cached
-            .as_deref()
-            .and_then(|tools| tools.iter().find(|t| t.name == tool));
-        let listed = headers.has_listed();
-        if known.is_some_and(|t| listed || !designates_headers(&t.input_schema)) {
-            return Ok(());
-        }
-        let tools = match cached {
-            // Listed on this connection, and the tool is not in the list.
-            Some(cached) if listed && known.is_none() => cached,
-            _ => self.list_uncached(slot).await?.0,
-        };
-        if tools.iter().any(|t| t.name == tool) {
-            return Ok(());
-        }
-        Err(PoolError::UnknownTool {
-            server: slot.spec.name.clone(),
-            tool: tool.to_owned(),
-            known: tools.iter().map(|t| t.name.clone()).collect(),
-        })
     }
 }
 

@@ -7,7 +7,7 @@ use rmcp::model::{
     JsonObject, Prompt, ServerResult,
 };
 
-use super::{CallOptions, Listing, Pool, PoolError, capability::unexpected, error::Feature};
+use super::{CallOptions, Listing, Pool, PoolError, error::Feature, error::unexpected};
 
 impl Pool {
     /// The prompts of `server` (all pages), from its cache when it is

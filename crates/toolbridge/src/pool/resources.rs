@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use tokio::sync::broadcast::Receiver;
 
-use super::{CallOptions, Listing, Pool, PoolError, capability::unexpected, error::Feature};
+use super::{CallOptions, Listing, Pool, PoolError, error::Feature, error::unexpected};
 
 impl Pool {
     /// The resources of `server` (all pages), from its cache when it is

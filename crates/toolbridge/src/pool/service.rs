@@ -688,7 +688,7 @@ impl Pool {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         match self.request(server, request, &options).await? {
             ServerResult::CallToolResult(result) => Ok(result),
-            other => Err(super::capability::unexpected(server, "tools/call", &other)),
+            other => Err(super::error::unexpected(server, "tools/call", &other)),
         }
     }
 
@@ -869,7 +869,10 @@ impl Pool {
             }
             Ok(other) => Err(PoolError::Protocol {
                 server: slot.spec.name.clone(),
-                message: format!("expected a tools/call result, got {}", result_kind(&other)),
+                message: format!(
+                    "expected a tools/call result, got {}",
+                    super::error::result_kind(&other)
+                ),
             }),
             Err(ServiceError::McpError(e)) => {
                 if says_unknown_tool(&e.message, tool) {
@@ -1204,14 +1207,6 @@ fn says_unknown_tool(message: &str, tool: &str) -> bool {
 fn unknown_tool(slot: &Slot, tool: &str) {
     tracing::debug!(server = %slot.spec.name, tool, "the server does not know the tool; dropping its cached tool list");
     slot.cache.list_changed();
-}
-
-pub(super) fn result_kind(result: &ServerResult) -> &'static str {
-    match result {
-        ServerResult::EmptyResult(_) => "an empty result",
-        ServerResult::ListToolsResult(_) => "a tools/list result",
-        _ => "another kind of result",
-    }
 }
 
 #[cfg(test)]

@@ -37,9 +37,9 @@ use serde_json::Value;
 use super::{
     CallOptions, Listing, Pool, PoolError,
     cache::ListCache,
-    capability::unexpected,
     catalog::Catalog,
     error::Feature,
+    error::unexpected,
     listing::{Listed, Page},
 };
 

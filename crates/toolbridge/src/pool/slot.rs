@@ -19,7 +19,7 @@ use super::{
     in_flight::InFlight,
     logs::ServerLogs,
     status::{Failure, ServerStatus},
-    tasks::{TASK_EVENT_BACKLOG, TaskEvents},
+    task_events::{TASK_EVENT_BACKLOG, TaskEvents},
 };
 use crate::{config::ServerSpec, transport::TransportContext};
 

@@ -51,14 +51,6 @@ const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// The shortest wait between polls, whatever the server suggests.
 const MIN_POLL: Duration = Duration::from_millis(20);
 
-/// The ids of the tasks a server sent a status notification for, to wake
-/// their pollers. Kept by the server's slot, across reconnects.
-pub(super) type TaskEvents = tokio::sync::broadcast::Sender<String>;
-
-/// How many status notifications a poller may fall behind by; one that
-/// falls further behind polls at once.
-pub(super) const TASK_EVENT_BACKLOG: usize = 64;
-
 /// What a server said about a task: the fields both protocol versions share.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -215,7 +207,7 @@ impl Pool {
                     message: format!(
                         "expected a task from tasks/get for task {}, got {}",
                         state.task_id,
-                        super::service::result_kind(&result)
+                        super::error::result_kind(&result)
                     ),
                 }),
                 Err(e) => Err(e),
@@ -304,7 +296,7 @@ impl Call<'_> {
                 message: format!(
                     "expected a task or a tools/call result for tool \"{}\", got {}",
                     self.tool,
-                    super::service::result_kind(&result)
+                    super::error::result_kind(&result)
                 ),
             })
     }
@@ -356,7 +348,7 @@ impl Call<'_> {
                 message: format!(
                     "expected a tools/call result from tasks/result for task {}, got {}",
                     state.task_id,
-                    super::service::result_kind(&other)
+                    super::error::result_kind(&other)
                 ),
             }),
         }
