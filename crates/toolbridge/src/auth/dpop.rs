@@ -21,6 +21,8 @@ use aws_lc_rs::{
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
 
+use crate::config::OAuthSpec;
+
 /// An ES256 key pair for DPoP proofs.
 pub struct DpopKey {
     /// The PKCS#8 form, as it is stored.
@@ -259,6 +261,15 @@ pub fn asks_for_nonce(text: &str) -> bool {
     text.contains("use_dpop_nonce")
 }
 
+/// Whether a sign-in to a server with `oauth` that refused with `challenge`
+/// binds its tokens to a DPoP key: `"dpop": true` always, `false` never,
+/// unset when the challenge is in the `DPoP` scheme (the server asks).
+pub(crate) fn wanted(oauth: &OAuthSpec, challenge: Option<&str>) -> bool {
+    oauth
+        .dpop
+        .unwrap_or_else(|| challenge.is_some_and(is_dpop_challenge))
+}
+
 #[cfg(test)]
 mod tests {
     use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED, UnparsedPublicKey};
@@ -362,5 +373,20 @@ mod tests {
         ));
         assert!(!asks_for_nonce(r#"DPoP error="invalid_token""#));
         assert_eq!(htu("https://h/p?q#f"), "https://h/p");
+    }
+
+    #[test]
+    fn dpop_is_used_when_the_config_says_or_the_server_challenges_with_it() {
+        let with = |dpop| OAuthSpec {
+            dpop,
+            ..OAuthSpec::default()
+        };
+        let dpop_challenge = Some(r#"DPoP resource_metadata="https://m/.well-known/r""#);
+        let bearer_challenge = Some(r#"Bearer resource_metadata="https://m/.well-known/r""#);
+        assert!(wanted(&with(None), dpop_challenge));
+        assert!(!wanted(&with(None), bearer_challenge));
+        assert!(!wanted(&with(None), None));
+        assert!(wanted(&with(Some(true)), bearer_challenge));
+        assert!(!wanted(&with(Some(false)), dpop_challenge));
     }
 }

@@ -40,8 +40,8 @@ use url::Url;
 
 use super::{
     AuthError, SignedIn, TokenStore,
+    discovery::{discover, issuer_of},
     dpop::{DpopKey, DpopTokenClient},
-    flow::{discover, issuer_of},
     store::is_dpop_bound as store_is_dpop_bound,
 };
 use crate::config::{ClientAuth, IdpSpec, OAuthGrant, OAuthSpec, SecretSource};
@@ -61,7 +61,7 @@ pub async fn obtain(
 ) -> Result<SignedIn, AuthError> {
     // DPoP for the grants whose token requests rmcp sends (through the
     // manager's client, or the enterprise exchange's).
-    let dpop = (oauth.grant != OAuthGrant::JwtBearer && super::flow::wants_dpop(oauth, challenge))
+    let dpop = (oauth.grant != OAuthGrant::JwtBearer && super::dpop::wanted(oauth, challenge))
         .then(DpopKey::generate)
         .transpose()
         .map_err(|e| AuthError::protocol(server, "making a DPoP key", e))?

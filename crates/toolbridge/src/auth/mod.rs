@@ -11,6 +11,8 @@
 //! - [`store`]: tokens per resource and client registrations per
 //!   authorization server, in 0600 files written atomically; a registered
 //!   client's secret is kept (rmcp's own credentials forget it);
+//! - `discovery`: finding the authorization server and its metadata,
+//!   shared by the sign-in, the grants and the refresh;
 //! - [`flow`]: the browser sign-in ([`sign_in`]), with a new registration
 //!   when the authorization server no longer knows the stored one
 //!   (`invalid_client`), and signing out ([`sign_out`]) with revocation;
@@ -26,6 +28,7 @@
 //!   loopback listener on 127.0.0.1 the browser is sent back to.
 
 pub mod browser;
+mod discovery;
 pub mod dpop;
 mod error;
 pub mod flow;

@@ -12,7 +12,7 @@ use url::Url;
 
 use super::{
     AuthError, SignIn, TokenStore,
-    flow::{discover, issuer_of},
+    discovery::{discover, issuer_of},
     store::{access_token, is_dpop_bound, needs_refresh, refresh_token},
 };
 use crate::config::OAuthSpec;
