@@ -678,7 +678,23 @@ pub fn oauth_browser() -> PathBuf {
 
 /// Signs in at the authorization URL `url` as [`oauth_browser`] does.
 pub fn walk_sign_in(url: &str) {
-    let output = Command::new(oauth_browser())
+    run_oauth_browser(url, false);
+}
+
+/// Declines the sign-in at `url`: the login page's "Cancel", so the
+/// provider sends the browser back with `access_denied`.
+pub fn decline_sign_in(url: &str) {
+    run_oauth_browser(url, true);
+}
+
+fn run_oauth_browser(url: &str, decline: bool) {
+    let mut command = Command::new(oauth_browser());
+    if decline {
+        command.env("OAUTH_DECLINE", "1");
+    } else {
+        command.env_remove("OAUTH_DECLINE");
+    }
+    let output = command
         .arg(url)
         .stdin(Stdio::null())
         .output()

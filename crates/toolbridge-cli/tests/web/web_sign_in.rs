@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::poll_async;
-use gateway_support::{Protected, RawClient, walk_sign_in};
+use gateway_support::{Protected, RawClient, decline_sign_in, walk_sign_in};
 use web_api_client::{Reply, Served, WRITE_HEADER};
 
 /// The page's `gw`: the remote server, as the Servers view lists it.
@@ -147,6 +147,81 @@ async fn signing_in_from_the_page_serves_the_remote_servers_tools_at_once() {
         json!({ "signedIn": false, "needed": true })
     );
     assert!(served_tools(&served).await.is_empty());
+}
+
+/// The page's POST of a sign-in: its authorization URL.
+async fn start_sign_in(served: &Served) -> String {
+    let reply = served.api.post("/servers/gw/sign-in", json!({})).await;
+    assert_eq!(reply.status, 200, "{reply:?}\n{}", served.gateway.log());
+    assert_eq!(reply.json["state"], "waiting", "{reply:?}");
+    reply.json["authorizationUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no authorizationUrl in {reply:?}"))
+        .to_owned()
+}
+
+/// A sign-in the user declines at the provider fails with a message that
+/// names the server and says what to do; Sign in then starts a new one
+/// (not the failed one again), and Sign out cancels one under way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_sign_in_says_so_and_the_next_click_starts_a_new_one() {
+    let protected = tokio::task::block_in_place(Protected::start);
+    let served = Served::start(json!({ "gw": { "url": protected.gateway.url } }));
+    assert!(served_tools(&served).await.is_empty());
+    card_until(&served, "a failure that needs a sign-in", |c| {
+        c["signIn"]["needed"] == true
+    })
+    .await;
+
+    let first = start_sign_in(&served).await;
+    tokio::task::block_in_place(|| decline_sign_in(&first));
+    let failed = poll_async(Duration::from_secs(60), || async {
+        let reply = served.api.get("/servers/gw/sign-in").await;
+        (reply.json["state"] != "waiting").then_some(reply)
+    })
+    .await
+    .expect("the sign-in never ended");
+    assert_eq!(failed.json["state"], "failed", "{failed:?}");
+    let message = failed.json["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("\"gw\"")
+            && message.contains("access_denied")
+            && message.contains("press Sign in"),
+        "{message}"
+    );
+    let card = card(&served).await;
+    assert_eq!(card["status"], "failed", "{card}");
+    assert_eq!(card["signIn"], json!({ "signedIn": false, "needed": true }));
+
+    // A new click: a new sign-in, with its own state.
+    let second = start_sign_in(&served).await;
+    assert_ne!(second, first);
+    // Sign out while it waits: cancelled, its listener closed.
+    let out = served.api.post("/servers/gw/sign-out", json!({})).await;
+    assert_eq!(out.status, 200, "{out:?}");
+    assert_eq!(out.json["wasSignedIn"], false, "{out:?}");
+    let none = served.api.get("/servers/gw/sign-in").await;
+    assert_eq!(none.json, json!({ "state": "none" }), "{none:?}");
+    let redirect = url::Url::parse(&second)
+        .ok()
+        .and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "redirect_uri")
+                .and_then(|(_, v)| url::Url::parse(&v).ok())
+        })
+        .unwrap_or_else(|| panic!("no redirect_uri in {second}"));
+    let port = redirect.port().expect("the redirect URI's port");
+    let closed = poll_async(Duration::from_secs(10), || async {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await;
+    assert!(
+        closed.is_some(),
+        "the loopback listener on {port} still listens"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
