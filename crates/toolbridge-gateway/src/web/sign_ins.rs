@@ -103,8 +103,11 @@ impl SignIns {
         gateway: Gateway,
     ) -> watch::Receiver<Phase> {
         let mut tasks = self.tasks.lock_unpoisoned();
+        // (A task that ended without its last word, by a panic, is not
+        // joined: a new one starts.)
         if let Some(task) = tasks.get(&target.server)
             && task.phase.borrow().is_running()
+            && !task.handle.is_finished()
         {
             return task.phase.clone();
         }

@@ -248,6 +248,9 @@ export async function render(main) {
           tab ? null : h('p', { class: 'warn' }, t('servers.signIn.blocked')),
           h('p', {}, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, t('servers.signIn.open'))));
         while (phase.state === 'waiting' && list.isConnected) phase = await later(() => get(path));
+      } else {
+        // Signed in without a browser (an unattended grant): no page to show.
+        leave();
       }
       if (phase.state === 'failed') throw new Error(phase.message);
       if (phase.state === 'signedIn') {
