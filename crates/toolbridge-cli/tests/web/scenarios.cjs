@@ -637,8 +637,10 @@ const scenarios = {
     await fetch(new URL('api/tools/gw', BASE));
     const page = await b.openPage(browser);
     await b.openView(page, BASE, 'servers');
-    const opened = new Promise(resolve => browser.once('targetcreated', resolve));
     const signIn = await b.button(page, 'Sign in to gw');
+    const violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe finds on the card with Sign in: ${JSON.stringify(violations)}`);
+    const opened = new Promise(resolve => browser.once('targetcreated', resolve));
     const shown = await signIn.evaluate(el => el.textContent.trim());
     if (shown !== 'Sign in') b.fail(`the sign-in button reads "${shown}"`);
     await signIn.click();
@@ -664,6 +666,8 @@ const scenarios = {
     await b.until('gw\'s card Running', async () => (await status()) === 'Running', b.LIMIT * 2);
     await b.button(page, 'Sign out of gw');
     await b.settled(page);
+    const after = await b.axeViolations(page);
+    if (after.length) b.fail(`axe finds on the signed-in card: ${JSON.stringify(after)}`);
     b.check(page, 'remote sign-in');
     return { link: linked, status: await status(), backAt: new URL(tab.url()).pathname };
   },
