@@ -12,20 +12,10 @@ use std::{path::Path, time::Duration};
 use serde_json::{Value, json};
 
 use common::{Listening, Sandbox, poll_async, root, toolbridge};
-use gateway_support::{Gateway, RawClient, TOKEN, access_token, issuer};
-
-/// A config with the built-in example server (its tool `echo` keeps its
-/// name: one upstream), plus `toolbridge` settings.
-fn config(dir: &Path, settings: Value) -> std::path::PathBuf {
-    let path = dir.join("config.json");
-    let config = json!({
-        "toolbridge": settings,
-        "mcpServers": { "example": { "command": toolbridge(), "args": ["example-server"] } },
-        "profiles": { "ops": { "servers": ["example"] }, "dev": { "servers": ["example"] } },
-    });
-    std::fs::write(&path, config.to_string()).expect("write config");
-    path
-}
+use gateway_support::{
+    Gateway, Protected, RawClient, TOKEN, access_token, example_config as config, issuer,
+    oauth_browser,
+};
 
 /// `toolbridge --config CONFIG serve token ARGS...`.
 fn token_cli(config: &Path, args: &[&str]) -> common::Run {
@@ -469,19 +459,12 @@ async fn the_typescript_sdk_signs_in_through_the_gateways_metadata_and_calls_a_t
 /// user's name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toolbridge_auth_login_signs_in_to_the_gateway_and_calls_through_it() {
-    let issuer = issuer();
-    let issuer_url = format!("http://127.0.0.1:{}", issuer.port);
-    let served = Sandbox::new();
-    let config = config(
-        served.dir.path(),
-        json!({ "gateway": { "oauth": { "issuer": issuer_url } } }),
-    );
-    let gateway = Gateway::start(&config, served.dir.path(), &[]);
-    tokio::task::block_in_place(|| gateway.wait_for_tools(&["echo"]));
+    let protected = tokio::task::block_in_place(Protected::start);
+    let gateway = &protected.gateway;
 
     let client = Sandbox::new();
     client.write_config(&json!({ "mcpServers": { "gw": { "url": gateway.url } } }));
-    let browser = root().join("crates/toolbridge-cli/tests/oauth/browser.sh");
+    let browser = oauth_browser();
     let with_browser = |c: &mut std::process::Command| {
         c.env("BROWSER", &browser);
     };

@@ -618,6 +618,94 @@ pub fn status_of(answer: &str) -> &str {
     answer.get(9..12).unwrap_or(answer)
 }
 
+/// A config with the built-in example server (its tool `echo` keeps its
+/// name: one upstream) and profiles `ops` and `dev` of it, plus
+/// `toolbridge` settings, in `dir`.
+pub fn example_config(dir: &Path, settings: Value) -> PathBuf {
+    let path = dir.join("config.json");
+    let config = json!({
+        "toolbridge": settings,
+        "mcpServers": { "example": { "command": toolbridge(), "args": ["example-server"] } },
+        "profiles": { "ops": { "servers": ["example"] }, "dev": { "servers": ["example"] } },
+    });
+    std::fs::write(&path, config.to_string()).expect("write config");
+    path
+}
+
+/// A remote MCP server that needs an OAuth sign-in: a gateway over the
+/// example server (tool `echo`) that is the resource server of a real
+/// authorization server ([`issuer`]); a client without a token gets its
+/// 401 with a bearer challenge naming its metadata.
+pub struct Protected {
+    /// The authorization server.
+    pub issuer: Listening,
+    /// The gateway; its `url` is the server's.
+    pub gateway: Gateway,
+    _dir: tempfile::TempDir,
+}
+
+impl Protected {
+    /// Starts both, and waits until the gateway serves `echo`.
+    pub fn start() -> Protected {
+        let issuer = issuer();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = example_config(
+            dir.path(),
+            json!({ "gateway": { "oauth": { "issuer": format!("http://127.0.0.1:{}", issuer.port) } } }),
+        );
+        let gateway = Gateway::start(&config, dir.path(), &[]);
+        gateway.wait_for_tools(&["echo"]);
+        Protected {
+            issuer,
+            gateway,
+            _dir: dir,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, the authorization server's issuer.
+    pub fn issuer_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.issuer.port)
+    }
+}
+
+/// tests/oauth/browser.sh: a user in a browser, with curl. Given an
+/// authorization URL of [`issuer`], it walks the provider's own login and
+/// consent forms and follows the redirect back to toolbridge's loopback
+/// listener. `$BROWSER` of `toolbridge auth login`.
+pub fn oauth_browser() -> PathBuf {
+    root().join("crates/toolbridge-cli/tests/oauth/browser.sh")
+}
+
+/// Signs in at the authorization URL `url` as [`oauth_browser`] does.
+pub fn walk_sign_in(url: &str) {
+    run_oauth_browser(url, false);
+}
+
+/// Declines the sign-in at `url`: the login page's "Cancel", so the
+/// provider sends the browser back with `access_denied`.
+pub fn decline_sign_in(url: &str) {
+    run_oauth_browser(url, true);
+}
+
+fn run_oauth_browser(url: &str, decline: bool) {
+    let mut command = Command::new(oauth_browser());
+    if decline {
+        command.env("OAUTH_DECLINE", "1");
+    } else {
+        command.env_remove("OAUTH_DECLINE");
+    }
+    let output = command
+        .arg(url)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tests/oauth/browser.sh");
+    assert!(
+        output.status.success(),
+        "browser.sh failed on {url}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// The authorization server of the OAuth tests (panva's `oidc-provider`,
 /// .deps/oidc, with tests/oauth/issuer.mjs), on a port of its own.
 pub fn issuer() -> Listening {

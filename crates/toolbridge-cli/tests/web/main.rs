@@ -19,5 +19,6 @@ mod web_profiles;
 mod web_security;
 mod web_server_names;
 mod web_servers;
+mod web_sign_in;
 mod web_tools;
 mod web_ui;

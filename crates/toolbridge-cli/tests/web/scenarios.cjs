@@ -624,6 +624,55 @@ const scenarios = {
   },
 
   /**
+   * A remote server that needs an OAuth sign-in (ISSUER's, a real
+   * oidc-provider): its card offers Sign in; the click opens the provider's
+   * page in a new tab (and shows it as a link), the user logs in and
+   * consents there, the browser goes back to the gateway's loopback
+   * listener, and the card turns to Running with a Sign out button.
+   */
+  async remote_sign_in(browser) {
+    const issuer = process.env.ISSUER;
+    // A client's use of gw (here the page's own tool listing, from Node)
+    // meets its 401: its card then says it needs a sign-in.
+    await fetch(new URL('api/tools/gw', BASE));
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'servers');
+    const signIn = await b.button(page, 'Sign in to gw');
+    const violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe finds on the card with Sign in: ${JSON.stringify(violations)}`);
+    const opened = new Promise(resolve => browser.once('targetcreated', resolve));
+    const shown = await signIn.evaluate(el => el.textContent.trim());
+    if (shown !== 'Sign in') b.fail(`the sign-in button reads "${shown}"`);
+    await signIn.click();
+    const tab = await (await opened).page();
+    if (!tab) b.fail('the click opened no tab');
+    await b.until('the tab at the authorization server', () => tab.url().startsWith(issuer));
+    const link = await b.button(page, 'Open the sign-in page');
+    const linked = await link.evaluate(a => a.href);
+    if (!linked.startsWith(issuer)) b.fail(`the link goes to ${linked}`);
+    // The provider's own login, then consent.
+    await tab.waitForSelector('input[name="login"]');
+    await tab.type('input[name="login"]', 'alice');
+    await tab.type('input[name="password"]', 'any');
+    await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
+    await tab.waitForSelector('button[type="submit"]');
+    await tab.click('button[type="submit"]');
+    await b.until('the tab back at the gateway\'s listener', () => /^http:\/\/127\.0\.0\.1:\d+\/callback\?/.test(tab.url()));
+    const status = () => page.evaluate(() => {
+      const heading = [...document.querySelectorAll('main h2')].find(h => h.textContent.trim() === 'gw');
+      const badge = heading && heading.closest('article').querySelector('.badge');
+      return badge ? badge.textContent.trim() : null;
+    });
+    await b.until('gw\'s card Running', async () => (await status()) === 'Running', b.LIMIT * 2);
+    await b.button(page, 'Sign out of gw');
+    await b.settled(page);
+    const after = await b.axeViolations(page);
+    if (after.length) b.fail(`axe finds on the signed-in card: ${JSON.stringify(after)}`);
+    b.check(page, 'remote sign-in');
+    return { link: linked, status: await status(), backAt: new URL(tab.url()).pathname };
+  },
+
+  /**
    * A dialog open when the route changes (the Back button) closes: it would
    * otherwise sit, modal, over the next view and make it unusable.
    */

@@ -19,7 +19,7 @@ use std::{
 };
 
 use common::{root, tempdir, toolbridge};
-use gateway_support::{Gateway, write_config};
+use gateway_support::{Gateway, Protected, write_config};
 use serde_json::{Value, json};
 
 /// The example server (`example`: echo, tiny_image, tiny_audio, slow) as
@@ -78,7 +78,8 @@ struct Served {
     base: String,
     /// The config file the page edits.
     config: PathBuf,
-    _home: tempfile::TempDir,
+    /// Its home and XDG folders (the token store is under `data`).
+    home: tempfile::TempDir,
 }
 
 impl Served {
@@ -92,7 +93,7 @@ impl Served {
             base: format!("http://{}/", gateway.addr()),
             gateway,
             config,
-            _home: home,
+            home,
         }
     }
 
@@ -280,7 +281,7 @@ fn withheld_tools_are_shown_with_their_diff_and_approved_from_the_page() {
         base: format!("http://{}/", gateway.addr()),
         gateway,
         config,
-        _home: home,
+        home,
     };
     let facts = served.run("withheld_tools");
     assert_eq!(facts["shown"]["title"], "Withheld tools", "{facts}");
@@ -832,7 +833,7 @@ fn a_long_config_path_stays_within_390_pixels() {
         base: format!("http://{}/", gateway.addr()),
         gateway,
         config,
-        _home: home,
+        home,
     };
     let facts = served.run("long_config_path");
     assert!(
@@ -878,4 +879,22 @@ fn another_apps_config_is_imported_from_the_page_the_chosen_servers_only() {
         json!(["example-server"]),
         "{servers}"
     );
+}
+
+/// Issue 29: a remote server that needs an OAuth sign-in (a real
+/// oidc-provider in front of it) is signed in from its card: the provider's
+/// login in the tab the click opened, and the card turns to Running without
+/// a restart of `serve`; the tokens are where `toolbridge auth` keeps them.
+#[test]
+fn a_remote_server_is_signed_in_from_its_card_and_turns_running() {
+    let protected = Protected::start();
+    let served = Served::start(json!({ "gw": { "url": protected.gateway.url } }), None);
+    let facts = served.run_with("remote_sign_in", &[("ISSUER", &protected.issuer_url())]);
+    assert_eq!(facts["status"], "Running", "{facts}");
+    assert_eq!(facts["backAt"], "/callback", "{facts}");
+    let tokens = served.home.path().join("data/toolbridge/oauth/tokens");
+    let kept = std::fs::read_dir(&tokens)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert_eq!(kept, 1, "no tokens file in {}", tokens.display());
 }

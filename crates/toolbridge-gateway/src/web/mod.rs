@@ -11,6 +11,8 @@
 //! - [`session`]: signing the page in with the gateway's token or a
 //!   one-time code (`/api/session`) and the session id it then sends in a
 //!   header;
+//! - [`sign_ins`]: the OAuth sign-ins to remote servers the Servers view
+//!   starts (the library's browser flow, the URL handed to the page);
 //! - [`state`]: what the API handlers share (the gateway, the config path);
 //! - [`said`]: a message of the server's the page says in its language (a
 //!   key of its strings and the values), English rendered from its strings.
@@ -24,6 +26,7 @@ pub mod assets;
 pub mod guard;
 pub mod said;
 pub mod session;
+pub mod sign_ins;
 pub mod state;
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ struct Inner {
     doctor: tokio::sync::Mutex<()>,
     /// How clients sign in, for the Home view.
     access: Access,
+    /// The OAuth sign-ins to remote servers the page started.
+    sign_ins: super::sign_ins::SignIns,
 }
 
 /// How the gateway's clients sign in, as the Home view says it (never a
@@ -48,6 +50,7 @@ impl WebState {
                 config_path,
                 doctor: tokio::sync::Mutex::new(()),
                 access: Access::default(),
+                sign_ins: Default::default(),
             }),
         }
     }
@@ -60,6 +63,7 @@ impl WebState {
                 config_path,
                 doctor: tokio::sync::Mutex::new(()),
                 access,
+                sign_ins: Default::default(),
             }),
         }
     }
@@ -77,6 +81,11 @@ impl WebState {
     /// The config file the page reads and edits.
     pub fn config_path(&self) -> &std::path::Path {
         &self.inner.config_path
+    }
+
+    /// The OAuth sign-ins to remote servers the page started.
+    pub fn sign_ins(&self) -> &super::sign_ins::SignIns {
+        &self.inner.sign_ins
     }
 
     /// Doctor's turn, unless a doctor run is under way (each starts every

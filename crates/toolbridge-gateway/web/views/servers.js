@@ -16,6 +16,10 @@
 //   Enter submits, Escape closes; a field the server refused has
 //   aria-invalid="true" and its message in aria-describedby;
 // - dialog "Remove server?": buttons "Remove", "Cancel";
+// - a remote server that needs an OAuth sign-in: button "Sign in to NAME"
+//   (visible text "Sign in"; it opens the authorization server's page in a
+//   new tab and shows it as the link "Open the sign-in page"); one signed
+//   in: button "Sign out of NAME" (visible text "Sign out");
 // - each server is a list item (article) labelled by its name, with a
 //   status badge (Running, Stopped, Failed, Disabled), a stdio server's
 //   sandbox ("Sandbox: default", "Sandbox: off", or its rules; and, when
@@ -112,6 +116,20 @@ export async function render(main) {
     remove.addEventListener('click', () => confirmRemove(server, remove));
     toggle.dataset.server = server.name;
     toggle.dataset.action = 'enable';
+    const signIn = server.signIn && server.signIn.needed
+      ? h('button', { type: 'button', class: 'primary', 'data-server': server.name, 'data-action': 'sign-in' }, t('servers.signIn.button')) : null;
+    if (signIn) {
+      signIn.setAttribute('aria-label', t('servers.signIn.label', { name: server.name }));
+      // The tab is opened in the click itself: one opened after the
+      // request comes back is no longer the user's doing, and is blocked.
+      signIn.addEventListener('click', () => runSignIn(server, signIn, result, window.open('', '_blank')));
+    }
+    const signOut = server.signIn && server.signIn.signedIn
+      ? h('button', { type: 'button', 'data-server': server.name, 'data-action': 'sign-out' }, t('servers.signIn.outButton')) : null;
+    if (signOut) {
+      signOut.setAttribute('aria-label', t('servers.signIn.outLabel', { name: server.name }));
+      signOut.addEventListener('click', () => runSignOut(server, signOut, result));
+    }
 
     const facts = [
       h('span', { class: `badge ${statusClass(server.status)}` }, t(`servers.status.${server.status}`)),
@@ -120,6 +138,7 @@ export async function render(main) {
       server.startedAtMs ? h('span', {}, t('servers.startedAt', { time: new Date(server.startedAtMs).toLocaleString(locale()) })) : null,
       server.enabled && !server.served && !server.notServed ? h('span', { class: 'muted' }, t('servers.notServed')) : null,
       server.sandbox !== undefined ? h('span', { class: 'sandbox' }, t('servers.sandbox.label', { what: sandboxText(server.sandbox) })) : null,
+      server.signIn && server.signIn.signedIn ? h('span', {}, t('servers.signIn.signedIn')) : null,
     ];
     const target = server.command ? [server.command, ...(server.args || [])].join(' ') : server.url;
     return h('article', { class: 'card', 'aria-labelledby': headingId },
@@ -130,9 +149,10 @@ export async function render(main) {
       target ? h('p', {}, h('code', {}, target)) : null,
       server.sandboxUnavailable ? h('p', { class: 'error' }, t('servers.sandbox.unavailable', { why: server.sandboxUnavailable })) : null,
       server.error ? h('p', { class: 'error' }, server.error) : null,
+      signIn ? h('p', { class: 'muted' }, t('servers.signIn.needed')) : null,
       server.notServed ? whyNotServed(server) : null,
       server.stderr ? h('details', {}, h('summary', {}, t('servers.stderr')), h('pre', {}, server.stderr)) : null,
-      h('div', { class: 'actions' }, edit, test, remove),
+      h('div', { class: 'actions' }, signIn, signOut, edit, test, remove),
       result);
   }
 
@@ -196,6 +216,64 @@ export async function render(main) {
     } catch (error) {
       replace(result, h('p', { class: 'error' }, error.message));
     } finally {
+      button.disabled = false;
+    }
+  }
+
+  /**
+   * Signs in to `server` (its OAuth): the gateway starts the library's
+   * sign-in and hands back the authorization server's URL, which `tab`
+   * (opened blank by the click) is sent to; the phase is then polled
+   * until the browser came back to the gateway, and the list shown again
+   * with the server started.
+   */
+  async function runSignIn(server, button, result, tab) {
+    const path = `/servers/${encodeURIComponent(server.ref)}/sign-in`;
+    const name = server.name;
+    button.disabled = true;
+    if (tab) {
+      // The authorization server's page gets no handle on this one.
+      try { tab.opener = null; tab.document.title = t('servers.signIn.starting', { name }); } catch { /* already gone */ }
+    }
+    replace(result, h('p', { class: 'muted' }, t('servers.signIn.starting', { name })));
+    const leave = () => { try { if (tab && !tab.closed) tab.close(); } catch { /* not ours any more */ } };
+    try {
+      let phase = await post(path);
+      while (phase.state === 'starting' && list.isConnected) phase = await later(() => get(path));
+      if (phase.state === 'waiting') {
+        const url = phase.authorizationUrl;
+        try { if (tab && !tab.closed) tab.location.href = url; } catch { /* the link below still works */ }
+        replace(result,
+          h('p', {}, t('servers.signIn.waiting', { name })),
+          tab ? null : h('p', { class: 'warn' }, t('servers.signIn.blocked')),
+          h('p', {}, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, t('servers.signIn.open'))));
+        while (phase.state === 'waiting' && list.isConnected) phase = await later(() => get(path));
+      } else {
+        // Signed in without a browser (an unattended grant): no page to show.
+        leave();
+      }
+      if (phase.state === 'failed') throw new Error(phase.message);
+      if (phase.state === 'signedIn') {
+        toast(t('servers.signIn.done', { name }));
+        await changed();
+        focusControl(name, 'sign-out');
+      }
+    } catch (error) {
+      leave();
+      replace(result, h('p', { class: 'error', role: 'alert' }, t('servers.signIn.failed', { name, message: error.message })));
+      button.disabled = false;
+    }
+  }
+
+  async function runSignOut(server, button, result) {
+    button.disabled = true;
+    try {
+      await post(`/servers/${encodeURIComponent(server.ref)}/sign-out`);
+      toast(t('servers.signIn.outDone', { name: server.name }));
+      await changed();
+      focusControl(server.name, 'sign-in');
+    } catch (error) {
+      replace(result, h('p', { class: 'error', role: 'alert' }, t('servers.signIn.outFailed', { name: server.name, message: error.message })));
       button.disabled = false;
     }
   }
@@ -265,6 +343,11 @@ function sandboxText(sandbox) {
   if (sandbox.memoryMb) parts.push(t('servers.sandbox.memory', { mb: sandbox.memoryMb }));
   if (sandbox.processes) parts.push(t('servers.sandbox.processes', { count: sandbox.processes }));
   return parts.join(', ');
+}
+
+/** `next()`'s answer a second from now (a sign-in's phase, polled). */
+function later(next) {
+  return new Promise((resolve) => setTimeout(resolve, 1000)).then(next);
 }
 
 function statusClass(status) {

@@ -195,7 +195,7 @@ fn failure_fix(
     }
     match (status, &spec.transport) {
         // An OAuth server (its 401 carries a Bearer challenge).
-        _ if matches!(error, PoolError::Transport(e) if e.needs_sign_in()) => {
+        _ if error.needs_sign_in() => {
             return Fix::SignIn {
                 server: spec.name.clone(),
             };

@@ -357,6 +357,13 @@ fn scrub_strings(value: serde_json::Value, scrub: &impl Fn(String) -> String) ->
 }
 
 impl PoolError {
+    /// True when the server refused toolbridge for want of an OAuth
+    /// sign-in (its 401 asked for a bearer token), so signing in is the
+    /// fix.
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(self, PoolError::Transport(e) if e.needs_sign_in())
+    }
+
     /// `self` with every text that came from the server or its transport
     /// (its stderr, its error messages, a reason) scrubbed of `redactor`'s
     /// secrets: the server's env and header values and the secret parts of

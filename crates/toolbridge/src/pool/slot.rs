@@ -313,6 +313,7 @@ impl Slot {
             ),
             stderr,
             at: SystemTime::now(),
+            needs_sign_in: false,
         });
         self.forget_ptr(ended.connection.as_ptr());
         let mut crashes = self.crashes.lock_unpoisoned();

@@ -32,6 +32,11 @@ pub struct Failure {
     pub stderr: Option<String>,
     /// When it happened.
     pub at: SystemTime,
+    /// The server refused toolbridge for want of an OAuth sign-in (a 401
+    /// with a bearer challenge): a program with a user at hand (the
+    /// gateway's page) offers to sign in instead of only showing the
+    /// error.
+    pub needs_sign_in: bool,
 }
 
 impl Failure {
@@ -48,6 +53,7 @@ impl Failure {
             error: error.to_string(),
             stderr,
             at: SystemTime::now(),
+            needs_sign_in: error.needs_sign_in(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `/api/servers`: the Servers view's API. List every configured server
 //! (disabled ones and ones this gateway does not serve too) with its state;
-//! add, edit (renaming allowed), remove, enable, disable, test.
+//! add, edit (renaming allowed), remove, enable, disable, test; sign in to
+//! and out of a remote server that takes OAuth ([`sign_in`]).
 //!
 //! Every write goes through [`toolbridge::config::edit`], the code behind
 //! `toolbridge servers add/remove/enable/disable`: locked, re-read, atomic,
@@ -20,6 +21,7 @@
 //! duration of the start and handshake.
 
 pub mod form;
+pub mod sign_in;
 pub mod variable;
 pub mod view;
 
@@ -52,6 +54,11 @@ pub fn routes() -> Router<WebState> {
         .route("/servers/{name}/disable", post(disable))
         .route("/servers/{name}/test", post(test))
         .route("/servers/{name}/variable", post(set_variable))
+        .route(
+            "/servers/{name}/sign-in",
+            get(sign_in::status).post(sign_in::start),
+        )
+        .route("/servers/{name}/sign-out", post(sign_in::sign_out))
 }
 
 /// The config the page shows: the file, or, when the default file does not

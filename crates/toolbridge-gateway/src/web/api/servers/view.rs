@@ -6,7 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use toolbridge::{
-    config::{Config, ServerListing},
+    auth::TokenStore,
+    config::{Config, ServerListing, ServerSpec, TransportSpec},
     pool::ServerStatus,
     redact::Redactor,
 };
@@ -52,6 +53,21 @@ pub struct ServerView {
     /// Why it is not served, when it is enabled and not served.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_served: Option<super::variable::NotServed>,
+    /// Its OAuth sign-in, for a served streamable HTTP server that takes
+    /// one (its config sends no `Authorization` of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign_in: Option<SignInView>,
+}
+
+/// Where a remote server's OAuth sign-in stands, for the card's Sign in
+/// and Sign out buttons.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInView {
+    /// toolbridge holds tokens for it (in the store the gateway reads).
+    pub signed_in: bool,
+    /// Its last start failed for want of a sign-in.
+    pub needed: bool,
 }
 
 /// Every server of `config`, in file order, with its state in `gateway`.
@@ -78,6 +94,7 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                 start_ms: None,
                 protocol_version: None,
                 not_served: None,
+                sign_in: None,
             };
             if view.config.enabled && !view.served {
                 view.not_served = Some(super::variable::why(config, &view.config.name));
@@ -87,6 +104,10 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
             let Some(upstream) = upstream.filter(|_| view.config.enabled) else {
                 return view;
             };
+            view.sign_in = takes_oauth(&upstream).then(|| SignInView {
+                signed_in: signed_in(&upstream),
+                needed: false,
+            });
             let name = view.config.name.as_str();
             let redactor = Redactor::for_server(&upstream);
             let clean = |text: &str| redactor.redact(text).into_owned();
@@ -103,12 +124,38 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                     view.status = "failed";
                     view.error = Some(clean(&failure.error));
                     view.stderr = failure.stderr.as_deref().map(clean).or(view.stderr);
+                    if let Some(sign_in) = &mut view.sign_in {
+                        sign_in.needed = failure.needs_sign_in;
+                    }
                 }
                 _ => {}
             }
             view
         })
         .collect()
+}
+
+/// A streamable HTTP server whose config sends no `Authorization` header:
+/// its connection uses OAuth tokens when it has them (as the library's
+/// HTTP transport decides).
+fn takes_oauth(spec: &ServerSpec) -> bool {
+    matches!(&spec.transport, TransportSpec::Http(remote)
+        if !remote.headers.keys().any(|name| name.eq_ignore_ascii_case("authorization")))
+}
+
+/// Whether the user's token store (the one `serve` and `toolbridge auth`
+/// use) holds tokens for `spec`'s URL.
+fn signed_in(spec: &ServerSpec) -> bool {
+    let TransportSpec::Http(remote) = &spec.transport else {
+        return false;
+    };
+    let (Some(store), Ok(url)) = (
+        TokenStore::user_default(),
+        url::Url::parse(remote.url.trim()),
+    ) else {
+        return false;
+    };
+    store.status(&url).is_ok_and(|status| status.is_some())
 }
 
 fn epoch_ms(time: SystemTime) -> u64 {
