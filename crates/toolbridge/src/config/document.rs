@@ -7,14 +7,14 @@ use serde_json::{Map, Value};
 
 use super::{
     error::{ConfigError, Location},
-    gateway::GATEWAY_KEY,
+    fields::{Source, kind_of},
     jsonc,
     layout::{Layout, detect},
     patch,
     profile::{PROFILES_KEY, Profile},
-    record::{ServerRecord, Source, kind_of},
+    record::ServerRecord,
     rules::RULES_KEY,
-    settings::SETTINGS_KEY,
+    settings_keys::{GATEWAY_KEY, SETTINGS_KEY},
     span,
 };
 use crate::redact::{mask_args, mask_url};

@@ -14,15 +14,13 @@
 use serde_json::Value;
 
 use super::{
+    fields::{Source, kind_of},
     rate_limits::{LIMITS_KEY, RateLimitSettings},
-    record::{Source, kind_of},
     rules::{RULES_KEY, Rule, parse_rules},
+    settings_keys::GATEWAY_KEY,
     span::Step,
 };
 use crate::config::ConfigError;
-
-/// The key of the gateway's settings in the `"toolbridge"` object.
-pub const GATEWAY_KEY: &str = "gateway";
 
 /// The gateway's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -22,9 +22,10 @@ use super::{
     document::parse_object,
     edit::edit,
     error::ConfigError,
+    fields::Source,
     jsonc,
     layout::{Layout, detect},
-    record::{ServerRecord, Source},
+    record::ServerRecord,
 };
 
 /// What [`import`] did.

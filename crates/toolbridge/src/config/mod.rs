@@ -31,6 +31,7 @@ mod edit;
 mod env;
 mod error;
 mod expand;
+mod fields;
 mod file;
 mod gateway;
 mod import;
@@ -51,6 +52,7 @@ mod secret;
 pub mod server_keys;
 pub mod server_name;
 mod settings;
+mod settings_keys;
 mod span;
 mod spec;
 mod warning;
@@ -64,7 +66,7 @@ pub use error::{ConfigError, Location};
 pub use expand::input_variable;
 pub(crate) use expand::{expand, unset_variables};
 pub use file::{Config, EXAMPLE_SERVER};
-pub use gateway::{GATEWAY_KEY, GatewayOAuth, GatewaySettings, GatewayTracing};
+pub use gateway::{GatewayOAuth, GatewaySettings, GatewayTracing};
 pub use import::{ImportReport, Importable, import, import_servers, importable};
 pub use listing::ServerListing;
 pub use locate::{
@@ -77,7 +79,8 @@ pub use rate_limits::{LIMITS_KEY, Rate, RateLimitSettings, UpstreamBound};
 pub(crate) use record::ServerRecord;
 pub use rules::{RULES_KEY, Rule};
 pub use secret::SecretMap;
-pub use settings::{SETTINGS_KEY, Settings};
+pub use settings::Settings;
+pub use settings_keys::{GATEWAY_KEY, SETTINGS_KEY};
 pub use spec::{
     ClientAuth, DEFAULT_CALL_TIMEOUT, IdpSpec, MAX_TIMEOUT, OAuthGrant, OAuthSpec, RemoteSpec,
     SecretSource, ServerSpec, StdioSpec, TransportKind, TransportSpec, timeout_from_secs,

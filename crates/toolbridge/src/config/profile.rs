@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use super::{
     error::ConfigError,
-    record::{Source, kind_of},
+    fields::{Source, kind_of},
     span::Step,
     warning::nearest,
 };

@@ -30,8 +30,8 @@ use serde_json::{Map, Value};
 
 use super::{
     error::ConfigError,
-    gateway::GATEWAY_KEY,
-    record::{Source, kind_of},
+    fields::{Source, kind_of},
+    settings_keys::GATEWAY_KEY,
     span::Step,
     warning::nearest,
 };

@@ -26,11 +26,11 @@ use serde_json::{Map, Value};
 
 use super::{
     error::ConfigError,
-    gateway::GATEWAY_KEY,
+    fields::{Source, kind_of},
     profile::ToolGlobs,
-    record::{Source, kind_of},
+    settings_keys::GATEWAY_KEY,
     span::Step,
-    warning::{distance, nearest},
+    warning::nearest,
 };
 
 /// The key of the rules in `"gateway"`.
@@ -253,8 +253,8 @@ pub(crate) fn check_profiles(
             if known.contains(&name.as_str()) {
                 continue;
             }
-            let hint = match known.iter().min_by_key(|k| distance(k, name)) {
-                Some(near) if distance(near, name) <= 2 => {
+            let hint = match known.iter().min_by_key(|k| strsim::levenshtein(k, name)) {
+                Some(near) if strsim::levenshtein(near, name) <= 2 => {
                     format!("; did you mean {near:?}?")
                 }
                 _ if known.is_empty() => "; the file has no \"profiles\"".to_owned(),

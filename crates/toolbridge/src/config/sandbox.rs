@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use super::{error::ConfigError, record::Fields, span::Step};
+use super::{error::ConfigError, fields::Fields, span::Step};
 use crate::sandbox::{Network, Sandbox, SandboxRules};
 
 /// The keys of the object form.

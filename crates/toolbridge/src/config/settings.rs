@@ -6,13 +6,11 @@ use serde_json::Value;
 
 use super::{
     error::ConfigError,
-    gateway::{GATEWAY_KEY, GatewaySettings},
-    record::{Fields, Source, kind_of},
+    fields::{Fields, Source, kind_of},
+    gateway::GatewaySettings,
     sandbox::SandboxRecord,
+    settings_keys::{GATEWAY_KEY, SETTINGS_KEY},
 };
-
-/// The key of the global settings in a config file.
-pub const SETTINGS_KEY: &str = "toolbridge";
 
 /// Global settings, from the config file's top-level `"toolbridge"` object:
 ///
@@ -51,17 +49,6 @@ pub struct Settings {
     /// The gateway's settings (`gateway`: its OAuth issuer).
     pub gateway: GatewaySettings,
 }
-
-/// The keys [`Settings`] reads.
-pub(crate) const SETTINGS_FIELDS: [&str; 7] = [
-    "inheritEnv",
-    "toolCacheTtl",
-    "resultBudget",
-    "startupTimeout",
-    "pin",
-    "sandbox",
-    GATEWAY_KEY,
-];
 
 impl Settings {
     /// Reads `value`, the `"toolbridge"` object of the file in `src`

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 
 use super::{
     error::Location,
-    record::Source,
-    settings::{SETTINGS_FIELDS, SETTINGS_KEY},
+    fields::Source,
+    settings_keys::{SETTINGS_FIELDS, SETTINGS_KEY},
     span::Step,
 };
 
@@ -125,29 +125,11 @@ pub(crate) fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str>
                 .take_while(|(a, b)| a == b)
                 .count();
             let whole = key.starts_with(&lower);
-            (*candidate, whole, prefix, distance(&key, &lower))
+            (*candidate, whole, prefix, strsim::levenshtein(&key, &lower))
         })
         .filter(|(_, whole, prefix, distance)| *whole || *prefix >= 3 || *distance <= 2)
         .max_by(|a, b| (a.1, a.2).cmp(&(b.1, b.2)).then(b.3.cmp(&a.3)))
         .map(|(candidate, ..)| candidate)
-}
-
-/// Levenshtein distance.
-pub(crate) fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
