@@ -34,7 +34,11 @@ def paths(text):
                         if i < len(text) and text[i] == '}': return i + 1
                         return i
                 w = re.match(r'[A-Za-z_][A-Za-z0-9_]*', text[i:])
-                if not w: out.append(segs); return i
+                # A group's trailing comma leaves nothing before its `}`:
+                # no path (it would be an edge to the group's prefix).
+                if not w:
+                    if len(segs) > len(prefix): out.append(segs)
+                    return i
                 segs = segs + [w.group(0)]; i += w.end()
                 if text[i:i+2] == '::': i += 2; continue
                 out.append(segs); return i
