@@ -251,11 +251,21 @@ fn sign_in() -> Option<toolbridge::auth::SignIn> {
         return None;
     }
     let store = TokenStore::user_default()?;
-    Some(SignIn::new(
-        store,
-        Browser::from_env(),
-        crate::commands::auth::prompt(),
-    ))
+    Some(SignIn::new(store, Browser::from_env(), sign_in_prompt()))
+}
+
+/// Tells the user where to sign in: always the URL, since a browser that
+/// was started may still not show it (another machine, a headless one).
+pub fn sign_in_prompt() -> toolbridge::auth::SignInPrompt {
+    std::sync::Arc::new(|server: &str, url: &str, opened: bool| {
+        let how = if opened {
+            "a browser was opened; if it shows nothing, open"
+        } else {
+            "open"
+        };
+        let text = format!("toolbridge: to sign in to \"{server}\", {how}:\n  {url}");
+        eprintln!("{}", crate::terminal::for_stderr(&text));
+    })
 }
 
 /// The built-in example server, started as this executable.

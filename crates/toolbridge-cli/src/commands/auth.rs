@@ -5,14 +5,13 @@
 
 use std::{
     process::ExitCode,
-    sync::Arc,
     time::{SystemTime, UNIX_EPOCH},
 };
 
 use clap::Subcommand;
 use serde::Serialize;
 use toolbridge::{
-    auth::{self, AuthError, AuthStatus, Browser, SignInPrompt, TokenStore},
+    auth::{self, AuthError, AuthStatus, Browser, TokenStore},
     config::{RemoteSpec, TransportSpec},
 };
 use url::Url;
@@ -59,7 +58,7 @@ pub async fn run(command: AuthCommand, ctx: &Context) -> Outcome {
                 &store,
                 challenge.as_deref(),
                 &Browser::from_env(),
-                &prompt(),
+                &crate::context::sign_in_prompt(),
             )
             .await
             .map_err(failure)?;
@@ -217,20 +216,6 @@ fn kind_name(spec: &TransportSpec) -> &'static str {
         TransportSpec::WebSocket(_) => "WebSocket",
         _ => "remote",
     }
-}
-
-/// Tells the user where to sign in: always the URL, since a browser that
-/// was started may still not show it (another machine, a headless one).
-pub fn prompt() -> SignInPrompt {
-    Arc::new(|server: &str, url: &str, opened: bool| {
-        let how = if opened {
-            "a browser was opened; if it shows nothing, open"
-        } else {
-            "open"
-        };
-        let text = format!("toolbridge: to sign in to \"{server}\", {how}:\n  {url}");
-        eprintln!("{}", crate::terminal::for_stderr(&text));
-    })
 }
 
 /// A sign-in failure as an exit code: timeouts 4, the rest 3.
