@@ -131,6 +131,11 @@ impl Session {
         features.log_level = meta.log_level().or(*self.log_level.lock_unpoisoned());
         CallOptions {
             client_features: Some(features),
+            // A server of both generations asks a 2025-11-25 client its
+            // questions over 2025-11-25 only (`session_connection`).
+            session_client: peer
+                .peer_info()
+                .is_some_and(|info| info.protocol_version.has_initialize()),
             ..CallOptions::default()
         }
     }

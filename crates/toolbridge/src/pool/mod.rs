@@ -91,6 +91,7 @@ mod resources;
 mod search;
 mod servers;
 mod service;
+mod session_connection;
 mod skills;
 mod slot;
 mod status;
