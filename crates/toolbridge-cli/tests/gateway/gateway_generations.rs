@@ -202,8 +202,9 @@ fn listed(answer: &gateway_support::Answer) -> Vec<String> {
 }
 
 /// A client's rights are the same on both paths: a 2025-11-25 session
-/// client (whose calls take the upstream's 2025-11-25 connection) lists and
-/// may call exactly what a 2026-07-28 client with the same token may.
+/// client that can be asked (whose calls take the upstream's 2025-11-25
+/// connection) lists and may call exactly what a 2026-07-28 client with the
+/// same token may.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_client_sees_and_calls_what_its_rights_allow_as_a_stateless_one_does() {
     let sandbox = Sandbox::new();
@@ -237,7 +238,9 @@ async fn a_session_client_sees_and_calls_what_its_rights_allow_as_a_stateless_on
     let gateway = Gateway::start(&path, sandbox.dir.path(), &[]);
 
     let mut session = RawClient::with_token(&gateway.url, &alice);
-    session.initialize().await;
+    session
+        .initialize_with(json!({ "elicitation": { "form": {} } }))
+        .await;
     let tools = listed(&session.request("tools/list", json!({})).await);
     assert!(
         tools.contains(&"ref__test_sampling".to_owned()),

@@ -156,11 +156,12 @@ pub struct CallOptions {
     /// with the error a client without them gets.
     pub client_capabilities: Option<rmcp::model::ClientCapabilities>,
     /// The caller's own client is a 2025-11-25 (or older) session client
-    /// (the gateway's): a server that speaks both 2026-07-28 and 2025-11-25
-    /// gets the request over a 2025-11-25 connection of its own, opened on
-    /// first need beside the 2026-07-28 one, so that what the server asks
-    /// mid-call (sampling, elicitation, roots) is asked the 2025-11-25 way,
-    /// which such a client answers (see `session_connection`).
+    /// that may be asked something mid-call (the gateway's, when they
+    /// declared roots, sampling or elicitation): a server that speaks both
+    /// 2026-07-28 and 2025-11-25 gets the request over a 2025-11-25
+    /// connection of its own, opened on first need beside the 2026-07-28
+    /// one, so that what the server asks mid-call is asked the 2025-11-25
+    /// way, which such a client answers (see `session_connection`).
     pub session_client: bool,
 }
 

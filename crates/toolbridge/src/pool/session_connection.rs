@@ -1,8 +1,10 @@
 //! The session connection: a second connection, at 2025-11-25 (with
 //! `initialize` and a session), to a server whose current connection is at
 //! 2026-07-28 and which also speaks 2025-11-25, for the requests of callers
-//! whose own client is a 2025-11-25 session client
-//! ([`CallOptions::session_client`]: the gateway's session clients).
+//! whose own client is a 2025-11-25 session client that may be asked
+//! something mid-call ([`CallOptions::session_client`]: the gateway's
+//! session clients that declared roots, sampling or elicitation), and for
+//! resource subscriptions the 2026-07-28 connection does not offer.
 //!
 //! Whether the server speaks 2025-11-25 too is learnt by asking, the first
 //! time a session caller needs it: its `server/discover` answer does not
