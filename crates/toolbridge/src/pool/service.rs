@@ -1047,11 +1047,17 @@ impl Pool {
             return;
         }
         let servers = self.servers();
-        let conns: Vec<Arc<Connection>> = servers
+        let mut conns: Vec<Arc<Connection>> = servers
             .order
             .iter()
             .filter_map(|name| servers.slots.get(name)?.current())
             .collect();
+        // Their session connections too (`session_connection`).
+        let sessions: Vec<Arc<Connection>> = conns
+            .iter()
+            .filter_map(|conn| conn.sessions.as_ref()?.live())
+            .collect();
+        conns.extend(sessions);
         join_all(conns.iter().map(|conn| async move {
             if let Err(e) = conn.peer.notify_roots_list_changed().await {
                 tracing::debug!(error = %e, "cannot tell a server its roots changed");

@@ -67,7 +67,7 @@ pub(super) struct SessionConnection {
 
 impl SessionConnection {
     /// The live session connection, if there is one.
-    fn live(&self) -> Option<Arc<Connection>> {
+    pub(super) fn live(&self) -> Option<Arc<Connection>> {
         self.current
             .lock_unpoisoned()
             .as_ref()
@@ -135,10 +135,12 @@ impl Pool {
             return Ok(main.clone());
         }
         let options = &self.inner.options;
-        let mut start_timeout = slot.spec.startup_timeout.unwrap_or(options.start_timeout);
-        if let Some(caller) = budget.caller {
-            start_timeout = start_timeout.min(caller);
-        }
+        let own_timeout = slot.spec.startup_timeout.unwrap_or(options.start_timeout);
+        // Within what is left of the caller's bound, when it sets one.
+        let start_timeout = match budget.caller {
+            Some(_) => own_timeout.min(budget.left().total),
+            None => own_timeout,
+        };
         let weak = Arc::downgrade(main);
         let on_end = move |ended: connection::Ended| {
             // Forgotten, so that the next session request opens another.
@@ -175,6 +177,11 @@ impl Pool {
         .await;
         let conn = match started {
             Ok(conn) => conn,
+            // Out of the caller's time, not the server's: tried again by
+            // the next request.
+            Err(PoolError::StartTimeout { .. }) if start_timeout < own_timeout => {
+                return Ok(main.clone());
+            }
             Err(error) => {
                 sessions
                     .unavailable
