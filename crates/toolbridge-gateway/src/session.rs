@@ -131,6 +131,7 @@ impl Session {
         features.log_level = meta.log_level().or(*self.log_level.lock_unpoisoned());
         CallOptions {
             client_features: Some(features),
+            session_client: can_be_asked(peer),
             ..CallOptions::default()
         }
     }
@@ -673,6 +674,21 @@ fn progress_relay(context: &RequestContext<RoleServer>) -> Option<ProgressRelay>
     Some(ProgressRelay::Peer {
         token,
         peer: context.peer.clone(),
+    })
+}
+
+/// Whether the client of `peer` is a 2025-11-25 session client that a
+/// server may ask something mid-call (it declared roots, sampling or
+/// elicitation): a server of both generations asks such a client over
+/// 2025-11-25 only, so its requests take the upstream's 2025-11-25
+/// connection ([`CallOptions::session_client`]). One that declared none
+/// keeps the 2026-07-28 one: a second connection (for a stdio upstream, a
+/// second process) would give it nothing.
+fn can_be_asked(peer: &Peer<RoleServer>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        let caps = &info.capabilities;
+        info.protocol_version.has_initialize()
+            && (caps.roots.is_some() || caps.sampling.is_some() || caps.elicitation.is_some())
     })
 }
 

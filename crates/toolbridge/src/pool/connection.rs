@@ -36,6 +36,7 @@ use super::{
     logs::{self, ServerLogs},
     param_headers::ParamHeaders,
     progress::ProgressLog,
+    session_connection::SessionConnection,
     task_events::TaskEvents,
 };
 use crate::{
@@ -93,6 +94,22 @@ pub(super) struct Handler {
     task_events: TaskEvents,
     /// The server's `roots/list` requests, asked and answered.
     roots: Arc<RootsAsked>,
+    /// The version `initialize` asks for: the latest with it, but
+    /// [`Generation::Sessions`] asks for it by name (rmcp's default is the
+    /// latest version, which has no `initialize`).
+    initialize_version: Option<rmcp::model::ProtocolVersion>,
+}
+
+/// Which handshake a connection makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Generation {
+    /// `server/discover` at the latest version, else `initialize`: a
+    /// slot's current connection.
+    Latest,
+    /// `initialize` at the latest version that has it, with a session: the
+    /// second connection to a server that speaks both generations
+    /// (`session_connection`).
+    Sessions,
 }
 
 /// How many `roots/list` requests a server sent and how many were
@@ -316,10 +333,14 @@ impl ClientHandler for Handler {
 
     /// Declares only the features the pool has handlers for.
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
+        let mut config = ClientConfig::new(
             self.features.capabilities(),
             Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
-        )
+        );
+        if let Some(version) = &self.initialize_version {
+            config.protocol_version = version.clone();
+        }
+        config
     }
 }
 
@@ -383,6 +404,10 @@ pub(super) struct Connection {
     /// Calls carry tool headers (2026-07-28 over streamable HTTP; see
     /// `param_headers`).
     pub(super) param_headers: Option<ParamHeaders>,
+    /// A 2026-07-28 connection's place for a session connection beside it,
+    /// at 2025-11-25, which its session callers' requests take if the
+    /// server speaks that too (opened on first need: `session_connection`).
+    pub(super) sessions: Option<SessionConnection>,
     /// Tells the supervisor to close the connection.
     close: CancellationToken,
     /// The supervisor task; awaited by [`Connection::close`].
@@ -393,6 +418,11 @@ impl Connection {
     /// Why the transport ended the connection by itself, once it has.
     pub(super) fn end_reason(&self) -> Option<String> {
         self.end_reason.as_ref().and_then(EndReason::get)
+    }
+
+    /// Whether it is closing or has ended.
+    pub(super) fn closing(&self) -> bool {
+        self.close.is_cancelled() || self.ended.is_cancelled()
     }
 
     /// The last stderr lines, for error messages.
@@ -406,7 +436,11 @@ impl Connection {
     /// closed (for stdio: stdin closed, then SIGTERM, then SIGKILL of the
     /// process group).
     pub(super) async fn close(&self) {
+        // First, so that a session connection opening meanwhile sees it.
         self.close.cancel();
+        if let Some(sessions) = &self.sessions {
+            sessions.close().await;
+        }
         let handle = self.supervisor.lock_unpoisoned().take();
         if let Some(handle) = handle {
             let _ = handle.await;
@@ -448,6 +482,7 @@ pub(super) struct Ended {
 pub(super) async fn connect(
     spec: &ServerSpec,
     ctx: &TransportContext,
+    generation: Generation,
     listeners: Listeners,
     max_call_time: Duration,
     start_timeout: Duration,
@@ -491,8 +526,15 @@ pub(super) async fn connect(
         number,
         logs: listeners.logs,
         task_events: listeners.task_events,
+        initialize_version: (generation == Generation::Sessions)
+            .then_some(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
     };
-    let handshake = tokio::time::timeout_at(deadline, handshake::start(handler, transport));
+    let handshake = tokio::time::timeout_at(deadline, async {
+        match generation {
+            Generation::Latest => handshake::start(handler, transport).await,
+            Generation::Sessions => handshake::start_session(handler, transport).await,
+        }
+    });
     let service: RunningService<RoleClient, Handler> = match handshake.await {
         Err(_) => {
             // What a hung server said so far (a prompt, a download) is why.
@@ -536,6 +578,12 @@ pub(super) async fn connect(
         "connected"
     );
     let param_headers = ParamHeaders::for_connection(info.transport, &info.protocol_version);
+    // Whether the server also speaks 2025-11-25 is known only by asking: a
+    // server of both may list 2026-07-28 alone in its `server/discover`
+    // answer (the conformance suite's reference server does).
+    // (`log_level_per_request`: the connection is at 2026-07-28.)
+    let sessions = (generation == Generation::Latest && log_level_per_request)
+        .then(SessionConnection::default);
     let ended = CancellationToken::new();
     let close = CancellationToken::new();
     let listen = listen
@@ -566,6 +614,7 @@ pub(super) async fn connect(
             ended,
             listen,
             param_headers,
+            sessions,
             close,
             supervisor: Mutex::new(Some(supervisor)),
         }

@@ -53,6 +53,12 @@
 //! connection, naming the subscribed URIs (`listen`). Both go through the
 //! same code (`list_events`).
 //!
+//! Two generations: a server reached over 2026-07-28 that also speaks
+//! 2025-11-25 gets the requests of callers whose client is a 2025-11-25
+//! session client that may be asked something ([`CallOptions::session_client`])
+//! over a second, 2025-11-25 connection beside the first, opened on first
+//! need and closed with it (`session_connection`).
+//!
 //! Skills (SEP-2640): [`Pool::list_skills`], [`Pool::load_skill`] and
 //! [`Pool::read_skill_file`] list a server's skills, load one and read its
 //! files lazily, each checked against the skill's entry (`skills`).
@@ -91,6 +97,7 @@ mod resources;
 mod search;
 mod servers;
 mod service;
+mod session_connection;
 mod skills;
 mod slot;
 mod status;

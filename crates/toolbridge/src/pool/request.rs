@@ -106,7 +106,7 @@ impl Pool {
     ) -> Result<ServerResult, PoolError> {
         let budget = Budget::new(&self.inner.options, &slot.spec, options.timeout);
         let method = request.method().to_owned();
-        let conn = self.start_for(slot, &budget).await?;
+        let conn = self.connection_for(slot, &budget, options).await?;
         if let Some(feature) = feature {
             offered(slot, &conn, feature)?;
         }

@@ -15,7 +15,14 @@ use rmcp::model::{
 };
 use tokio::sync::broadcast::Receiver;
 
-use super::{CallOptions, Listing, Pool, PoolError, error::Feature, error::unexpected};
+use super::{
+    CallOptions, Listing, Pool, PoolError,
+    budget::Budget,
+    capability::offered,
+    connection::Connection,
+    error::{Feature, unexpected},
+    slot::Slot,
+};
 
 impl Pool {
     /// The resources of `server` (all pages), from its cache when it is
@@ -96,10 +103,14 @@ impl Pool {
     /// the connection's `subscriptions/listen` stream (see `listen`), and
     /// this returns once the server acknowledged it there (within the
     /// server's `timeout`).
+    ///
+    /// A server whose 2026-07-28 connection offers no subscriptions but
+    /// which also speaks 2025-11-25 is subscribed on its session
+    /// connection (`session_connection`), which offers them there.
     pub async fn subscribe_resource(&self, server: &str, uri: &str) -> Result<(), PoolError> {
         let slot = &self.slot(server)?;
-        self.offering(slot, Feature::ResourceSubscriptions).await?;
-        let conn = self.connection(slot).await?;
+        let (conn, options) = self.subscribing(slot).await?;
+        offered(slot, &conn, Feature::ResourceSubscriptions)?;
         if let Some(listen) = &conn.listen {
             let added = slot.catalog.subscribed(uri, true);
             let heard = listen
@@ -115,15 +126,30 @@ impl Pool {
         let request = ClientRequest::SubscribeRequest(SubscribeRequest::new(
             SubscribeRequestParams::new(uri),
         ));
-        self.request_offered(
-            server,
-            Feature::ResourceSubscriptions,
-            request,
-            &CallOptions::default(),
-        )
-        .await?;
+        self.request_offered(server, Feature::ResourceSubscriptions, request, &options)
+            .await?;
         slot.catalog.subscribed(uri, true);
         Ok(())
+    }
+
+    /// The connection `slot`'s subscriptions go on, and the options that
+    /// send a request there: the current one, or its session connection
+    /// when only that one can hold them.
+    async fn subscribing(
+        &self,
+        slot: &Arc<Slot>,
+    ) -> Result<(Arc<Connection>, CallOptions), PoolError> {
+        let conn = self.connection(slot).await?;
+        if conn.sessions.is_none() || offered(slot, &conn, Feature::ResourceSubscriptions).is_ok() {
+            return Ok((conn, CallOptions::default()));
+        }
+        let budget = Budget::new(&self.inner.options, &slot.spec, None);
+        let sessions = self.session_connection(slot, &conn, &budget).await?;
+        let options = CallOptions {
+            session_client: true,
+            ..CallOptions::default()
+        };
+        Ok((sessions, options))
     }
 
     /// Asks `server` to stop reporting updates of the resource at `uri`
@@ -132,19 +158,15 @@ impl Pool {
         let slot = &self.slot(server)?;
         // Not renewed on a restart, even if the request fails.
         slot.catalog.subscribed(uri, false);
-        if self.connection(slot).await?.listen.is_some() {
+        let (conn, options) = self.subscribing(slot).await?;
+        if conn.listen.is_some() {
             return Ok(());
         }
         let request = ClientRequest::UnsubscribeRequest(UnsubscribeRequest::new(
             UnsubscribeRequestParams::new(uri),
         ));
-        self.request_offered(
-            server,
-            Feature::ResourceSubscriptions,
-            request,
-            &CallOptions::default(),
-        )
-        .await?;
+        self.request_offered(server, Feature::ResourceSubscriptions, request, &options)
+            .await?;
         Ok(())
     }
 

@@ -155,6 +155,14 @@ pub struct CallOptions {
     /// client can answer (SEP-2322) and refuses a call that needs more
     /// with the error a client without them gets.
     pub client_capabilities: Option<rmcp::model::ClientCapabilities>,
+    /// The caller's own client is a 2025-11-25 (or older) session client
+    /// that may be asked something mid-call (the gateway's, when they
+    /// declared roots, sampling or elicitation): a server that speaks both
+    /// 2026-07-28 and 2025-11-25 gets the request over a 2025-11-25
+    /// connection of its own, opened on first need beside the 2026-07-28
+    /// one, so that what the server asks mid-call is asked the 2025-11-25
+    /// way, which such a client answers (see `session_connection`).
+    pub session_client: bool,
 }
 
 /// How starting one server went, from [`Pool::connect_all`].
@@ -218,7 +226,7 @@ pub struct Pool {
 pub(super) struct Inner {
     /// The servers now; swapped whole by [`Pool::reload`].
     pub(super) servers: RwLock<Arc<Servers>>,
-    ctx: TransportContext,
+    pub(super) ctx: TransportContext,
     start_limit: Semaphore,
     pub(super) options: PoolOptions,
     /// Numbers the calls, for logs.
@@ -714,7 +722,7 @@ impl Pool {
         }
         let budget = Budget::new(&self.inner.options, &slot.spec, options.timeout);
         let features = options.client_features.as_ref();
-        let conn = self.start_for(slot, &budget).await?;
+        let conn = self.connection_for(slot, &budget, options).await?;
         if conn.param_headers.is_some() {
             // Boxed: the rare way (2026-07-28 over HTTP), which may list.
             Box::pin(self.ready_for_headers(slot, &conn, &tool)).await?;
@@ -1042,11 +1050,17 @@ impl Pool {
             return;
         }
         let servers = self.servers();
-        let conns: Vec<Arc<Connection>> = servers
+        let mut conns: Vec<Arc<Connection>> = servers
             .order
             .iter()
             .filter_map(|name| servers.slots.get(name)?.current())
             .collect();
+        // Their session connections too (`session_connection`).
+        let sessions: Vec<Arc<Connection>> = conns
+            .iter()
+            .filter_map(|conn| conn.sessions.as_ref()?.live())
+            .collect();
+        conns.extend(sessions);
         join_all(conns.iter().map(|conn| async move {
             if let Err(e) = conn.peer.notify_roots_list_changed().await {
                 tracing::debug!(error = %e, "cannot tell a server its roots changed");

