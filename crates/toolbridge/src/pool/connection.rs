@@ -36,7 +36,6 @@ use super::{
     logs::{self, ServerLogs},
     param_headers::ParamHeaders,
     progress::ProgressLog,
-    session_connection::SessionConnection,
     task_events::TaskEvents,
 };
 use crate::{
@@ -46,6 +45,41 @@ use crate::{
 
 /// How many stderr lines an error shows.
 pub(super) const ERROR_STDERR_LINES: usize = 20;
+
+/// The place of a current connection's session connection (opened by
+/// `session_connection`, which says when and why). Here, beside the
+/// connection that holds it and that it holds.
+#[derive(Default)]
+pub(super) struct SessionConnection {
+    /// The live session connection. A std mutex: held only to clone or swap.
+    pub(super) current: Mutex<Option<Arc<Connection>>>,
+    /// Serializes starts, so concurrent first requests open it once.
+    pub(super) starting: tokio::sync::Mutex<()>,
+    /// Set when it could not be opened: not tried again beside this
+    /// current connection.
+    pub(super) unavailable: std::sync::atomic::AtomicBool,
+}
+
+impl SessionConnection {
+    /// The live session connection, if there is one.
+    pub(super) fn live(&self) -> Option<Arc<Connection>> {
+        self.current
+            .lock_unpoisoned()
+            .as_ref()
+            .filter(|c| !c.ended.is_cancelled())
+            .cloned()
+    }
+
+    /// Closes the session connection, if one is open (its current
+    /// connection is closing).
+    pub(super) async fn close(&self) {
+        let conn = self.current.lock_unpoisoned().take();
+        if let Some(conn) = conn {
+            // Boxed: a connection's close closes its session connection.
+            Box::pin(conn.close()).await;
+        }
+    }
+}
 
 /// What a server told us when it started, for `servers test`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

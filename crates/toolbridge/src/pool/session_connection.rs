@@ -44,7 +44,7 @@
 //! [`Pool::close`]: super::Pool::close
 
 use crate::lock::LockUnpoisoned as _;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::{
     CallOptions, Pool, PoolError,
@@ -52,39 +52,6 @@ use super::{
     connection::{self, Connection, Generation},
     slot::Slot,
 };
-
-/// The place of a current connection's session connection.
-#[derive(Default)]
-pub(super) struct SessionConnection {
-    /// The live session connection. A std mutex: held only to clone or swap.
-    current: Mutex<Option<Arc<Connection>>>,
-    /// Serializes starts, so concurrent first requests open it once.
-    starting: tokio::sync::Mutex<()>,
-    /// Set when it could not be opened: not tried again beside this
-    /// current connection.
-    unavailable: std::sync::atomic::AtomicBool,
-}
-
-impl SessionConnection {
-    /// The live session connection, if there is one.
-    pub(super) fn live(&self) -> Option<Arc<Connection>> {
-        self.current
-            .lock_unpoisoned()
-            .as_ref()
-            .filter(|c| !c.ended.is_cancelled())
-            .cloned()
-    }
-
-    /// Closes the session connection, if one is open (its current
-    /// connection is closing).
-    pub(super) async fn close(&self) {
-        let conn = self.current.lock_unpoisoned().take();
-        if let Some(conn) = conn {
-            // Boxed: a connection's close closes its session connection.
-            Box::pin(conn.close()).await;
-        }
-    }
-}
 
 impl Pool {
     /// The connection a request of `options`' caller goes on, to `slot`'s
