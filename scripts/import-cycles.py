@@ -20,6 +20,8 @@ def paths(text):
     """Yield each path after crate::/super::/self:: as a list of segments, groups expanded."""
     out = []
     for m in re.finditer(r'\b(crate|super|self)::', text):
+        # The second `super::` of `super::super::` is part of the first path.
+        if text[max(0, m.start() - 2):m.start()] == '::': continue
         i = m.end(); base = [m.group(1)]
         def tree(i, prefix):
             segs = list(prefix)
