@@ -33,7 +33,7 @@ use toolbridge::lock::RwLockUnpoisoned as _;
 
 use crate::{
     identity::{ClientIdentity, ClientKind},
-    security::{constant_time_eq, hex, random_token},
+    secret_tokens::{constant_time_eq, hex, random_token},
     watch::{Version, version},
 };
 

@@ -318,7 +318,7 @@ impl Tasks {
             let mut entries = self.lock();
             forget_expired(&mut entries);
             let full = entries.values().filter(|e| e.owner == owner).count() >= MAX_PER_CLIENT;
-            let id = crate::security::random_token().ok().filter(|_| !full);
+            let id = crate::secret_tokens::random_token().ok().filter(|_| !full);
             if let Some(id) = &id {
                 entries.insert(
                     id.clone(),

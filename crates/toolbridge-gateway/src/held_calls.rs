@@ -282,7 +282,7 @@ impl HeldCalls {
     /// Holds `call` until its client comes back (or [`HOLD_TIMEOUT`]
     /// passes); the `requestState` that names it.
     pub fn hold(self: &Arc<Self>, call: HeldCall) -> Result<String, ErrorData> {
-        let state = crate::security::random_token().map_err(|e| {
+        let state = crate::secret_tokens::random_token().map_err(|e| {
             ErrorData::internal_error(format!("cannot make a request state: {e}"), None)
         })?;
         {

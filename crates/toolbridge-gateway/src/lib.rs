@@ -87,6 +87,7 @@ pub mod request_errors;
 pub mod request_spans;
 pub mod resource_server;
 pub mod rights;
+mod secret_tokens;
 pub mod security;
 pub mod session;
 pub mod session_owners;

@@ -59,6 +59,7 @@ use crate::{
     identity::{ClientIdentity, ClientKind},
     peer::{self, Peer},
     resource_server::{self, Refused, ResourceServer},
+    secret_tokens::{constant_time_eq, random_token},
     web::session::{self, Sessions},
 };
 
@@ -449,14 +450,6 @@ fn origin_authority(origin: &str) -> Option<&str> {
     Some(rest.split('/').next().unwrap_or(rest))
 }
 
-/// True when `a` equals `b`, in a time that does not depend on where they
-/// differ (`subtle`; a length mismatch returns at once: the lengths of the
-/// tokens compared here are not secret).
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    use subtle::ConstantTimeEq as _;
-    a.ct_eq(b).into()
-}
-
 /// The token in `path`, generated there first if the file does not exist.
 fn file_token(path: &Path) -> Result<String, GatewayError> {
     let failed = |source| GatewayError::TokenFile {
@@ -486,18 +479,6 @@ fn file_token(path: &Path) -> Result<String, GatewayError> {
     Ok(token)
 }
 
-/// 32 random bytes from the system, as hex.
-pub(crate) fn random_token() -> std::io::Result<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
-    Ok(hex(&bytes))
-}
-
-/// `bytes` in lowercase hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,7 +493,6 @@ mod tests {
             origin_authority("http://localhost:3000"),
             Some("localhost:3000")
         );
-        assert!(constant_time_eq(b"abc", b"abc") && !constant_time_eq(b"abc", b"abd"));
     }
 
     /// Off loopback without `$TOOLBRIDGE_GATEWAY_TOKEN` and with no usable

@@ -49,7 +49,7 @@ use http::{HeaderMap, Method, StatusCode, header};
 use serde_json::json;
 use toolbridge::lock::LockUnpoisoned as _;
 
-use crate::security::{constant_time_eq, random_token};
+use crate::secret_tokens::{constant_time_eq, random_token};
 
 /// Where the page signs in (`POST`) and out (`DELETE`).
 pub const SESSION_PATH: &str = "/api/session";

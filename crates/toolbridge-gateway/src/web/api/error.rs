@@ -6,6 +6,8 @@ use axum::{
 };
 use http::StatusCode;
 
+use toolbridge::config::ConfigError;
+
 use crate::web::said::Said;
 
 /// An error the page shows: next to `field` when it names a form field,
@@ -94,4 +96,45 @@ impl IntoResponse for ApiError {
         }
         (self.status, Json(serde_json::json!({ "error": error }))).into_response()
     }
+}
+
+/// A config error as the page shows it: next to the form field it is
+/// about, when it is about one.
+pub fn config_error(error: ConfigError) -> ApiError {
+    let message = chain(&error);
+    match &error {
+        ConfigError::Invalid {
+            field: Some(field), ..
+        } => {
+            let field = match field.as_str() {
+                "type" | "transport" | "transportType" => "transport",
+                "serverUrl" => "url",
+                other => other,
+            };
+            ApiError::field(field, message)
+        }
+        ConfigError::Invalid { .. } => ApiError::bad_request(message),
+        ConfigError::ServerExists { .. } => ApiError::field("name", message),
+        ConfigError::UnknownServer { .. } => ApiError::not_found(message),
+        ConfigError::Syntax { .. } => ApiError {
+            status: StatusCode::CONFLICT,
+            message: format!("{message}; fix the file in your editor, nothing was written"),
+            field: None,
+            said: None,
+        },
+        _ => ApiError::internal(message),
+    }
+}
+
+/// The error and its causes, joined: "cannot write PATH: permission denied".
+/// `error` and its sources, as one sentence.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

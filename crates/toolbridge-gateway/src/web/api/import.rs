@@ -30,10 +30,7 @@ use toolbridge::{
     redact::{mask_args, mask_url},
 };
 
-use super::{
-    ApiError,
-    servers::{config_error, load_config},
-};
+use super::{ApiError, error::config_error, servers::load_config};
 use crate::web::WebState;
 
 /// The routes under `/api/import`.

@@ -41,7 +41,8 @@ use toolbridge::{
 
 use super::{
     ApiError,
-    servers::{config_error, load_config, require_file, write},
+    error::config_error,
+    servers::{load_config, require_file, write},
 };
 use crate::{
     profile::{View, ViewName, ViewTools},

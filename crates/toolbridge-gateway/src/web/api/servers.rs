@@ -42,7 +42,7 @@ use toolbridge::{
 };
 
 use self::{form::ServerForm, view::ServerView};
-use super::ApiError;
+use super::{ApiError, error::config_error};
 use crate::web::WebState;
 
 /// The routes under `/api/servers`.
@@ -322,44 +322,4 @@ pub(crate) async fn write<T: Send + 'static>(
         .await
         .map_err(|e| ApiError::internal(format!("the config edit did not finish: {e}")))?
         .map_err(config_error)?
-}
-
-/// A config error as the page shows it: next to the form field it is
-/// about, when it is about one.
-pub fn config_error(error: ConfigError) -> ApiError {
-    let message = chain(&error);
-    match &error {
-        ConfigError::Invalid {
-            field: Some(field), ..
-        } => {
-            let field = match field.as_str() {
-                "type" | "transport" | "transportType" => "transport",
-                "serverUrl" => "url",
-                other => other,
-            };
-            ApiError::field(field, message)
-        }
-        ConfigError::Invalid { .. } => ApiError::bad_request(message),
-        ConfigError::ServerExists { .. } => ApiError::field("name", message),
-        ConfigError::UnknownServer { .. } => ApiError::not_found(message),
-        ConfigError::Syntax { .. } => ApiError {
-            status: StatusCode::CONFLICT,
-            message: format!("{message}; fix the file in your editor, nothing was written"),
-            field: None,
-            said: None,
-        },
-        _ => ApiError::internal(message),
-    }
-}
-
-/// The error and its causes, joined: "cannot write PATH: permission denied".
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

@@ -35,7 +35,7 @@ use url::Url;
 use super::{load_config, named, unknown};
 use crate::web::{
     WebState,
-    api::ApiError,
+    api::{ApiError, error::config_error},
     sign_ins::{self, Phase, Target},
 };
 
@@ -138,7 +138,7 @@ fn remote(state: &WebState, name: &str) -> Result<(Url, RemoteSpec), ApiError> {
     if !config.server_names().contains(&name) {
         return Err(unknown(name));
     }
-    let spec = config.resolve(name).map_err(super::config_error)?;
+    let spec = config.resolve(name).map_err(config_error)?;
     match spec.transport {
         TransportSpec::Http(remote) => {
             let url = Url::parse(remote.url.trim()).map_err(|e| {

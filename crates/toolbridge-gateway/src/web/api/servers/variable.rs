@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolbridge::config::{self, Config, ConfigError};
 
-use super::{ApiError, config_error};
 use crate::web::WebState;
+use crate::web::api::{ApiError, error::config_error};
 
 /// Why an enabled server is not served.
 #[derive(Debug, Clone, Serialize)]
