@@ -38,7 +38,9 @@
 //   "Cancelled" or "Failed:", then "took N ms"; an image result is an img
 //   named "Image from the tool (image/png)"; an audio result an <audio
 //   controls> named "Audio from the tool (audio/wav)"; disclosures
-//   "Structured content", "Server log (N)", "As text for a model"
+//   "Structured content", "Server log (N)", "As text for a model"; for a
+//   tool linking a ui:// resource (MCP Apps), region "App: {tool}" with
+//   the frame "App of {tool}" (components/mcp-app.js)
 // - disclosure "Compatibility": per provider a sentence on what it does
 //   with the tool, and the changes made for it
 // - disclosure summaries "Input schema", "Output schema"
@@ -53,6 +55,7 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
 import { schemaForm } from '../components/schema-form.js';
 import { renderResult, renderFailure } from '../components/result.js';
+import { appResourceUri, renderApp } from '../components/mcp-app.js';
 
 const PROVIDERS = ['openai', 'anthropic', 'gemini'];
 
@@ -561,7 +564,11 @@ function tryIt(server, tool) {
       body, { signal: controller.signal });
     watch(call);
     try {
-      replace(result, renderResult(await answered));
+      const answer = await answered;
+      replace(result, renderResult(answer));
+      // A tool linking a ui:// resource (MCP Apps): its app under the result.
+      const uri = appResourceUri(tool, answer);
+      if (uri) result.append(renderApp({ server, tool, uri, args: args.value, result: answer }));
     } catch (error) {
       if (error.name === 'AbortError' || call.cancelling) {
         replace(result, renderResult({ outcome: 'cancelled', elapsedMs: Math.round(performance.now() - started) }));

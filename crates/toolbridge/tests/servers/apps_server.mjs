@@ -1,0 +1,132 @@
+// An MCP Apps server (SEP-1865) built with the MCP Apps SDK's own server
+// helpers (@modelcontextprotocol/ext-apps/server) on the TypeScript SDK,
+// stdio. Its tool `counter` links the UI resource ui://counter/app.html, a
+// page with a button "Record a click" whose click calls the server's tool
+// `record_click` back through the host (the App class of the same SDK,
+// inlined into the page: an app gets no network). `record_click` is for
+// the app only (`visibility: ["app"]`); `clicks` says how many there were.
+// With $APPS_CLICKS_FILE set, each click also appends a line to that file,
+// so a test sees the call reached this process.
+//
+// Run: EXT_APPS_DEPS=.deps/ext-apps node apps_server.mjs
+
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const deps = process.env.EXT_APPS_DEPS;
+if (!deps) {
+  console.error("apps_server.mjs: set EXT_APPS_DEPS to .deps/ext-apps (scripts/setup-test-deps.sh installs it)");
+  process.exit(2);
+}
+const modules = join(deps, "node_modules");
+const load = (path) => import(pathToFileURL(join(modules, path)).href);
+const { McpServer } = await load("@modelcontextprotocol/sdk/dist/esm/server/mcp.js");
+const { StdioServerTransport } = await load("@modelcontextprotocol/sdk/dist/esm/server/stdio.js");
+const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = await load(
+  "@modelcontextprotocol/ext-apps/dist/src/server/index.js",
+);
+
+const UI = "ui://counter/app.html";
+let clicks = 0;
+
+// The SDK's App class for the page: its bundle with its dependencies, its
+// closing `export{x as App, ...}` turned into a local object, so that one
+// inline module script holds both it and the app.
+function appClass() {
+  const bundle = readFileSync(
+    join(modules, "@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js"),
+    "utf8",
+  );
+  const exported = /export\{([^}]*)\};?\s*$/.exec(bundle);
+  if (!exported) throw new Error("app-with-deps.js does not end in an export list");
+  const names = exported[1]
+    .split(",")
+    .map((pair) => pair.trim().split(/\s+as\s+/))
+    .map(([local, name]) => `${name ?? local}: ${local}`);
+  return `${bundle.slice(0, exported.index)}\nconst McpApps = { ${names.join(", ")} };\n`;
+}
+
+const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Click counter</title>
+<style>
+  body { font: 16px system-ui, sans-serif; margin: 12px; color: #111; background: #fff; }
+  button { font: inherit; padding: 6px 14px; }
+</style>
+</head>
+<body>
+<main>
+<h1>Click counter</h1>
+<p id="greeting">Waiting for the tool's result…</p>
+<button type="button" id="record">Record a click</button>
+<p id="count" role="status">No clicks recorded yet.</p>
+</main>
+<script type="module">
+${appClass()}
+const app = new McpApps.App({ name: "click-counter", version: "1.0.0" });
+app.ontoolresult = (result) => {
+  const text = (result.content || []).find((b) => b.type === "text");
+  document.getElementById("greeting").textContent = text ? text.text : "The tool answered.";
+};
+document.getElementById("record").addEventListener("click", async () => {
+  const status = document.getElementById("count");
+  try {
+    const result = await app.callServerTool({ name: "record_click", arguments: {} });
+    status.textContent = result.structuredContent
+      ? "The server counted " + result.structuredContent.clicks + " click(s)."
+      : "The server answered.";
+  } catch (error) {
+    status.textContent = "The click was not recorded: " + (error && error.message);
+  }
+});
+await app.connect();
+</script>
+</body>
+</html>`;
+
+const server = new McpServer({ name: "apps-server", version: "1.0.0" });
+
+registerAppResource(server, "Click counter", UI, { description: "The counter's page." }, async () => ({
+  contents: [{ uri: UI, mimeType: RESOURCE_MIME_TYPE, text: html }],
+}));
+
+registerAppTool(
+  server,
+  "counter",
+  {
+    title: "Click counter",
+    description: "Shows a click counter app.",
+    _meta: { ui: { resourceUri: UI } },
+  },
+  async () => ({
+    content: [{ type: "text", text: `The counter has ${clicks} click(s).` }],
+    structuredContent: { clicks },
+  }),
+);
+
+registerAppTool(
+  server,
+  "record_click",
+  {
+    description: "Records a click of the counter app's button (for the app only).",
+    _meta: { ui: { resourceUri: UI, visibility: ["app"] } },
+  },
+  async () => {
+    clicks += 1;
+    if (process.env.APPS_CLICKS_FILE) appendFileSync(process.env.APPS_CLICKS_FILE, `click ${clicks}\n`);
+    return {
+      content: [{ type: "text", text: `Recorded click ${clicks}.` }],
+      structuredContent: { clicks },
+    };
+  },
+);
+
+server.registerTool("clicks", { description: "How many clicks were recorded." }, async () => ({
+  content: [{ type: "text", text: String(clicks) }],
+  structuredContent: { clicks },
+}));
+
+await server.connect(new StdioServerTransport());
