@@ -441,6 +441,59 @@ const scenarios = {
   },
 
   /**
+   * An MCP App (tests/servers/apps_server.mjs, on the MCP Apps SDK): Run
+   * the tool `counter` on the try-it pane, see its app render in the
+   * sandboxed frame with the tool's result, click the app's "Record a
+   * click" button inside the frame, and see the server's answer in the app
+   * and the call among the app's activity; axe over the page and the app.
+   */
+  async mcp_app(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/apps/counter');
+    await (await b.button(page, 'Run')).click();
+    await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''));
+    const outer = await page.waitForSelector('iframe[title="App of counter"]');
+    const framed = await outer.evaluate(f => ({ sandbox: f.getAttribute('sandbox'), src: f.getAttribute('src') }));
+    const sandboxFrame = await outer.contentFrame();
+    // The app: the sandbox's inner frame, once its page is there.
+    const app = await b.until('the app to render in the sandbox', async () => {
+      const inner = sandboxFrame.childFrames()[0];
+      return inner && (await inner.evaluate(() => Boolean(document.querySelector('button')))) && inner;
+    });
+    const inner = await sandboxFrame.$('iframe');
+    const innerSandbox = await inner.evaluate(f => f.getAttribute('sandbox'));
+    const greeting = await b.until('the app to show the tool\'s result', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('greeting').textContent;
+        return /click\(s\)/.test(text) && text;
+      }));
+    await b.until('the page to say the app runs', () => page.evaluate(() =>
+      /The app is running/.test((document.querySelector('.mcp-app [role="status"]') || {}).textContent || '')));
+    // Neither frame runs with the page's origin or can reach its document.
+    const origins = {
+      sandbox: await sandboxFrame.evaluate(() => window.origin),
+      app: await app.evaluate(() => window.origin),
+      appReachesPage: await app.evaluate(() => { try { return Boolean(window.top.document); } catch { return false; } }),
+    };
+    await (await b.button(app, 'Record a click')).click();
+    const counted = await b.until('the app to show the server\'s answer', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('count').textContent;
+        return /counted/.test(text) && text;
+      }));
+    const activity = await b.until('the click among the app\'s activity', () => page.evaluate(() => {
+      const list = document.querySelector('.mcp-app details');
+      return list && !list.hidden && list.textContent.includes('record_click: Done') && list.textContent;
+    }));
+    const violations = {
+      page: await b.axeViolations(page),
+      app: await b.axeViolations(app),
+    };
+    b.check(page, 'mcp app');
+    return { framed, innerSandbox, greeting, origins, counted, activity, violations };
+  },
+
+  /**
    * Each server's sandbox on its card, as its config resolves it (and in
    * Chinese too): what each card says, by server name.
    */

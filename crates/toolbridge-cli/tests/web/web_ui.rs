@@ -620,6 +620,55 @@ fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
     );
 }
 
+/// The MCP Apps SDK's folder (`scripts/setup-test-deps.sh`: .deps/ext-apps).
+fn ext_apps_deps() -> PathBuf {
+    let deps = root().join(".deps/ext-apps");
+    assert!(
+        deps.join("node_modules/@modelcontextprotocol/ext-apps/package.json")
+            .exists(),
+        "the MCP Apps SDK is missing from {}: run scripts/setup-test-deps.sh",
+        deps.display()
+    );
+    deps
+}
+
+#[test]
+fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
+    let clicks = tempdir();
+    let served = Served::start(
+        json!({ "apps": {
+            "command": "node",
+            "args": [common::test_server("apps_server.mjs"), ext_apps_deps(), clicks.path()],
+        }}),
+        None,
+    );
+    let facts = served.run("mcp_app");
+    // Framed by the sandbox document, scripts only: never the page's origin.
+    assert_eq!(
+        facts["framed"],
+        json!({ "sandbox": "allow-scripts", "src": "/assets/app-sandbox.html" }),
+        "{facts}"
+    );
+    assert_eq!(facts["innerSandbox"], "allow-scripts", "{facts}");
+    assert_eq!(facts["origins"]["sandbox"], "null", "{facts}");
+    assert_eq!(facts["origins"]["app"], "null", "{facts}");
+    assert_eq!(facts["origins"]["appReachesPage"], false, "{facts}");
+    // The app was given the tool's result, and its button's call came back.
+    assert_eq!(facts["greeting"], "The counter has 0 click(s).", "{facts}");
+    assert_eq!(
+        facts["counted"], "The server counted 1 click(s).",
+        "{facts}"
+    );
+    // The server itself recorded the click.
+    let recorded = std::fs::read_to_string(clicks.path().join("clicks.txt")).unwrap_or_default();
+    assert_eq!(recorded, "click 1\n", "{facts}");
+    assert_eq!(
+        facts["violations"],
+        json!({ "page": [], "app": [] }),
+        "{facts}"
+    );
+}
+
 /// The TypeScript SDK's folder (`scripts/setup-test-deps.sh`: .deps/node).
 fn node_deps() -> String {
     root().join(".deps/node").display().to_string()

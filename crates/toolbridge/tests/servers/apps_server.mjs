@@ -5,18 +5,22 @@
 // `record_click` back through the host (the App class of the same SDK,
 // inlined into the page: an app gets no network). `record_click` is for
 // the app only (`visibility: ["app"]`); `clicks` says how many there were.
-// With $APPS_CLICKS_FILE set, each click also appends a line to that file,
-// so a test sees the call reached this process.
+// Given a folder after the SDK's, each click also appends a line to
+// clicks.txt there, so a test sees the call reached this process;
+// $APPS_LABEL names the server in the page's <meta name="served-by"> (two
+// of them behind one gateway are told apart by it). Both folders are
+// arguments, so that toolbridge's sandbox lets the server read the one and
+// write the other.
 //
-// Run: EXT_APPS_DEPS=.deps/ext-apps node apps_server.mjs
+// Run: node apps_server.mjs .deps/ext-apps [CLICKS_FOLDER]
 
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const deps = process.env.EXT_APPS_DEPS;
+const [deps, clicksFolder] = process.argv.slice(2);
 if (!deps) {
-  console.error("apps_server.mjs: set EXT_APPS_DEPS to .deps/ext-apps (scripts/setup-test-deps.sh installs it)");
+  console.error("usage: apps_server.mjs EXT_APPS_DEPS [CLICKS_FOLDER] (the SDK's folder: .deps/ext-apps, which scripts/setup-test-deps.sh fills)");
   process.exit(2);
 }
 const modules = join(deps, "node_modules");
@@ -28,6 +32,7 @@ const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = await load(
 );
 
 const UI = "ui://counter/app.html";
+const LABEL = (process.env.APPS_LABEL || "apps-server").replace(/[^A-Za-z0-9_-]/g, "");
 let clicks = 0;
 
 // The SDK's App class for the page: its bundle with its dependencies, its
@@ -52,6 +57,7 @@ const html = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>Click counter</title>
+<meta name="served-by" content="${LABEL}">
 <style>
   body { font: 16px system-ui, sans-serif; margin: 12px; color: #111; background: #fff; }
   button { font: inherit; padding: 6px 14px; }
@@ -116,7 +122,7 @@ registerAppTool(
   },
   async () => {
     clicks += 1;
-    if (process.env.APPS_CLICKS_FILE) appendFileSync(process.env.APPS_CLICKS_FILE, `click ${clicks}\n`);
+    if (clicksFolder) appendFileSync(join(clicksFolder, "clicks.txt"), `click ${clicks}\n`);
     return {
       content: [{ type: "text", text: `Recorded click ${clicks}.` }],
       structuredContent: { clicks },
