@@ -445,7 +445,8 @@ const scenarios = {
    * the tool `counter` on the try-it pane, see its app render in the
    * sandboxed frame with the tool's result, click the app's "Record a
    * click" button inside the frame, and see the server's answer in the app
-   * and the call among the app's activity; axe over the page and the app.
+   * and the call among the app's activity; its "Try a model-only tool"
+   * button is refused by the page; axe over the page and the app.
    */
   async mcp_app(browser) {
     const page = await b.openPage(browser);
@@ -485,12 +486,23 @@ const scenarios = {
       const list = document.querySelector('.mcp-app details');
       return list && !list.hidden && list.textContent.includes('record_click: Done') && list.textContent;
     }));
+    // A tool for the model only is refused, whatever the app asks.
+    await (await b.button(app, 'Try a model-only tool')).click();
+    const refused = await b.until('the app to be told the host refused', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('reset-status').textContent;
+        return /^Refused|called/.test(text) && text;
+      }));
+    const refusedActivity = await b.until('the refusal among the app\'s activity', () => page.evaluate(() => {
+      const list = document.querySelector('.mcp-app details');
+      return list && list.textContent.includes('reset: refused') && list.textContent;
+    }));
     const violations = {
       page: await b.axeViolations(page),
       app: await b.axeViolations(app),
     };
     b.check(page, 'mcp app');
-    return { framed, innerSandbox, greeting, origins, counted, activity, violations };
+    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations };
   },
 
   /**

@@ -659,7 +659,15 @@ fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
         facts["counted"], "The server counted 1 click(s).",
         "{facts}"
     );
-    // The server itself recorded the click.
+    // A model-only tool is not the app's to call: refused, never run.
+    assert!(
+        facts["refused"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Refused: ")
+                && r.contains("tool \"reset\" of server \"apps\" is for the model only")),
+        "{facts}"
+    );
+    // The server itself recorded the click, and nothing else.
     let recorded = std::fs::read_to_string(clicks.path().join("clicks.txt")).unwrap_or_default();
     assert_eq!(recorded, "click 1\n", "{facts}");
     assert_eq!(

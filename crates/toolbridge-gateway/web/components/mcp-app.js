@@ -1,6 +1,6 @@
 // MCP Apps (SEP-1865, extension `io.modelcontextprotocol/ui`, spec
-// 2026-01-26): a tool that links a `ui://` resource (`_meta.ui.resourceUri`,
-// or the older `_meta["ui/resourceUri"]`, on the tool or its result) shows
+// 2026-01-26): a tool that links a `ui://` resource in its definition
+// (`_meta.ui.resourceUri`, or the older `_meta["ui/resourceUri"]`) shows
 // that resource's HTML (`text/html;profile=mcp-app`) under its result, and
 // this is the host side of the app's JSON-RPC over postMessage.
 //
@@ -61,16 +61,15 @@ const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
 /**
- * The `ui://` resource `tool` (a tools/list entry) or its call's `result`
- * links, or null: the tool's own link first, as the spec has it.
+ * The `ui://` resource `tool` (a tools/list entry) links, or null. The link
+ * is the definition's, as the spec has it (not a result's: through the
+ * gateway only the definitions' links are made unique per server).
  */
-export function appResourceUri(tool, result) {
-  for (const meta of [tool && tool._meta, result && result._meta]) {
-    if (!meta || typeof meta !== 'object') continue;
-    const uri = (meta.ui && typeof meta.ui === 'object' && meta.ui.resourceUri) || meta['ui/resourceUri'];
-    if (typeof uri === 'string' && uri.startsWith('ui://')) return uri;
-  }
-  return null;
+export function appResourceUri(tool) {
+  const meta = tool && tool._meta;
+  if (!meta || typeof meta !== 'object') return null;
+  const uri = (meta.ui && typeof meta.ui === 'object' && meta.ui.resourceUri) || meta['ui/resourceUri'];
+  return typeof uri === 'string' && uri.startsWith('ui://') ? uri : null;
 }
 
 /** Whether an app may call `tool`: its visibility includes "app" (the default). */

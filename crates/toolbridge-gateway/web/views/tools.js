@@ -567,7 +567,7 @@ function tryIt(server, tool) {
       const answer = await answered;
       replace(result, renderResult(answer));
       // A tool linking a ui:// resource (MCP Apps): its app under the result.
-      const uri = appResourceUri(tool, answer);
+      const uri = appResourceUri(tool);
       if (uri) result.append(renderApp({ server, tool, uri, args: args.value, result: answer }));
     } catch (error) {
       if (error.name === 'AbortError' || call.cancelling) {

@@ -4,7 +4,10 @@
 // page with a button "Record a click" whose click calls the server's tool
 // `record_click` back through the host (the App class of the same SDK,
 // inlined into the page: an app gets no network). `record_click` is for
-// the app only (`visibility: ["app"]`); `clicks` says how many there were.
+// the app only (`visibility: ["app"]`); `clicks` says how many there were;
+// `reset` is for the model only (`visibility: ["model"]`), and the page's
+// second button, "Try a model-only tool", asks the host to call it anyway
+// (a host must refuse).
 // Given a folder after the SDK's, each click also appends a line to
 // clicks.txt there, so a test sees the call reached this process;
 // $APPS_LABEL names the server in the page's <meta name="served-by"> (two
@@ -69,6 +72,8 @@ const html = `<!doctype html>
 <p id="greeting">Waiting for the tool's result…</p>
 <button type="button" id="record">Record a click</button>
 <p id="count" role="status">No clicks recorded yet.</p>
+<button type="button" id="reset">Try a model-only tool</button>
+<p id="reset-status" role="status">Not tried yet.</p>
 </main>
 <script type="module">
 ${appClass()}
@@ -86,6 +91,15 @@ document.getElementById("record").addEventListener("click", async () => {
       : "The server answered.";
   } catch (error) {
     status.textContent = "The click was not recorded: " + (error && error.message);
+  }
+});
+document.getElementById("reset").addEventListener("click", async () => {
+  const status = document.getElementById("reset-status");
+  try {
+    await app.callServerTool({ name: "reset", arguments: {} });
+    status.textContent = "The host called it.";
+  } catch (error) {
+    status.textContent = "Refused: " + (error && error.message);
   }
 });
 await app.connect();
@@ -127,6 +141,20 @@ registerAppTool(
       content: [{ type: "text", text: `Recorded click ${clicks}.` }],
       structuredContent: { clicks },
     };
+  },
+);
+
+registerAppTool(
+  server,
+  "reset",
+  {
+    description: "Sets the count back to zero (for the model only).",
+    _meta: { ui: { resourceUri: UI, visibility: ["model"] } },
+  },
+  async () => {
+    clicks = 0;
+    if (clicksFolder) appendFileSync(join(clicksFolder, "clicks.txt"), "reset\n");
+    return { content: [{ type: "text", text: "Reset." }] };
   },
 );
 
