@@ -446,7 +446,8 @@ const scenarios = {
    * sandboxed frame with the tool's result, click the app's "Record a
    * click" button inside the frame, and see the server's answer in the app
    * and the call among the app's activity; its "Try a model-only tool"
-   * button is refused by the page; axe over the page and the app.
+   * button is refused by the page; axe over the page and the app; Run
+   * again tears the app down (it tells its server) and shows a new one.
    */
   async mcp_app(browser) {
     const page = await b.openPage(browser);
@@ -501,8 +502,21 @@ const scenarios = {
       page: await b.axeViolations(page),
       app: await b.axeViolations(app),
     };
+    // Run again: the app shown is torn down first (it tells its server),
+    // and a new one shows the new result.
+    await (await b.button(page, 'Run')).click();
+    const again = await b.until('a new app to show the new result', async () => {
+      const el = await page.$('iframe[title="App of counter"]');
+      const sandbox = el && await el.contentFrame();
+      const inner = sandbox && sandbox.childFrames()[0];
+      if (!inner || inner === app) return null;
+      return inner.evaluate(() => {
+        const text = (document.getElementById('greeting') || {}).textContent || '';
+        return /click\(s\)/.test(text) && text;
+      });
+    });
     b.check(page, 'mcp app');
-    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations };
+    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again };
   },
 
   /**

@@ -11,6 +11,12 @@
 //! and puts it in an inner `srcdoc` frame, sandboxed the same way, that
 //! inherits *this* policy, and relays the app's JSON-RPC both ways.
 //!
+//! The spec has the proxy framed with `allow-scripts allow-same-origin` on
+//! an origin of its own; the gateway has one origin, where
+//! `allow-same-origin` would give the proxy the page's (its session id, its
+//! DOM), so the proxy is sandboxed as the app is and runs in an opaque
+//! origin, as apart from the page as a foreign one.
+//!
 //! The policy's `sandbox` directive keeps the document in an opaque origin
 //! even when it is opened on its own: it can read none of the page's
 //! storage (its session id) and its requests are not the page's. Scripts

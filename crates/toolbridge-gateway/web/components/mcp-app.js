@@ -22,7 +22,10 @@
 // - `ui/request-display-mode`: always "inline"; `ping`.
 // `ui/message` and `ui/update-model-context` are refused: the page has no
 // conversation. The host sends `ui/notifications/tool-input` and
-// `ui/notifications/tool-result` once the app says it is initialized.
+// `ui/notifications/tool-result` once the app says it is initialized, and
+// `ui/resource-teardown` before the app goes (`region.teardown(reason)`,
+// called by the tools view when the tool runs again), waiting a moment for
+// the app's answer so that it can finish what it was doing.
 //
 // Hand-written rather than the SDK's AppBridge
 // (@modelcontextprotocol/ext-apps/app-bridge): the page has no build step
@@ -48,6 +51,8 @@ const APP_MIME = 'text/html;profile=mcp-app';
 const SANDBOX = '/assets/app-sandbox.html';
 /** The tallest an app may make its frame, in CSS pixels. */
 const MAX_HEIGHT = 800;
+/** How long an app is given to answer `ui/resource-teardown`, in ms. */
+const TEARDOWN_MS = 2000;
 /** The most activity lines kept per app. */
 const MAX_ACTIVITY = 200;
 /** The tool fields MCP defines: what an app is told of its tool. */
@@ -131,6 +136,11 @@ export function renderApp({ server, tool, uri, args, result }) {
   let delivered = false;
   let serverTools = null;
   let lines = 0;
+  let initialized = false;
+  let stopped = false;
+  /** The page's own requests to the app awaiting an answer: id → resolve. */
+  const awaiting = new Map();
+  let nextRequest = 0;
 
   const note = (text, tone = '') => {
     if (lines >= MAX_ACTIVITY) return;
@@ -291,6 +301,7 @@ export function renderApp({ server, tool, uri, args, result }) {
         deliver();
         return;
       case 'ui/notifications/initialized':
+        initialized = true;
         notify('ui/notifications/tool-input', { arguments: args || {} });
         notify('ui/notifications/tool-result', pick(result, RESULT_FIELDS));
         return;
@@ -309,17 +320,46 @@ export function renderApp({ server, tool, uri, args, result }) {
     }
   }
 
+  function stop() {
+    stopped = true;
+    window.removeEventListener('message', onMessage);
+    for (const resolve of awaiting.values()) resolve();
+    awaiting.clear();
+  }
+
   function onMessage(event) {
-    if (!region.isConnected && delivered) {
-      window.removeEventListener('message', onMessage);
+    if (!region.isConnected) { stop(); return; }
+    if (stopped || event.source !== frame.contentWindow) return;
+    const message = event.data;
+    if (!message || typeof message !== 'object' || message.jsonrpc !== '2.0') return;
+    if (typeof message.method !== 'string') {
+      // An answer to one of the page's requests (`ui/resource-teardown`).
+      const resolve = awaiting.get(message.id);
+      if (resolve) { awaiting.delete(message.id); resolve(); }
       return;
     }
-    if (event.source !== frame.contentWindow) return;
-    const message = event.data;
-    if (!message || typeof message !== 'object' || message.jsonrpc !== '2.0' || typeof message.method !== 'string') return;
     if (message.id !== undefined && message.id !== null) request(message);
     else notification(message);
   }
   window.addEventListener('message', onMessage);
+
+  /**
+   * Tells the app it is about to go (`ui/resource-teardown` with `reason`)
+   * and resolves once it answers or TEARDOWN_MS pass; the bridge then
+   * stops. An app not yet initialized is sent nothing (the spec: nothing
+   * before `initialized`).
+   */
+  region.teardown = (reason) => {
+    if (stopped) return Promise.resolve();
+    if (!initialized) { stop(); return Promise.resolve(); }
+    nextRequest += 1;
+    const id = `toolbridge-${nextRequest}`;
+    const answered = new Promise((resolve) => {
+      awaiting.set(id, resolve);
+      setTimeout(() => { awaiting.delete(id); resolve(); }, TEARDOWN_MS);
+    });
+    send({ jsonrpc: '2.0', id, method: 'ui/resource-teardown', params: { reason } });
+    return answered.then(stop);
+  };
   return region;
 }

@@ -542,13 +542,18 @@ function tryIt(server, tool) {
     if (!limit.ok) { timeout.focus(); return; }
     const callId = newCallId();
     const controller = new AbortController();
-    const started = performance.now();
     const call = { callId, controller, cancelling: false, done: false, question: null };
     running = call;
     runButton.disabled = true;
     cancelButton.hidden = false;
     cancelButton.removeAttribute('aria-disabled');
     cancelButton.focus();
+    // An app shown for the last run is told it goes, and given a moment.
+    await Promise.all([...result.querySelectorAll('.mcp-app')]
+      .map((app) => (typeof app.teardown === 'function' ? app.teardown('the tool runs again') : null)));
+    // The view was left meanwhile: nothing to run for.
+    if (running !== call) return;
+    const started = performance.now();
     replace(result);
     replace(question);
     bar.removeAttribute('value');

@@ -7,7 +7,8 @@
 // the app only (`visibility: ["app"]`); `clicks` says how many there were;
 // `reset` is for the model only (`visibility: ["model"]`), and the page's
 // second button, "Try a model-only tool", asks the host to call it anyway
-// (a host must refuse).
+// (a host must refuse). When the host tears the app down
+// (`ui/resource-teardown`), the app first calls `record_teardown`.
 // Given a folder after the SDK's, each click also appends a line to
 // clicks.txt there, so a test sees the call reached this process;
 // $APPS_LABEL names the server in the page's <meta name="served-by"> (two
@@ -102,6 +103,11 @@ document.getElementById("reset").addEventListener("click", async () => {
     status.textContent = "Refused: " + (error && error.message);
   }
 });
+// Before it goes, the app tells the server (the host waits for this answer).
+app.onteardown = async () => {
+  await app.callServerTool({ name: "record_teardown", arguments: {} });
+  return {};
+};
 await app.connect();
 </script>
 </body>
@@ -155,6 +161,19 @@ registerAppTool(
     clicks = 0;
     if (clicksFolder) appendFileSync(join(clicksFolder, "clicks.txt"), "reset\n");
     return { content: [{ type: "text", text: "Reset." }] };
+  },
+);
+
+registerAppTool(
+  server,
+  "record_teardown",
+  {
+    description: "Records that the host tore the counter app down (for the app only).",
+    _meta: { ui: { resourceUri: UI, visibility: ["app"] } },
+  },
+  async () => {
+    if (clicksFolder) appendFileSync(join(clicksFolder, "clicks.txt"), "teardown\n");
+    return { content: [{ type: "text", text: "Noted." }] };
   },
 );
 
