@@ -447,7 +447,8 @@ const scenarios = {
    * click" button inside the frame, and see the server's answer in the app
    * and the call among the app's activity; its "Try a model-only tool"
    * button is refused by the page; axe over the page and the app; Run
-   * again tears the app down (it tells its server) and shows a new one.
+   * again tears the app down (it tells its server) and shows a new one;
+   * leaving the view tears that one down too.
    */
   async mcp_app(browser) {
     const page = await b.openPage(browser);
@@ -515,8 +516,11 @@ const scenarios = {
         return /click\(s\)/.test(text) && text;
       });
     });
+    // Leaving the view tears the app down too (the router waits for it).
+    await b.openView(page, BASE, 'tools');
+    const left = await page.evaluate(() => document.querySelectorAll('iframe').length);
     b.check(page, 'mcp app');
-    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again };
+    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again, left };
   },
 
   /**

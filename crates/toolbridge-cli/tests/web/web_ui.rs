@@ -667,10 +667,12 @@ fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
                 && r.contains("tool \"reset\" of server \"apps\" is for the model only")),
         "{facts}"
     );
-    // The server itself recorded the click and, when the tool ran again,
-    // the app's last call before it was torn down; nothing else.
+    // The server itself recorded the click and, when the tool ran again
+    // and when the view was left, each app's last call before it was torn
+    // down; nothing else.
     let recorded = std::fs::read_to_string(clicks.path().join("clicks.txt")).unwrap_or_default();
-    assert_eq!(recorded, "click 1\nteardown\n", "{facts}");
+    assert_eq!(recorded, "click 1\nteardown\nteardown\n", "{facts}");
+    assert_eq!(facts["left"], 0, "{facts}");
     assert_eq!(facts["again"], "The counter has 1 click(s).", "{facts}");
     assert_eq!(
         facts["violations"],

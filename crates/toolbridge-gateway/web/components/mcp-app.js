@@ -24,8 +24,9 @@
 // conversation. The host sends `ui/notifications/tool-input` and
 // `ui/notifications/tool-result` once the app says it is initialized, and
 // `ui/resource-teardown` before the app goes (`region.teardown(reason)`,
-// called by the tools view when the tool runs again), waiting a moment for
-// the app's answer so that it can finish what it was doing.
+// called by the tools view when the tool runs again and by the router when
+// the view is left), waiting a moment for the app's answer so that it can
+// finish what it was doing.
 //
 // Hand-written rather than the SDK's AppBridge
 // (@modelcontextprotocol/ext-apps/app-bridge): the page has no build step
