@@ -453,6 +453,9 @@ const scenarios = {
   async mcp_app(browser) {
     const page = await b.openPage(browser);
     await b.openView(page, BASE, 'tools/apps/counter');
+    const badges = await page.$eval('.tools-detail .tools-badges', el => el.innerText);
+    const appOnlyBadge = await page.evaluate(() => [...document.querySelectorAll('.tools-list li')]
+      .filter(li => /for apps only/.test(li.innerText)).map(li => li.querySelector('a').textContent.trim()));
     await (await b.button(page, 'Run')).click();
     await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''));
     const outer = await page.waitForSelector('iframe[title="App of counter"]');
@@ -520,7 +523,7 @@ const scenarios = {
     await b.openView(page, BASE, 'tools');
     const left = await page.evaluate(() => document.querySelectorAll('iframe').length);
     b.check(page, 'mcp app');
-    return { framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again, left };
+    return { badges, appOnlyBadge, framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again, left };
   },
 
   /**

@@ -643,6 +643,18 @@ fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
         None,
     );
     let facts = served.run("mcp_app");
+    // The tool says it has an app; the tools for apps only say so.
+    assert!(
+        facts["badges"]
+            .as_str()
+            .is_some_and(|b| b.contains("MCP App")),
+        "{facts}"
+    );
+    assert_eq!(
+        facts["appOnlyBadge"],
+        json!(["record_click", "record_teardown"]),
+        "{facts}"
+    );
     // Framed by the sandbox document, scripts only: never the page's origin.
     assert_eq!(
         facts["framed"],

@@ -78,6 +78,12 @@ export function appResourceUri(tool) {
   return typeof uri === 'string' && uri.startsWith('ui://') ? uri : null;
 }
 
+/** Whether `tool` is for apps only: its visibility leaves out "model". */
+export function forAppsOnly(tool) {
+  const visibility = tool && tool._meta && tool._meta.ui && tool._meta.ui.visibility;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}
+
 /** Whether an app may call `tool`: its visibility includes "app" (the default). */
 export function appMayCall(tool) {
   const visibility = tool && tool._meta && tool._meta.ui && tool._meta.ui.visibility;

@@ -39,8 +39,9 @@
 //   named "Image from the tool (image/png)"; an audio result an <audio
 //   controls> named "Audio from the tool (audio/wav)"; disclosures
 //   "Structured content", "Server log (N)", "As text for a model"; for a
-//   tool linking a ui:// resource (MCP Apps), region "App: {tool}" with
-//   the frame "App of {tool}" (components/mcp-app.js)
+//   tool linking a ui:// resource (MCP Apps, badge "MCP App"; a tool for
+//   apps only has badge "for apps only"), region "App: {tool}" with the
+//   frame "App of {tool}" (components/mcp-app.js)
 // - disclosure "Compatibility": per provider a sentence on what it does
 //   with the tool, and the changes made for it
 // - disclosure summaries "Input schema", "Output schema"
@@ -55,7 +56,7 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
 import { schemaForm } from '../components/schema-form.js';
 import { renderResult, renderFailure } from '../components/result.js';
-import { appResourceUri, renderApp } from '../components/mcp-app.js';
+import { appResourceUri, forAppsOnly, renderApp } from '../components/mcp-app.js';
 
 const PROVIDERS = ['openai', 'anthropic', 'gemini'];
 
@@ -323,6 +324,8 @@ function badges(tool, { list = false, pinned = false } = {}) {
   if (a.openWorldHint === true) items.push(['', t('tools.annotations.openWorld')]);
   const task = tool.execution && tool.execution.taskSupport;
   if (task === 'required' || task === 'optional') items.push(['', t(`tools.annotations.task.${task}`)]);
+  if (appResourceUri(tool)) items.push(['', t('tools.app.badge')]);
+  if (forAppsOnly(tool)) items.push(['', t('tools.app.appOnly')]);
   if (list) {
     for (const p of tool.previews || []) {
       if (p.definition === null || p.definition === undefined) {
