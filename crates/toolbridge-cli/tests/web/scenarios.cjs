@@ -475,6 +475,9 @@ const scenarios = {
       }));
     await b.until('the page to say the app runs', () => page.evaluate(() =>
       /The app is running/.test((document.querySelector('.mcp-app [role="status"]') || {}).textContent || '')));
+    // What the app (the SDK's App class) was told of its host.
+    const host = await b.until('the app to show its host', () =>
+      app.evaluate(() => document.getElementById('host').textContent));
     // Neither frame runs with the page's origin or can reach its document.
     const origins = {
       sandbox: await sandboxFrame.evaluate(() => window.origin),
@@ -523,7 +526,7 @@ const scenarios = {
     await b.openView(page, BASE, 'tools');
     const left = await page.evaluate(() => document.querySelectorAll('iframe').length);
     b.check(page, 'mcp app');
-    return { badges, appOnlyBadge, framed, innerSandbox, greeting, origins, counted, activity, refused, refusedActivity, violations, again, left };
+    return { badges, appOnlyBadge, framed, innerSandbox, greeting, host, origins, counted, activity, refused, refusedActivity, violations, again, left };
   },
 
   /**

@@ -665,6 +665,16 @@ fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
     assert_eq!(facts["origins"]["sandbox"], "null", "{facts}");
     assert_eq!(facts["origins"]["app"], "null", "{facts}");
     assert_eq!(facts["origins"]["appReachesPage"], false, "{facts}");
+    // The handshake as the SDK's App class took it: the gateway as host, the
+    // tool, inline, tool calls offered.
+    assert_eq!(
+        facts["host"],
+        format!(
+            "Host: toolbridge {}; tool counter; inline; server tools yes",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "{facts}"
+    );
     // The app was given the tool's result, and its button's call came back.
     assert_eq!(facts["greeting"], "The counter has 0 click(s).", "{facts}");
     assert_eq!(

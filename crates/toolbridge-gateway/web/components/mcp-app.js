@@ -66,6 +66,15 @@ const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
+let version = null;
+/** The gateway's version (`GET /api/version`), asked once: the host's. */
+function gatewayVersion() {
+  if (!version) {
+    version = get('/version').then((v) => String((v && v.version) || 'unknown'), () => 'unknown');
+  }
+  return version;
+}
+
 /**
  * The `ui://` resource `tool` (a tools/list entry) links, or null. The link
  * is the definition's, as the spec has it (not a result's: through the
@@ -278,12 +287,16 @@ export function renderApp({ server, tool, uri, args, result }) {
       case 'ui/initialize': {
         const asked = params && params.protocolVersion;
         replace(status, t('tools.app.running'));
-        reply(id, {
+        gatewayVersion().then((version) => reply(id, {
           protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
-          hostInfo: { name: 'toolbridge', version: '1' },
-          hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} },
+          hostInfo: { name: 'toolbridge', version },
+          hostCapabilities: {
+            openLinks: {}, serverTools: {}, serverResources: {}, logging: {},
+            // No network is granted, whatever the resource declares.
+            sandbox: { csp: {} },
+          },
           hostContext: hostContext(),
-        });
+        }));
         return;
       }
       case 'tools/call': callTool(id, params); return;

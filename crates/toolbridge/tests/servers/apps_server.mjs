@@ -75,6 +75,7 @@ const html = `<!doctype html>
 <p id="count" role="status">No clicks recorded yet.</p>
 <button type="button" id="reset">Try a model-only tool</button>
 <p id="reset-status" role="status">Not tried yet.</p>
+<p id="host"></p>
 </main>
 <script type="module">
 ${appClass()}
@@ -109,6 +110,13 @@ app.onteardown = async () => {
   return {};
 };
 await app.connect();
+// What the host said of itself in the handshake, for the test to read.
+const host = app.getHostVersion() || {};
+const context = app.getHostContext() || {};
+document.getElementById("host").textContent =
+  "Host: " + host.name + " " + host.version + "; tool " +
+  (context.toolInfo ? context.toolInfo.tool.name : "?") + "; " + context.displayMode +
+  "; server tools " + (app.getHostCapabilities()?.serverTools ? "yes" : "no");
 </script>
 </body>
 </html>`;
