@@ -29,6 +29,13 @@ WEB_NPM_PACKAGES=("@sparticuz/chromium@143.0.4" "puppeteer-core@24.43.1" "axe-co
 # panva's oidc-provider, an OpenID-certified implementation. Its own folder,
 # .deps/oidc.
 OIDC_NPM_PACKAGES=("oidc-provider@9.13.3")
+# The MCP Apps test server (tests/servers/apps_server.mjs, driven by the
+# web_ui.rs mcp_app scenario): the MCP Apps SDK (SEP-1865, spec 2026-01-26),
+# whose server helpers link the tool to its ui:// resource and whose App
+# class, inlined into that resource, talks to the settings page's host
+# bridge. 1.7.5 is the newest built on the TypeScript SDK 1.x, the SDK the
+# other tests pin. Its own folder, .deps/ext-apps.
+EXT_APPS_NPM_PACKAGES=("@modelcontextprotocol/ext-apps@1.7.5" "@modelcontextprotocol/sdk@1.32.2" "zod@4.6.7")
 # Python environments: name and pinned requirements.
 #   py2: the Python MCP SDK 2.x (protocol 2026-07-28, stdio/SSE/streamable HTTP)
 #   py1: the Python MCP SDK 1.x, the last with a WebSocket server
@@ -99,6 +106,16 @@ install_oidc() {
   [ -f "$deps/oidc/package.json" ] || echo '{"private":true}' > "$deps/oidc/package.json"
   npm install --prefix "$deps/oidc" --no-audit --no-fund --loglevel=error "${OIDC_NPM_PACKAGES[@]}" >&2
   echo "$want" > "$deps/oidc/.stamp"
+}
+
+install_ext_apps() {
+  local want="${EXT_APPS_NPM_PACKAGES[*]}"
+  if stamp_ok "$deps/ext-apps/.stamp" "$want"; then return; fi
+  log "installing the MCP Apps SDK for the MCP Apps test server: $want"
+  mkdir -p "$deps/ext-apps"
+  [ -f "$deps/ext-apps/package.json" ] || echo '{"private":true}' > "$deps/ext-apps/package.json"
+  npm install --prefix "$deps/ext-apps" --no-audit --no-fund --loglevel=error "${EXT_APPS_NPM_PACKAGES[@]}" >&2
+  echo "$want" > "$deps/ext-apps/.stamp"
 }
 
 install_venv() {
@@ -179,6 +196,7 @@ install_venv phoenix "${PHOENIX_REQS[@]}"
 wait "$npm_pid"
 install_web
 install_oidc
+install_ext_apps
 # The conformance suite and its reference server (the resource, prompt and
 # completion tests start it); its installer lives in the shared folder beside
 # the checkout ($CONFORMANCE_SETUP overrides), and installs once.

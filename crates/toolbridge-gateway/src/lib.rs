@@ -99,6 +99,7 @@ pub mod subscriptions;
 pub mod tool_calls;
 pub mod trace_context;
 pub mod tracing_export;
+pub mod ui_resources;
 pub mod upstream_logs;
 pub mod watch;
 pub mod web;

@@ -121,7 +121,15 @@ impl ViewTools {
             .flat_map(|(server, list)| {
                 list.iter()
                     .filter(|t| profile.allows(server, &t.name))
-                    .map(|t| (server.to_string(), t.name.clone(), t.clone()))
+                    .map(|t| {
+                        let mut tool = t.clone();
+                        // MCP Apps' ui:// links, unique per server as the
+                        // resources are (`ui_resources`).
+                        if let Some(meta) = tool.meta.as_mut() {
+                            crate::ui_resources::outward_meta(meta, server, prefixed);
+                        }
+                        (server.to_string(), t.name.clone(), tool)
+                    })
             })
             .collect();
         let mut catalog = Catalog::build(items, prefixed, |t: &mut McpTool, name| {

@@ -530,10 +530,12 @@ impl ServerHandler for Session {
         mut request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // A skill's file, renamed for its server (`skills`).
-        if let Some((server, upstream)) =
-            crate::skills::route(&self.gateway, &self.view()?, &request.uri)
-        {
+        // A skill's file, or an MCP App's ui:// page, renamed for its server
+        // (`skills`, `ui_resources`).
+        let view = self.view()?;
+        let renamed = crate::skills::route(&self.gateway, &view, &request.uri)
+            .or_else(|| crate::ui_resources::route(&self.gateway, &view, &request.uri));
+        if let Some((server, upstream)) = renamed {
             let uri = std::mem::replace(&mut request.uri, upstream.clone());
             let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));
             return match self.forward(&server, request, &context).await? {

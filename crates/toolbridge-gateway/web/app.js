@@ -24,6 +24,11 @@ async function show() {
   try {
     const view = await import(`./views/${name}.js`);
     if (ticket !== rendering) return;
+    // An MCP App the view shows is told it goes, and given a moment
+    // (components/mcp-app.js).
+    await Promise.all([...main.querySelectorAll('.mcp-app')]
+      .map((app) => (typeof app.teardown === 'function' ? app.teardown('the view is left') : null)));
+    if (ticket !== rendering) return;
     // Views open their dialogs on <body>: close them with the view they
     // belong to (Back while one is open), else one stays, modal, over the next.
     for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();

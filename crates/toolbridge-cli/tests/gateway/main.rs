@@ -12,6 +12,7 @@ mod gateway_support;
 #[path = "../web_api_client/mod.rs"]
 mod web_api_client;
 
+mod gateway_apps;
 mod gateway_generations;
 mod gateway_identity;
 mod gateway_interop;

@@ -441,6 +441,95 @@ const scenarios = {
   },
 
   /**
+   * An MCP App (tests/servers/apps_server.mjs, on the MCP Apps SDK): Run
+   * the tool `counter` on the try-it pane, see its app render in the
+   * sandboxed frame with the tool's result, click the app's "Record a
+   * click" button inside the frame, and see the server's answer in the app
+   * and the call among the app's activity; its "Try a model-only tool"
+   * button is refused by the page; axe over the page and the app; Run
+   * again tears the app down (it tells its server) and shows a new one;
+   * leaving the view tears that one down too.
+   */
+  async mcp_app(browser) {
+    const page = await b.openPage(browser);
+    await b.openView(page, BASE, 'tools/apps/counter');
+    const badges = await page.$eval('.tools-detail .tools-badges', el => el.innerText);
+    const appOnlyBadge = await page.evaluate(() => [...document.querySelectorAll('.tools-list li')]
+      .filter(li => /for apps only/.test(li.innerText)).map(li => li.querySelector('a').textContent.trim()));
+    await (await b.button(page, 'Run')).click();
+    await page.waitForFunction(() => /Done/.test((document.querySelector('[role="region"][aria-label="Result"]') || {}).textContent || ''));
+    const outer = await page.waitForSelector('iframe[title="App of counter"]');
+    const framed = await outer.evaluate(f => ({ sandbox: f.getAttribute('sandbox'), src: f.getAttribute('src') }));
+    const sandboxFrame = await outer.contentFrame();
+    // The app: the sandbox's inner frame, once its page is there.
+    const app = await b.until('the app to render in the sandbox', async () => {
+      const inner = sandboxFrame.childFrames()[0];
+      return inner && (await inner.evaluate(() => Boolean(document.querySelector('button')))) && inner;
+    });
+    const inner = await sandboxFrame.$('iframe');
+    const innerSandbox = await inner.evaluate(f => f.getAttribute('sandbox'));
+    const greeting = await b.until('the app to show the tool\'s result', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('greeting').textContent;
+        return /click\(s\)/.test(text) && text;
+      }));
+    await b.until('the page to say the app runs', () => page.evaluate(() =>
+      /The app is running/.test((document.querySelector('.mcp-app [role="status"]') || {}).textContent || '')));
+    // What the app (the SDK's App class) was told of its host.
+    const host = await b.until('the app to show its host', () =>
+      app.evaluate(() => document.getElementById('host').textContent));
+    // Neither frame runs with the page's origin or can reach its document.
+    const origins = {
+      sandbox: await sandboxFrame.evaluate(() => window.origin),
+      app: await app.evaluate(() => window.origin),
+      appReachesPage: await app.evaluate(() => { try { return Boolean(window.top.document); } catch { return false; } }),
+    };
+    await (await b.button(app, 'Record a click')).click();
+    const counted = await b.until('the app to show the server\'s answer', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('count').textContent;
+        return /counted/.test(text) && text;
+      }));
+    const activity = await b.until('the click among the app\'s activity', () => page.evaluate(() => {
+      const list = document.querySelector('.mcp-app details');
+      return list && !list.hidden && list.textContent.includes('record_click: Done') && list.textContent;
+    }));
+    // A tool for the model only is refused, whatever the app asks.
+    await (await b.button(app, 'Try a model-only tool')).click();
+    const refused = await b.until('the app to be told the host refused', () =>
+      app.evaluate(() => {
+        const text = document.getElementById('reset-status').textContent;
+        return /^Refused|called/.test(text) && text;
+      }));
+    const refusedActivity = await b.until('the refusal among the app\'s activity', () => page.evaluate(() => {
+      const list = document.querySelector('.mcp-app details');
+      return list && list.textContent.includes('reset: refused') && list.textContent;
+    }));
+    const violations = {
+      page: await b.axeViolations(page),
+      app: await b.axeViolations(app),
+    };
+    // Run again: the app shown is torn down first (it tells its server),
+    // and a new one shows the new result.
+    await (await b.button(page, 'Run')).click();
+    const again = await b.until('a new app to show the new result', async () => {
+      const el = await page.$('iframe[title="App of counter"]');
+      const sandbox = el && await el.contentFrame();
+      const inner = sandbox && sandbox.childFrames()[0];
+      if (!inner || inner === app) return null;
+      return inner.evaluate(() => {
+        const text = (document.getElementById('greeting') || {}).textContent || '';
+        return /click\(s\)/.test(text) && text;
+      });
+    });
+    // Leaving the view tears the app down too (the router waits for it).
+    await b.openView(page, BASE, 'tools');
+    const left = await page.evaluate(() => document.querySelectorAll('iframe').length);
+    b.check(page, 'mcp app');
+    return { badges, appOnlyBadge, framed, innerSandbox, greeting, host, origins, counted, activity, refused, refusedActivity, violations, again, left };
+  },
+
+  /**
    * Each server's sandbox on its card, as its config resolves it (and in
    * Chinese too): what each card says, by server name.
    */

@@ -782,3 +782,62 @@ fn a_config_that_gains_a_secret_through_the_page_becomes_owner_only() {
     let mode = std::fs::metadata(&config).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the config holding a key is {mode:o}");
 }
+
+/// The MCP Apps sandbox document (`/assets/app-sandbox.html`) has a policy
+/// of its own: an opaque origin even opened on its own (`sandbox
+/// allow-scripts`), inline scripts for apps, no network, framed by the page
+/// only; the page and its other files keep theirs (no inline script, never
+/// framed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_sandbox_is_opaque_offline_and_framed_by_the_page_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gateway = Gateway::start(&example_config(dir.path()), dir.path(), &[]);
+    let base = format!("http://{}", gateway.addr());
+    let headers = |response: &reqwest::Response| {
+        let get = |name: header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        (
+            get(header::CONTENT_SECURITY_POLICY),
+            get(header::X_FRAME_OPTIONS),
+        )
+    };
+
+    // Public like the page's other files: no token, no session.
+    let sandbox = client()
+        .get(format!("{base}/assets/app-sandbox.html"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sandbox.status(), StatusCode::OK);
+    let (csp, frames) = headers(&sandbox);
+    let directives: Vec<&str> = csp.split(';').map(str::trim).collect();
+    for wanted in [
+        "sandbox allow-scripts",
+        "script-src 'self' 'unsafe-inline'",
+        "connect-src 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'self'",
+        "default-src 'none'",
+    ] {
+        assert!(directives.contains(&wanted), "{wanted} missing from {csp}");
+    }
+    assert!(!csp.contains("allow-same-origin"), "{csp}");
+    assert_eq!(frames, "SAMEORIGIN");
+    let text = sandbox.text().await.unwrap();
+    assert!(text.contains("/assets/app-sandbox.js"), "{text}");
+
+    for path in ["/", "/assets/app.js", "/assets/app-sandbox.js"] {
+        let response = client().get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let (csp, frames) = headers(&response);
+        assert!(csp.contains("script-src 'self';"), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(frames, "DENY", "{path}");
+    }
+}

@@ -620,6 +620,89 @@ fn compatibility_is_said_in_words_on_demand_not_as_a_warning_on_every_tool() {
     );
 }
 
+/// The MCP Apps SDK's folder (`scripts/setup-test-deps.sh`: .deps/ext-apps).
+fn ext_apps_deps() -> PathBuf {
+    let deps = root().join(".deps/ext-apps");
+    assert!(
+        deps.join("node_modules/@modelcontextprotocol/ext-apps/package.json")
+            .exists(),
+        "the MCP Apps SDK is missing from {}: run scripts/setup-test-deps.sh",
+        deps.display()
+    );
+    deps
+}
+
+#[test]
+fn an_mcp_app_renders_and_its_buttons_tool_call_reaches_the_server() {
+    let clicks = tempdir();
+    let served = Served::start(
+        json!({ "apps": {
+            "command": "node",
+            "args": [common::test_server("apps_server.mjs"), ext_apps_deps(), clicks.path()],
+        }}),
+        None,
+    );
+    let facts = served.run("mcp_app");
+    // The tool says it has an app; the tools for apps only say so.
+    assert!(
+        facts["badges"]
+            .as_str()
+            .is_some_and(|b| b.contains("MCP App")),
+        "{facts}"
+    );
+    assert_eq!(
+        facts["appOnlyBadge"],
+        json!(["record_click", "record_teardown"]),
+        "{facts}"
+    );
+    // Framed by the sandbox document, scripts only: never the page's origin.
+    assert_eq!(
+        facts["framed"],
+        json!({ "sandbox": "allow-scripts", "src": "/assets/app-sandbox.html" }),
+        "{facts}"
+    );
+    assert_eq!(facts["innerSandbox"], "allow-scripts", "{facts}");
+    assert_eq!(facts["origins"]["sandbox"], "null", "{facts}");
+    assert_eq!(facts["origins"]["app"], "null", "{facts}");
+    assert_eq!(facts["origins"]["appReachesPage"], false, "{facts}");
+    // The handshake as the SDK's App class took it: the gateway as host, the
+    // tool, inline, tool calls offered.
+    assert_eq!(
+        facts["host"],
+        format!(
+            "Host: toolbridge {}; tool counter; inline; server tools yes",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "{facts}"
+    );
+    // The app was given the tool's result, and its button's call came back.
+    assert_eq!(facts["greeting"], "The counter has 0 click(s).", "{facts}");
+    assert_eq!(
+        facts["counted"], "The server counted 1 click(s).",
+        "{facts}"
+    );
+    // A model-only tool is not the app's to call: refused, never run.
+    assert!(
+        facts["refused"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Refused: ")
+                && r.contains("tool \"reset\" of server \"apps\" is for the model only")),
+        "{facts}"
+    );
+    // The server itself recorded the click and, when the tool ran again
+    // and when the view was left, each app's last call before it was torn
+    // down; nothing else.
+    let recorded = std::fs::read_to_string(clicks.path().join("clicks.txt")).unwrap_or_default();
+    assert_eq!(recorded, "click 1\nteardown\nteardown\n", "{facts}");
+    assert_eq!(facts["left"], 0, "{facts}");
+    assert_eq!(facts["again"], "The counter has 1 click(s).", "{facts}");
+    assert_eq!(
+        facts["violations"],
+        json!({ "page": [], "app": [] }),
+        "{facts}"
+    );
+}
+
 /// The TypeScript SDK's folder (`scripts/setup-test-deps.sh`: .deps/node).
 fn node_deps() -> String {
     root().join(".deps/node").display().to_string()

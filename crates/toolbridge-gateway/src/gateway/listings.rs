@@ -142,23 +142,27 @@ impl Gateway {
         }
     }
 
-    /// The resources of `view`'s servers (URIs unchanged), noting which
-    /// server has each.
+    /// The resources of `view`'s servers, noting which server has each.
+    /// URIs are unchanged but for MCP Apps' `ui://` ones, which get their
+    /// server's name with several servers ([`crate::ui_resources`]).
     pub async fn resources(&self, view: &View) -> Vec<Resource> {
         let lists = self
             .list_each(view, |pool, server| async move {
                 pool.list_resources(&server).await
             })
             .await;
+        let several = view.servers(&self.pool().server_names()).len() > 1;
         let mut all = Vec::new();
         let mut routes = HashMap::new();
         let listed: Vec<String> = lists.iter().map(|(server, _)| server.clone()).collect();
         for (server, resources) in lists {
             for resource in resources.iter() {
+                let mut resource = resource.clone();
+                resource.uri = crate::ui_resources::outward(&resource.uri, &server, several);
                 routes
                     .entry(resource.uri.clone())
                     .or_insert_with(|| server.clone());
-                all.push(resource.clone());
+                all.push(resource);
             }
         }
         // The routes of the servers listed are replaced; other views' stay.

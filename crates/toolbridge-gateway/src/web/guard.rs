@@ -2,7 +2,9 @@
 //!
 //! - A Content-Security-Policy with no inline script, no foreign origin, no
 //!   framing (the page loads only its own files; images and audio from tool
-//!   results come as `data:` or `blob:` URLs).
+//!   results come as `data:` or `blob:` URLs). The one exception is the MCP
+//!   Apps sandbox document, framed by the page only, with a policy of its
+//!   own ([`crate::web::app_sandbox`]).
 //! - Requests that change something (any method but GET and HEAD) must send
 //!   [`WRITE_HEADER`]: a foreign page cannot send a custom header without a
 //!   CORS preflight, which the gateway never grants. The gateway's
@@ -14,6 +16,8 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Method, StatusCode, header};
+
+use super::app_sandbox;
 
 /// The header the page's own script sends with every write.
 pub const WRITE_HEADER: &str = "x-toolbridge-request";
@@ -27,6 +31,7 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 /// the security headers to every response.
 pub async fn guard(request: Request, next: Next) -> Response {
     let writes = !matches!(*request.method(), Method::GET | Method::HEAD);
+    let sandbox = app_sandbox::is_sandbox(request.uri().path());
     let mut response = if writes && !request.headers().contains_key(WRITE_HEADER) {
         (
             StatusCode::FORBIDDEN,
@@ -41,7 +46,7 @@ pub async fn guard(request: Request, next: Next) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
+        HeaderValue::from_static(if sandbox { app_sandbox::CSP } else { CSP }),
     );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -51,6 +56,9 @@ pub async fn guard(request: Request, next: Next) -> Response {
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static(if sandbox { "SAMEORIGIN" } else { "DENY" }),
+    );
     response
 }

@@ -7,6 +7,8 @@
 //!   embedded in the binary: no CDN, works offline, no Node to build;
 //! - [`guard`]: what the page's responses carry (Content-Security-Policy)
 //!   and what its writes must carry (a header a foreign page cannot send);
+//! - [`app_sandbox`]: the document MCP Apps are framed in, with a policy of
+//!   its own (inline scripts, an opaque origin, no network);
 //! - [`api`]: the JSON API under `/api`, one module per view;
 //! - [`session`]: signing the page in with the gateway's token or a
 //!   one-time code (`/api/session`) and the session id it then sends in a
@@ -22,6 +24,7 @@
 //! gateway's config watcher then starts and stops what changed.
 
 pub mod api;
+pub mod app_sandbox;
 pub mod assets;
 pub mod guard;
 pub mod said;

@@ -38,7 +38,10 @@
 //   "Cancelled" or "Failed:", then "took N ms"; an image result is an img
 //   named "Image from the tool (image/png)"; an audio result an <audio
 //   controls> named "Audio from the tool (audio/wav)"; disclosures
-//   "Structured content", "Server log (N)", "As text for a model"
+//   "Structured content", "Server log (N)", "As text for a model"; for a
+//   tool linking a ui:// resource (MCP Apps, badge "MCP App"; a tool for
+//   apps only has badge "for apps only"), region "App: {tool}" with the
+//   frame "App of {tool}" (components/mcp-app.js)
 // - disclosure "Compatibility": per provider a sentence on what it does
 //   with the tool, and the changes made for it
 // - disclosure summaries "Input schema", "Output schema"
@@ -53,6 +56,7 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, del, ApiError } from '../api.js';
 import { schemaForm } from '../components/schema-form.js';
 import { renderResult, renderFailure } from '../components/result.js';
+import { appResourceUri, forAppsOnly, renderApp } from '../components/mcp-app.js';
 
 const PROVIDERS = ['openai', 'anthropic', 'gemini'];
 
@@ -320,6 +324,8 @@ function badges(tool, { list = false, pinned = false } = {}) {
   if (a.openWorldHint === true) items.push(['', t('tools.annotations.openWorld')]);
   const task = tool.execution && tool.execution.taskSupport;
   if (task === 'required' || task === 'optional') items.push(['', t(`tools.annotations.task.${task}`)]);
+  if (appResourceUri(tool)) items.push(['', t('tools.app.badge')]);
+  if (forAppsOnly(tool)) items.push(['', t('tools.app.appOnly')]);
   if (list) {
     for (const p of tool.previews || []) {
       if (p.definition === null || p.definition === undefined) {
@@ -539,13 +545,18 @@ function tryIt(server, tool) {
     if (!limit.ok) { timeout.focus(); return; }
     const callId = newCallId();
     const controller = new AbortController();
-    const started = performance.now();
     const call = { callId, controller, cancelling: false, done: false, question: null };
     running = call;
     runButton.disabled = true;
     cancelButton.hidden = false;
     cancelButton.removeAttribute('aria-disabled');
     cancelButton.focus();
+    // An app shown for the last run is told it goes, and given a moment.
+    await Promise.all([...result.querySelectorAll('.mcp-app')]
+      .map((app) => (typeof app.teardown === 'function' ? app.teardown('the tool runs again') : null)));
+    // The view was left meanwhile: nothing to run for.
+    if (running !== call) return;
+    const started = performance.now();
     replace(result);
     replace(question);
     bar.removeAttribute('value');
@@ -561,7 +572,11 @@ function tryIt(server, tool) {
       body, { signal: controller.signal });
     watch(call);
     try {
-      replace(result, renderResult(await answered));
+      const answer = await answered;
+      replace(result, renderResult(answer));
+      // A tool linking a ui:// resource (MCP Apps): its app under the result.
+      const uri = appResourceUri(tool);
+      if (uri) result.append(renderApp({ server, tool, uri, args: args.value, result: answer }));
     } catch (error) {
       if (error.name === 'AbortError' || call.cancelling) {
         replace(result, renderResult({ outcome: 'cancelled', elapsedMs: Math.round(performance.now() - started) }));
