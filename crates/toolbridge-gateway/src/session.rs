@@ -533,8 +533,9 @@ impl ServerHandler for Session {
         // A skill's file, or an MCP App's ui:// page, renamed for its server
         // (`skills`, `ui_resources`).
         let view = self.view()?;
+        let names = self.gateway.pool().server_names();
         let renamed = crate::skills::route(&self.gateway, &view, &request.uri)
-            .or_else(|| crate::ui_resources::route(&self.gateway, &view, &request.uri));
+            .or_else(|| crate::ui_resources::route(&view.servers(&names), &request.uri));
         if let Some((server, upstream)) = renamed {
             let uri = std::mem::replace(&mut request.uri, upstream.clone());
             let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(request));

@@ -14,8 +14,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::{gateway::Gateway, profile::View};
-
 const SCHEME: &str = "ui://";
 
 /// The `_meta` key of the older spelling of a tool's link.
@@ -49,12 +47,10 @@ pub(crate) fn outward_meta(meta: &mut Map<String, Value>, server: &str, several:
     rename(meta.get_mut(LEGACY_KEY));
 }
 
-/// The server of `view` that `uri` (as the gateway's clients see it)
-/// belongs to and the URI that server knows it by: `None` when `uri` is not
-/// a renamed `ui://` URI.
-pub(crate) fn route(gateway: &Gateway, view: &View, uri: &str) -> Option<(String, String)> {
-    let names = gateway.pool().server_names();
-    let servers = view.servers(&names);
+/// The server among `servers` (a view's, in order) that `uri` (as the
+/// gateway's clients see it) belongs to and the URI that server knows it
+/// by: `None` when `uri` is not a renamed `ui://` URI.
+pub(crate) fn route(servers: &[&String], uri: &str) -> Option<(String, String)> {
     if servers.len() < 2 {
         return None;
     }
