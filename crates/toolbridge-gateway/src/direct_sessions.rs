@@ -49,10 +49,11 @@ use rmcp::model::{
 
 use crate::{
     identity::ClientIdentity,
+    incoming::Incoming,
     lean_answers::{session_json_answer, unanswered},
     lean_requests::{Envelope, json_body_headers, only, read_body},
     limits::CallSlot,
-    session::{Incoming, Session},
+    session::Session,
     session_table::{Begun, SessionTable},
 };
 

@@ -33,6 +33,7 @@ use crate::{
     gateway::{Gateway, page, to_mcp_error},
     held_calls,
     identity::ClientIdentity,
+    incoming::{Incoming, stateless},
     profile::{View, ViewName},
     progress_relay::{ProgressRelay, relaying_progress},
     request_errors::{cancelled, is_not_found, unexpected},
@@ -244,21 +245,6 @@ impl Session {
         )
         .await
     }
-}
-
-/// A session request taken past rmcp ([`Session::call_tool_directly`]):
-/// what rmcp's `RequestContext` would have held.
-pub(crate) struct Incoming<'a> {
-    /// The session's client.
-    pub peer: &'a Peer<RoleServer>,
-    /// The request's id.
-    pub id: &'a RequestId,
-    /// Its `_meta` (no progress token: nothing is sent before the result).
-    pub meta: &'a RequestMetaObject,
-    /// Its HTTP headers.
-    pub headers: &'a http::HeaderMap,
-    /// Who sent it, as the HTTP layer knows.
-    pub client: Option<&'a ClientIdentity>,
 }
 
 impl ServerHandler for Session {
@@ -693,16 +679,6 @@ fn can_be_asked(peer: &Peer<RoleServer>) -> bool {
         info.protocol_version.has_initialize()
             && (caps.roots.is_some() || caps.sampling.is_some() || caps.elicitation.is_some())
     })
-}
-
-/// Whether the client of `context` is a stateless (2026-07-28) one: the
-/// gateway cannot send it a request mid-call, so an upstream's input
-/// requests go back to it in the call's result.
-pub(crate) fn stateless(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .peer
-        .peer_info()
-        .is_none_or(|info| !info.protocol_version.has_initialize())
 }
 
 /// A factory of sessions for rmcp's HTTP service, each noted in `direct`

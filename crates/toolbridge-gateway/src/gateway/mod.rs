@@ -142,7 +142,7 @@ struct Inner {
     /// Stateless clients' calls waiting for their answers.
     held: Arc<HeldCalls>,
     /// The clients' tasks (`crate::gateway_tasks`).
-    tasks: Arc<crate::gateway_tasks::Tasks>,
+    tasks: Arc<crate::task_store::Tasks>,
     /// Calls, errors, latency, upstream state.
     metrics: Metrics,
     /// Sessions and requests in flight per client, against the limits.
@@ -273,7 +273,7 @@ impl Gateway {
     }
 
     /// The clients' tasks.
-    pub fn tasks(&self) -> &Arc<crate::gateway_tasks::Tasks> {
+    pub fn tasks(&self) -> &Arc<crate::task_store::Tasks> {
         &self.inner.tasks
     }
 
