@@ -1,7 +1,8 @@
 //! `/api/servers/{name}/sign-in` and `/sign-out`: the Servers view's
 //! Sign in and Sign out of a remote server that takes OAuth (issue 29).
 //!
-//! - `POST .../sign-in` starts the sign-in ([`SignIns::start`]; a second
+//! - `POST .../sign-in` starts the sign-in
+//!   ([`SignIns::start`](crate::web::sign_ins::SignIns::start); a second
 //!   POST while one runs joins it) and answers its phase once it has an
 //!   authorization URL: `{"state": "waiting", "authorizationUrl"}` (the
 //!   page opens it in a tab), or `{"state": "signedIn", ...}` at once for
