@@ -30,7 +30,7 @@ use toolbridge::pool::{CallOptions, PoolError};
 
 use crate::{
     client_peer::ClientPeer,
-    gateway::{Gateway, page, to_mcp_error},
+    gateway::{Gateway, page, resource_subscriptions::ClientKey, to_mcp_error},
     held_calls,
     identity::ClientIdentity,
     incoming::{Incoming, stateless},
@@ -39,7 +39,7 @@ use crate::{
     request_errors::{cancelled, is_not_found, unexpected},
     session_table::{Registration, SessionTable},
     stateless_calls::held_request,
-    subscriptions::{ClientKey, Target},
+    subscriptions::Target,
     tool_calls::{Caller, Requester, call_tool, list_tools},
     trace_context::TraceContext,
 };

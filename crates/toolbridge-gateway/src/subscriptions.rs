@@ -24,8 +24,6 @@ use rmcp::{
 };
 use toolbridge::pool::{Pool, PoolError};
 
-use crate::gateway::WeakGateway;
-
 /// (server, URI)
 type Key = (String, String);
 
@@ -74,7 +72,7 @@ pub struct Subscriptions {
 /// One subscribed resource of one upstream server.
 #[derive(Default)]
 struct Entry {
-    /// The sessions that want its updates (by [`ClientKey`] id), and where
+    /// The sessions that want its updates (by `ClientKey` id), and where
     /// each wants them sent.
     clients: Mutex<Vec<(u64, Target)>>,
     /// Whether the upstream is subscribed; held while that changes, so the
@@ -258,33 +256,5 @@ impl Subscriptions {
     /// `server` left the config: its subscriptions are dropped.
     pub fn drop_server(&self, server: &str) {
         self.lock().retain(|(s, _), _| s != server);
-    }
-}
-
-/// A client session as a subscriber: its id, and when it goes away (the
-/// last clone of its session drops), its subscriptions end.
-pub struct ClientKey {
-    /// The session's id in [`Subscriptions`].
-    pub id: u64,
-    gateway: WeakGateway,
-}
-
-impl ClientKey {
-    /// The key `id` of a session of `gateway`.
-    pub(crate) fn new(id: u64, gateway: WeakGateway) -> ClientKey {
-        ClientKey { id, gateway }
-    }
-}
-
-impl Drop for ClientKey {
-    fn drop(&mut self) {
-        let Some(gateway) = self.gateway.upgrade() else {
-            return;
-        };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let id = self.id;
-        runtime.spawn(async move { gateway.forget_client(id).await });
     }
 }

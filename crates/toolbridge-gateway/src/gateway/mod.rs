@@ -10,6 +10,9 @@
 //! - `resource_subscriptions`: client sessions' resource subscriptions;
 //! - `reload`: a new config's servers and profiles, and `config_changes`,
 //!   what a reload changed;
+//! - `build`: a new gateway: its pool (with the gateway's own client
+//!   features and audit of pins), its state, and the relay of its
+//!   upstreams' notifications started;
 //! - `answers`: what a client is answered with (tools as rmcp's model,
 //!   JSON-RPC errors, pages).
 //!
@@ -18,12 +21,13 @@
 //! module of the gateway imports one that imports it back.
 
 pub(crate) mod answers;
+mod build;
 mod config_changes;
 mod listeners;
 mod listings;
 mod notify;
 mod reload;
-mod resource_subscriptions;
+pub(crate) mod resource_subscriptions;
 mod tools_cache;
 
 pub use self::answers::{page, to_mcp_error};
@@ -42,22 +46,16 @@ use rmcp::{
     service::Peer,
 };
 use toolbridge::{
-    config::{Profile, ServerSpec},
+    config::Profile,
     pool::{Pool, PoolOptions},
 };
 
-use self::{
-    config_changes::{by_name, enabled},
-    listeners::Listeners,
-    tools_cache::ToolsCache,
-};
+use self::{listeners::Listeners, tools_cache::ToolsCache};
 use crate::{
-    client_peer::Unrouted,
     held_calls::HeldCalls,
     metrics::Metrics,
     names::Catalog,
     profile::{View, ViewName},
-    relay,
     subscriptions::Subscriptions,
 };
 
@@ -162,54 +160,6 @@ struct Inner {
 }
 
 impl Gateway {
-    /// A gateway over `specs` (disabled servers left out); nothing starts
-    /// until a client asks.
-    pub fn new(specs: Vec<ServerSpec>, options: GatewayOptions) -> Gateway {
-        let mut pool_options = options.pool;
-        // What no client's call claims (see `client_peer`).
-        pool_options.client_features = Unrouted::features();
-        let upstream_logs = crate::upstream_logs::UpstreamLogs::default();
-        pool_options.client_features.logs = Some(upstream_logs.tee(None));
-        // Each change pinning sees is an audit line.
-        if let Some(pins) = pool_options.pins.as_mut()
-            && pins.on_event.is_none()
-        {
-            pins.on_event = Some(Arc::new(crate::audit::pin_event));
-        }
-        let pins_dir = pool_options.pins.as_ref().map(|p| p.dir.clone());
-        let pool = Pool::new(enabled(specs), pool_options);
-        let gateway = Gateway {
-            inner: Arc::new(Inner {
-                pool,
-                pins_dir,
-                page_size: options.page_size.max(1),
-                profiles: RwLock::new(Arc::new(by_name(options.profiles))),
-                everything: Arc::new(Profile::everything("")),
-                tools: Mutex::new(HashMap::new()),
-                compared: Mutex::default(),
-                prompts: Mutex::new(HashMap::new()),
-                resources: Mutex::new(HashMap::new()),
-                templates: Mutex::new(Vec::new()),
-                clients: Mutex::new(Vec::new()),
-                listeners: Arc::default(),
-                subscriptions: Subscriptions::default(),
-                next_client: AtomicU64::new(0),
-                held: Arc::default(),
-                tasks: Arc::default(),
-                metrics: Metrics::default(),
-                caps: crate::limits::Caps::new(options.limits),
-                rights: options.rights,
-                rate_limits: options.rate_limits,
-                connected: Default::default(),
-                activity: Default::default(),
-                upstream_logs,
-                tracing: options.tracing,
-            }),
-        };
-        relay::watch(&gateway, gateway.pool(), &gateway.pool().server_names());
-        gateway
-    }
-
     /// A handle that does not keep the gateway alive, for its tasks.
     pub(crate) fn downgrade(&self) -> WeakGateway {
         WeakGateway(Arc::downgrade(&self.inner))
@@ -365,6 +315,7 @@ impl WeakGateway {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolbridge::config::ServerSpec;
 
     /// Issue 24: each upstream had a pool of its own, so the gateway's
     /// `max_parallel_starts` bounded nothing.

@@ -8,11 +8,8 @@ use std::sync::atomic::Ordering;
 use rmcp::model::{ErrorCode, ErrorData, ResourceUpdatedNotificationParam};
 use toolbridge::pool::PoolError;
 
-use super::{Gateway, answers::to_mcp_error};
-use crate::{
-    profile::View,
-    subscriptions::{ClientKey, Target},
-};
+use super::{Gateway, WeakGateway, answers::to_mcp_error};
+use crate::{profile::View, subscriptions::Target};
 
 impl Gateway {
     /// `update` of a resource of `server`, sent to the client sessions
@@ -89,5 +86,33 @@ fn is_unknown_resource(error: &PoolError) -> bool {
         }
         PoolError::NotOffered { .. } => true,
         _ => false,
+    }
+}
+
+/// A client session as a subscriber: its id, and when it goes away (the
+/// last clone of its session drops), its subscriptions end.
+pub struct ClientKey {
+    /// The session's id in [`Subscriptions`](crate::subscriptions::Subscriptions).
+    pub id: u64,
+    gateway: WeakGateway,
+}
+
+impl ClientKey {
+    /// The key `id` of a session of `gateway`.
+    pub(crate) fn new(id: u64, gateway: WeakGateway) -> ClientKey {
+        ClientKey { id, gateway }
+    }
+}
+
+impl Drop for ClientKey {
+    fn drop(&mut self) {
+        let Some(gateway) = self.gateway.upgrade() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let id = self.id;
+        runtime.spawn(async move { gateway.forget_client(id).await });
     }
 }
