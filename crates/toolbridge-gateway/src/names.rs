@@ -22,14 +22,14 @@ pub struct Route {
 
 /// Exposed names for a set of (server, name) items and the table back.
 #[derive(Debug, Default)]
-pub struct Catalog<T> {
+pub struct Routed<T> {
     /// The items with their exposed names, servers in config order.
     pub items: Vec<T>,
     /// Exposed name → where it leads.
     pub routes: HashMap<String, Route>,
 }
 
-impl<T> Catalog<T> {
+impl<T> Routed<T> {
     /// Names `items` (each with its server and upstream name) and renames
     /// each with `rename` to its exposed name; with `prefixed` false, names
     /// are kept.
@@ -37,7 +37,7 @@ impl<T> Catalog<T> {
         items: Vec<(String, String, T)>,
         prefixed: bool,
         rename: impl Fn(&mut T, &str),
-    ) -> Catalog<T> {
+    ) -> Routed<T> {
         let table = prefixed.then(|| {
             NameTable::direct(
                 items
@@ -45,7 +45,7 @@ impl<T> Catalog<T> {
                     .map(|(server, name, _)| (server.as_str(), name.as_str())),
             )
         });
-        let mut catalog = Catalog {
+        let mut routed = Routed {
             items: Vec::with_capacity(items.len()),
             routes: HashMap::with_capacity(items.len()),
         };
@@ -59,14 +59,14 @@ impl<T> Catalog<T> {
             };
             // A second item with the same exposed name (a server listing a
             // name twice) is left out: the first one is what the name means.
-            if catalog.routes.contains_key(&exposed) {
+            if routed.routes.contains_key(&exposed) {
                 continue;
             }
             rename(&mut item, &exposed);
-            catalog.routes.insert(exposed, Route { server, name });
-            catalog.items.push(item);
+            routed.routes.insert(exposed, Route { server, name });
+            routed.items.push(item);
         }
-        catalog
+        routed
     }
 
     /// Where `exposed` leads.
@@ -75,8 +75,8 @@ impl<T> Catalog<T> {
     }
 }
 
-/// A catalog shared by the sessions until a listing changes it.
-pub type SharedCatalog<T> = Arc<Catalog<T>>;
+/// A [`Routed`] shared by the sessions until a listing changes it.
+pub type SharedRouted<T> = Arc<Routed<T>>;
 
 #[cfg(test)]
 mod tests {
@@ -84,13 +84,13 @@ mod tests {
 
     #[test]
     fn one_server_keeps_names_several_are_prefixed_and_routed_back() {
-        let single = Catalog::build(
+        let single = Routed::build(
             vec![("a".into(), "echo".into(), String::from("echo"))],
             false,
             |item, name| *item = name.to_owned(),
         );
         assert_eq!(single.items, ["echo"]);
-        let several = Catalog::build(
+        let several = Routed::build(
             vec![
                 ("a".into(), "echo".into(), String::new()),
                 ("b.x".into(), "echo".into(), String::new()),

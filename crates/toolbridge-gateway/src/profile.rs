@@ -35,7 +35,7 @@ use toolbridge::{
     tools::McpTool,
 };
 
-use crate::names::Catalog;
+use crate::names::Routed;
 
 /// Which view a client has.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -95,12 +95,12 @@ impl View {
     }
 }
 
-/// A view's tools: the catalog its clients are listed and call by, and,
+/// A view's tools: the names its clients are listed and call by, and,
 /// in search mode, the search index over the same tools.
 #[derive(Debug)]
 pub struct ViewTools {
     /// The tools under the names the view's clients use, routed back.
-    pub catalog: Catalog<Tool>,
+    pub routed: Routed<Tool>,
     /// The same tools as the search index takes them (search mode only).
     searchable: Vec<McpTool>,
     index: OnceLock<ToolIndex>,
@@ -132,23 +132,23 @@ impl ViewTools {
                     })
             })
             .collect();
-        let mut catalog = Catalog::build(items, prefixed, |t: &mut McpTool, name| {
+        let mut routed = Routed::build(items, prefixed, |t: &mut McpTool, name| {
             t.name = name.to_owned()
         });
-        overrides(profile, &mut catalog);
+        overrides(profile, &mut routed);
         let searchable = if view.searches() {
-            catalog.items.clone()
+            routed.items.clone()
         } else {
             Vec::new()
         };
         ViewTools {
-            catalog: Catalog {
-                items: catalog
+            routed: Routed {
+                items: routed
                     .items
                     .iter()
                     .map(crate::gateway::answers::to_rmcp_tool)
                     .collect(),
-                routes: catalog.routes,
+                routes: routed.routes,
             },
             searchable,
             index: OnceLock::new(),
@@ -175,26 +175,26 @@ impl ViewTools {
         let index = self
             .index
             .get_or_init(|| ToolIndex::from_tools(self.searchable.clone()));
-        let kept = |t: &McpTool| self.catalog.resolve(&t.name).is_some_and(&keep);
+        let kept = |t: &McpTool| self.routed.resolve(&t.name).is_some_and(&keep);
         search_result_where(index, |t| t.name.clone(), kept, arguments)
     }
 
     /// True when a client would be listed the same tools from both.
     pub fn same_as(&self, other: &ViewTools) -> bool {
-        self.catalog.items == other.catalog.items
+        self.routed.items == other.routed.items
     }
 }
 
-/// Applies `profile`'s renames and descriptions to `catalog`. A new name
+/// Applies `profile`'s renames and descriptions to `routed`. A new name
 /// another tool of the view already has is not applied (and logged): the
 /// names stay unique.
-fn overrides(profile: &Profile, catalog: &mut Catalog<McpTool>) {
+fn overrides(profile: &Profile, routed: &mut Routed<McpTool>) {
     if profile.rename.is_empty() && profile.descriptions.is_empty() {
         return;
     }
-    for item in &mut catalog.items {
+    for item in &mut routed.items {
         let listed = item.name.clone();
-        let Some(route) = catalog.routes.get(&listed).cloned() else {
+        let Some(route) = routed.routes.get(&listed).cloned() else {
             continue;
         };
         if let Some(text) = profile.description(&route.server, &route.name, &listed) {
@@ -206,15 +206,15 @@ fn overrides(profile: &Profile, catalog: &mut Catalog<McpTool>) {
         if new == listed {
             continue;
         }
-        if catalog.routes.contains_key(new) {
+        if routed.routes.contains_key(new) {
             tracing::warn!(
                 profile = %profile.name, tool = %listed, new,
                 "not renaming the tool: another tool of the profile has that name"
             );
             continue;
         }
-        catalog.routes.remove(&listed);
-        catalog.routes.insert(new.to_owned(), route);
+        routed.routes.remove(&listed);
+        routed.routes.insert(new.to_owned(), route);
         item.name = new.to_owned();
     }
 }
@@ -330,7 +330,7 @@ mod tests {
 
     fn names(tools: &ViewTools) -> Vec<String> {
         tools
-            .catalog
+            .routed
             .items
             .iter()
             .map(|t| t.name.to_string())
@@ -346,18 +346,18 @@ mod tests {
         );
         let tools = build(&view);
         assert_eq!(names(&tools), ["new_issue", "fs__read_file"]);
-        let route = tools.catalog.resolve("new_issue").unwrap();
+        let route = tools.routed.resolve("new_issue").unwrap();
         assert_eq!(
             (route.server.as_str(), route.name.as_str()),
             ("gh", "create_issue")
         );
         assert!(
-            tools.catalog.resolve("gh__create_issue").is_none(),
+            tools.routed.resolve("gh__create_issue").is_none(),
             "the old name is gone"
         );
-        assert!(tools.catalog.resolve("gh__delete_repo").is_none());
+        assert!(tools.routed.resolve("gh__delete_repo").is_none());
         assert_eq!(
-            tools.catalog.items[1].description.as_deref(),
+            tools.routed.items[1].description.as_deref(),
             Some("Read a file of the project.")
         );
     }

@@ -176,7 +176,7 @@ impl Rights {
         view: &ViewName,
         tools: &'a ViewTools,
     ) -> Cow<'a, [Tool]> {
-        let items = &tools.catalog.items;
+        let items = &tools.routed.items;
         if self.governed(client).is_none() {
             return Cow::Borrowed(items);
         }
@@ -185,7 +185,7 @@ impl Rights {
                 .iter()
                 .filter(|tool| {
                     tools
-                        .catalog
+                        .routed
                         .resolve(&tool.name)
                         .is_some_and(|route| self.check(client, view, route).is_ok())
                 })
@@ -199,7 +199,7 @@ impl Rights {
     pub fn any(&self, client: Option<&ClientIdentity>, view: &ViewName, tools: &ViewTools) -> bool {
         self.governed(client).is_none()
             || tools
-                .catalog
+                .routed
                 .routes
                 .values()
                 .any(|route| self.check(client, view, route).is_ok())

@@ -12,7 +12,7 @@ use toolbridge::pool::{Pool, PoolError};
 
 use super::{Gateway, tools_cache::ToolsCache};
 use crate::{
-    names::{Catalog, Route},
+    names::{Route, Routed},
     profile::{View, ViewTools},
 };
 
@@ -81,7 +81,7 @@ impl Gateway {
 
     /// Where the tool `view`'s clients call `name` is: itself on the one
     /// upstream when the view is every tool of just one (no listing
-    /// needed), else from the view's catalog.
+    /// needed), else from the view's exposed names.
     pub async fn resolve_tool(&self, view: &View, name: &str) -> Option<Route> {
         if view.profile.is_everything()
             && let Some(only) = self.pool().only_server()
@@ -91,11 +91,11 @@ impl Gateway {
                 name: name.to_owned(),
             });
         }
-        self.tools(view).await.catalog.resolve(name).cloned()
+        self.tools(view).await.routed.resolve(name).cloned()
     }
 
     /// The prompts of `view`'s servers under the names its clients see.
-    pub async fn prompts(&self, view: &View) -> Arc<Catalog<Prompt>> {
+    pub async fn prompts(&self, view: &View) -> Arc<Routed<Prompt>> {
         let lists = self
             .list_each(view, |pool, server| async move {
                 pool.list_prompts(&server).await
@@ -110,7 +110,7 @@ impl Gateway {
                     .collect::<Vec<_>>()
             })
             .collect();
-        let catalog = Arc::new(Catalog::build(
+        let routed = Arc::new(Routed::build(
             items,
             view.servers(&self.pool().server_names()).len() > 1,
             |p, name| p.name = name.to_owned(),
@@ -118,8 +118,8 @@ impl Gateway {
         self.inner
             .prompts
             .lock_unpoisoned()
-            .insert(view.name.clone(), catalog.clone());
-        catalog
+            .insert(view.name.clone(), routed.clone());
+        routed
     }
 
     /// Where the prompt `view`'s clients call `name` is.

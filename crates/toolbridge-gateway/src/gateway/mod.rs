@@ -54,7 +54,7 @@ use self::{listeners::Listeners, tools_cache::ToolsCache};
 use crate::{
     held_calls::HeldCalls,
     metrics::Metrics,
-    names::Catalog,
+    names::Routed,
     profile::{View, ViewName},
     subscriptions::Subscriptions,
 };
@@ -122,8 +122,8 @@ struct Inner {
     /// server that says its list changed after every listing gets one such
     /// listing per client listing, not a loop.
     compared: Mutex<std::collections::HashSet<String>>,
-    /// Each view's prompt catalog of its latest prompt listing.
-    prompts: Mutex<HashMap<ViewName, Arc<Catalog<Prompt>>>>,
+    /// Each view's prompts under their exposed names, from its latest prompt listing.
+    prompts: Mutex<HashMap<ViewName, Arc<Routed<Prompt>>>>,
     /// Resource URI → server, from the latest listings.
     resources: Mutex<HashMap<String, String>>,
     /// Resource template → server, from the latest listings.

@@ -302,7 +302,7 @@ async fn serves(state: &WebState, profile: Profile) -> Value {
             entry["why"] = why.into();
             entry["glob"] = glob.into();
             let found = built
-                .catalog
+                .routed
                 .routes
                 .iter()
                 .find(|(_, r)| r.server == *server && r.name == tool.name)
