@@ -25,7 +25,7 @@
 //!   `io.modelcontextprotocol/tasks`) for a client that asks for tasks;
 //! - [`client_peer`]: a client's peer as the pool's handlers for sampling,
 //!   elicitation, roots and log messages;
-//! - [`relay`]: what upstreams send on their own (list changes, resource
+//! - [`upstream_events`]: what upstreams send on their own (list changes, resource
 //!   updates) passed on to clients, and [`subscriptions`]: which client
 //!   session wants the updates of which resource;
 //! - [`http`]: the axum router (`/mcp`, `/mcp/NAME`, `/healthz`, `/metrics`) served by
@@ -82,7 +82,6 @@ pub mod peer;
 pub mod profile;
 pub mod progress_relay;
 pub mod rate_limits;
-pub mod relay;
 pub mod request_caps;
 pub mod request_errors;
 pub mod request_spans;
@@ -102,6 +101,7 @@ pub mod tool_calls;
 pub mod trace_context;
 pub mod tracing_export;
 pub mod ui_resources;
+pub mod upstream_events;
 pub mod upstream_logs;
 pub mod watch;
 pub mod web;

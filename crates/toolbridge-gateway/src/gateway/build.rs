@@ -1,7 +1,7 @@
 //! A new [`Gateway`]: the upstreams' pool, with what no client's call claims
 //! (`client_peer`), the upstreams' log tee and an audit line for each pin
 //! change; the shared state; and the relay of every upstream's
-//! notifications to the clients (`relay`) started.
+//! notifications to the clients (`upstream_events`) started.
 
 use std::{
     collections::HashMap,
@@ -17,7 +17,9 @@ use super::{
     Gateway, GatewayOptions, Inner,
     config_changes::{by_name, enabled},
 };
-use crate::{client_peer::Unrouted, metrics::Metrics, relay, subscriptions::Subscriptions};
+use crate::{
+    client_peer::Unrouted, metrics::Metrics, subscriptions::Subscriptions, upstream_events,
+};
 
 impl Gateway {
     /// A gateway over `specs` (disabled servers left out); nothing starts
@@ -64,7 +66,7 @@ impl Gateway {
                 tracing: options.tracing,
             }),
         };
-        relay::watch(&gateway, gateway.pool(), &gateway.pool().server_names());
+        upstream_events::watch(&gateway, gateway.pool(), &gateway.pool().server_names());
         gateway
     }
 }

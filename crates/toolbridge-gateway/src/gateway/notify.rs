@@ -1,5 +1,5 @@
 //! Telling the gateway's clients that their view's lists changed: an
-//! upstream's list change ([`Gateway::list_changed`], from `relay`) or a
+//! upstream's list change ([`Gateway::list_changed`], from `upstream_events`) or a
 //! reload reaches the clients of each view that shows the server, over their
 //! sessions ([`Gateway::register_client`]) and their 2026-07-28
 //! `subscriptions/listen` streams ([`Gateway::listen`]).
@@ -16,7 +16,7 @@ use rmcp::{
 use super::{Gateway, listeners::Listening};
 use crate::{
     profile::{View, ViewName},
-    relay::ListKind,
+    upstream_events::ListKind,
 };
 
 impl Gateway {

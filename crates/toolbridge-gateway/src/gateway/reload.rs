@@ -14,7 +14,7 @@ use super::{
 };
 use crate::{
     profile::ViewName,
-    relay::{self, ListKind},
+    upstream_events::{self, ListKind},
 };
 
 impl Gateway {
@@ -52,7 +52,7 @@ impl Gateway {
             .chain(&servers.changed)
             .cloned()
             .collect();
-        relay::watch(self, self.pool(), &started);
+        upstream_events::watch(self, self.pool(), &started);
         for server in &servers.removed {
             self.inner.subscriptions.drop_server(server);
         }

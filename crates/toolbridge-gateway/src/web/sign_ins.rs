@@ -27,7 +27,7 @@ use toolbridge::{
 };
 use url::Url;
 
-use crate::{Gateway, relay::ListKind};
+use crate::{Gateway, upstream_events::ListKind};
 
 /// How far one sign-in has come.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
