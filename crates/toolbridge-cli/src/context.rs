@@ -12,7 +12,7 @@ use toolbridge::{
 };
 
 use crate::{
-    inputs::TerminalEnv,
+    config_inputs::TerminalEnv,
     outcome::Failure,
     signals::{Signal, Signals},
 };

@@ -19,9 +19,9 @@
 mod cli;
 mod client;
 mod commands;
+mod config_inputs;
 mod context;
-mod input;
-mod inputs;
+mod json_input;
 mod listing;
 mod outcome;
 mod output;

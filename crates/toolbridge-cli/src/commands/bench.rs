@@ -88,7 +88,8 @@ struct Latency {
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
-    let arguments = crate::input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
+    let arguments =
+        crate::json_input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
     let pool = &ctx.servers()?.pool;
     let started = Instant::now();
     pool.connect(&args.server).await?;

@@ -50,7 +50,8 @@ pub struct Args {
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
     // Read before the servers open: until then Ctrl-C ends a read of stdin.
-    let arguments = crate::input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
+    let arguments =
+        crate::json_input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
     if let Some(limit) = args.timeout {
         // The whole command is bounded, closing the server included.
         ctx.end_by(tokio::time::Instant::now() + limit);

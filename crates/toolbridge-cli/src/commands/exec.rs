@@ -38,7 +38,7 @@ pub struct Args {
 }
 
 pub async fn run(args: Args, ctx: &Context) -> Outcome {
-    let input = crate::input::response(&args.input).map_err(Failure::usage)?;
+    let input = crate::json_input::response(&args.input).map_err(Failure::usage)?;
     let pool = &ctx.servers()?.pool;
     let options = ExecOptions {
         servers: (!args.servers.is_empty()).then_some(args.servers),

@@ -95,7 +95,8 @@ fn prompt_line(server: &str, prompt: &Prompt) -> String {
 
 async fn get(args: GetArgs, ctx: &Context) -> Outcome {
     // Read before the servers open: until then Ctrl-C ends a read of stdin.
-    let arguments = crate::input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
+    let arguments =
+        crate::json_input::tool_arguments(args.args.as_deref()).map_err(Failure::usage)?;
     let arguments = arguments.map(|map| {
         map.into_iter()
             .map(|(name, value)| match value {
