@@ -75,9 +75,7 @@ echo "conformance-gateway: $passed checks passed"
 # counts its checks. A scenario is bad when it has a failure or warning whose
 # id is not in ALLOWED (space-separated), a failure the suite did not name,
 # or no check at all (but the scenarios in NO_CHECKS, which the suite itself
-# stubs). A scenario that failed on the one known defect left (docs/gateway.md,
-# "Tasks": the Python 1.x fixture's response stream for a resumed call
-# sometimes ends before its answer) runs a second time, its first log shown.
+# stubs).
 # Exits when any scenario is bad or no check ran at all.
 run_scenarios() {
   local label=$1 url=$2 gateway_log=$3 prefix=$4 allowed=" $5 " no_checks=" ${6:-} "
@@ -86,26 +84,17 @@ run_scenarios() {
   [ -n "$scenarios" ] || { echo "conformance-gateway $label: the suite lists no $prefix scenario" >&2; exit 1; }
   local total_passed=0 total_failed=0 bad=0 scenario
   for scenario in $scenarios; do
-    local out="$work/$label-$scenario.log" attempt clean passed total failed unexpected named id
-    for attempt in 1 2; do
-      "$NODE22" "$CONFORMANCE_02" server --url "$url" --scenario "$scenario" >"$out" 2>&1 || true
-      clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
-      read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
-      passed=${passed:-0}; total=${total:-0}; failed=${failed:-0}
-      unexpected="" named=0
-      for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] (FAILURE|WARNING).*/\1/p' <<<"$clean"); do
-        [[ "$allowed" == *" $id "* ]] || unexpected+=" $id"
-      done
-      named=$(grep -cE '\[[a-z0-9-]+ *\] FAILURE' <<<"$clean" || true)
-      [ "$failed" -le "$named" ] || unexpected+=" (a failure without an id)"
-      if [ -n "$unexpected" ] && [ "$attempt" -eq 1 ] \
-        && grep -q "ended the response stream before answering" <<<"$clean"; then
-        echo "conformance-gateway $label: $scenario: failed on the known stream defect (unexpected:$unexpected); its log, then a second run:"
-        cat "$out"
-        continue
-      fi
-      break
+    local out="$work/$label-$scenario.log" clean passed total failed unexpected named id
+    "$NODE22" "$CONFORMANCE_02" server --url "$url" --scenario "$scenario" >"$out" 2>&1 || true
+    clean=$(sed 's/\x1b\[[0-9;]*m//g' "$out")
+    read -r passed total failed < <(sed -nE 's/^Passed: ([0-9]+)\/([0-9]+), ([0-9]+) failed.*/\1 \2 \3/p' <<<"$clean" | tail -1)
+    passed=${passed:-0}; total=${total:-0}; failed=${failed:-0}
+    unexpected="" named=0
+    for id in $(sed -nE 's/.*\[([a-z0-9-]+) *\] (FAILURE|WARNING).*/\1/p' <<<"$clean"); do
+      [[ "$allowed" == *" $id "* ]] || unexpected+=" $id"
     done
+    named=$(grep -cE '\[[a-z0-9-]+ *\] FAILURE' <<<"$clean" || true)
+    [ "$failed" -le "$named" ] || unexpected+=" (a failure without an id)"
     echo "conformance-gateway $label: $scenario: $passed/$total passed, $failed failed${unexpected:+ (unexpected:$unexpected)}"
     total_passed=$((total_passed + passed)); total_failed=$((total_failed + failed))
     if [ -n "$unexpected" ] || { [ "$total" -eq 0 ] && [[ "$no_checks" != *" $scenario "* ]]; }; then

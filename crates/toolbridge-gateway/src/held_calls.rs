@@ -143,10 +143,16 @@ pub(crate) struct Client<'a> {
 }
 
 /// A stateless client's call running in its own task, with what it asked
-/// and has not had answered yet. Dropping it abandons the call (its
-/// upstream request is cancelled).
+/// and has not had answered yet. Dropping it abandons the call: its
+/// upstream request is cancelled first, and only once the call has ended
+/// (the pool then has its `notifications/cancelled` on the way, which the
+/// answers wait for) are its questions answered, with an error. Answered
+/// first, a Python `mcp` 1.x server resumes the call, and the cancellation
+/// that comes while it finishes ends the server's whole session.
 pub struct HeldCall {
     task: tokio::task::JoinHandle<Result<ServerResult, ErrorData>>,
+    /// Hears when the task's future is gone (finished or dropped).
+    ended: Option<oneshot::Receiver<()>>,
     asks: mpsc::UnboundedReceiver<Ask>,
     progress: mpsc::UnboundedReceiver<ProgressNotificationParam>,
     /// The questions asked and not answered yet, by their key in the
@@ -159,7 +165,42 @@ pub struct HeldCall {
 
 impl Drop for HeldCall {
     fn drop(&mut self) {
+        // A call that ended by itself has nothing left to cancel first.
+        if self.task.is_finished() && self.pending.is_empty() {
+            return;
+        }
         self.task.abort();
+        let pending = std::mem::take(&mut self.pending);
+        let (Some(ended), Ok(runtime)) = (self.ended.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        // The questions asked and not yet taken from `asks` too: dropping
+        // their replies answers them.
+        let (_, asks) = mpsc::unbounded_channel();
+        let asks = std::mem::replace(&mut self.asks, asks);
+        runtime.spawn(async move {
+            let _ = ended.await;
+            drop(pending);
+            drop(asks);
+        });
+    }
+}
+
+/// A future that drops `ended` right after `call`, however it ends.
+struct Ends<F> {
+    // Fields drop in order: the call (and its cancellation) first.
+    call: std::pin::Pin<Box<F>>,
+    _ended: oneshot::Sender<()>,
+}
+
+impl<F: Future> Future for Ends<F> {
+    type Output = F::Output;
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        self.call.as_mut().poll(cx)
     }
 }
 
@@ -206,11 +247,16 @@ impl HeldCall {
                 let _ = progress_tx.send(params);
             });
         let call = make(features);
+        let (ended_tx, ended) = oneshot::channel();
         // Boxed: a pool request's state machine is kilobytes, copied into
         // the task's cell by value and again as it finishes.
-        let task = tokio::spawn(Box::pin(toolbridge::pool::forward_progress(forward, call)));
+        let task = tokio::spawn(Ends {
+            call: Box::pin(toolbridge::pool::forward_progress(forward, call)),
+            _ended: ended_tx,
+        });
         HeldCall {
             task,
+            ended: Some(ended),
             asks,
             progress,
             pending: Vec::new(),
@@ -310,6 +356,12 @@ impl HeldCalls {
         let mut call = self.lock().remove(state)?;
         call.answer(responses.take().unwrap_or_default());
         Some(call)
+    }
+
+    /// Abandons the call `state` names, if held: see [`HeldCall`]'s drop.
+    pub fn abandon(&self, state: &str) {
+        let call = self.lock().remove(state);
+        drop(call);
     }
 
     /// Whether `state` names a call held here (not an upstream's own

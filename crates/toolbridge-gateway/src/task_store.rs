@@ -447,8 +447,9 @@ fn let_go(held: &Weak<HeldCalls>, was: State) {
     } = was
         && let Some(held) = held.upgrade()
     {
-        // Answered with nothing and dropped: its upstream call ends.
-        drop(held.resume(&request_state, &mut None));
+        // Its upstream call is cancelled, then its questions answered (see
+        // `HeldCall`).
+        held.abandon(&request_state);
     }
 }
 

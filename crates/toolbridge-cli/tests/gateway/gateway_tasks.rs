@@ -191,6 +191,80 @@ async fn a_cancelled_task_cancels_its_upstream_call() {
     assert_eq!(still["result"]["status"], "cancelled", "{still}");
 }
 
+/// A task whose upstream call waits for an answer to its question, when
+/// cancelled, has that call cancelled before the question is answered (a
+/// Python `mcp` 1.x upstream answered first resumes the call, and the
+/// cancellation that comes while it finishes ends the upstream's whole
+/// session, every response stream on it unanswered). The upstream
+/// (tests/servers/cancel_order.py, over stdio: it reads the messages in the
+/// order they were sent) tells the order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_task_waiting_for_an_answer_is_cancelled_before_its_question_is_answered() {
+    let home = tempfile::tempdir().unwrap();
+    let python = deps().join("py1/bin/python");
+    let config = write_config(
+        home.path(),
+        json!({ "order": { "command": python, "args": [test_server("cancel_order.py")] } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    tokio::task::block_in_place(|| gateway.wait_for_tools(&["ask", "order"]));
+    let url = &gateway.url;
+    let declared = json!({ "elicitation": {}, "extensions": { TASKS: {} } });
+    for round in 0..3 {
+        let created = request_declaring(
+            url,
+            TOKEN,
+            "tools/call",
+            json!({ "name": "ask", "arguments": {} }),
+            declared.clone(),
+        )
+        .await;
+        let id = created["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {created}"))
+            .to_owned();
+        let waiting = poll_until(url, TOKEN, &id, "input_required").await;
+        assert_eq!(waiting["result"]["status"], "input_required", "{waiting}");
+        let ack = request(url, TOKEN, "tasks/cancel", json!({ "taskId": id })).await;
+        assert_eq!(ack["result"], json!({ "resultType": "complete" }), "{ack}");
+
+        // The cancellation reaches the upstream first, then the answer.
+        let first = events_past(url, 2 * round).await;
+        assert!(
+            first[0].starts_with("cancelled "),
+            "round {round}: the question was answered before the call was cancelled: {first:?}"
+        );
+        let then = events_past(url, 2 * round + 1).await;
+        assert!(then[0].starts_with("answered "), "round {round}: {then:?}");
+    }
+}
+
+/// The events cancel_order.py noted after the first `seen`, once there is
+/// one.
+async fn events_past(url: &str, seen: usize) -> Vec<String> {
+    let events = poll_async(Duration::from_secs(20), || async {
+        let got = request(
+            url,
+            TOKEN,
+            "tools/call",
+            json!({ "name": "order", "arguments": {} }),
+        )
+        .await;
+        let text = got["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        let events: Vec<String> = text
+            .split(',')
+            .filter(|e| !e.is_empty())
+            .skip(seen)
+            .map(str::to_owned)
+            .collect();
+        (!events.is_empty()).then_some(events)
+    })
+    .await;
+    events.unwrap_or_else(|| panic!("the upstream noted nothing past its first {seen} events"))
+}
+
 /// A named client token made with the real CLI.
 fn client_token(config: &std::path::Path, name: &str) -> String {
     let output = std::process::Command::new(toolbridge())

@@ -340,6 +340,8 @@ impl ClientHandler for Handler {
             .answered
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         self.roots.notify.notify_waiters();
+        // After the cancellations on their way (see `progress`).
+        self.progress.after_cancels().await;
         answer
     }
 
@@ -349,9 +351,13 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let _busy = self.progress.answering();
-        self.route(&context)?
-            .answer_sampling(&self.server, params)
-            .await
+        let answer = match self.route(&context) {
+            Ok(features) => features.answer_sampling(&self.server, params).await,
+            Err(refused) => Err(refused),
+        };
+        // After the cancellations on their way (see `progress`).
+        self.progress.after_cancels().await;
+        answer
     }
 
     async fn create_elicitation(
@@ -360,9 +366,14 @@ impl ClientHandler for Handler {
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let _busy = self.progress.answering();
-        self.route(&context)?
-            .answer_elicitation(&self.server, params)
-            .await
+        let answer = match self.route(&context) {
+            Ok(features) => features.answer_elicitation(&self.server, params).await,
+            Err(refused) => Err(refused),
+        };
+        // After the cancellations on their way (see `progress`): a call
+        // given up on is cancelled before its question is answered.
+        self.progress.after_cancels().await;
+        answer
     }
 
     /// Declares only the features the pool has handlers for.

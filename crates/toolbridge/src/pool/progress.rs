@@ -15,6 +15,14 @@
 //! counts from the answer ([`ProgressLog::answering`]). The total bound
 //! still holds.
 //!
+//! A call given up on is cancelled before the questions it asked are
+//! answered: while a `notifications/cancelled` is on its way to the server,
+//! the connection's answers to the server's requests wait for it
+//! ([`ProgressLog::after_cancels`]). A server may resume a call when its
+//! question is answered and then fail at a cancellation that arrives while
+//! that call finishes: the Python `mcp` 1.x SDK ends the whole session then
+//! (every response stream on it closes unanswered), so the order matters.
+//!
 //! A caller that relays progress to someone else (the gateway, to the
 //! client whose call it is) wraps the call in [`forward_progress`]: the
 //! requests it sends register their progress token, and the handler hands
@@ -78,6 +86,38 @@ pub(super) struct ProgressLog {
     /// When the client last finished answering one; the silence of the
     /// calls waiting on it starts there.
     answered: Mutex<Option<Instant>>,
+    /// The `notifications/cancelled` being sent now, which answers to the
+    /// server's requests wait for (see the module).
+    cancels: Arc<Cancels>,
+}
+
+/// How long an answer to a server's request waits for cancellations on
+/// their way: a cancellation is one small POST (or line); a server that
+/// takes longer to accept it does not hold the answer for good.
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+/// The cancellations in flight on one connection.
+#[derive(Default)]
+struct Cancels {
+    sending: AtomicUsize,
+    sent: tokio::sync::Notify,
+}
+
+/// A cancellation on its way; noted as sent when dropped.
+struct Cancelling(Arc<Cancels>);
+
+impl Cancelling {
+    fn new(cancels: &Arc<Cancels>) -> Self {
+        cancels.sending.fetch_add(1, Ordering::AcqRel);
+        Cancelling(cancels.clone())
+    }
+}
+
+impl Drop for Cancelling {
+    fn drop(&mut self) {
+        self.0.sending.fetch_sub(1, Ordering::AcqRel);
+        self.0.sent.notify_waiters();
+    }
 }
 
 /// A server-to-client request being answered; noted as answered when
@@ -99,6 +139,7 @@ impl ProgressLog {
             horizon,
             answering: AtomicUsize::new(0),
             answered: Mutex::new(None),
+            cancels: Arc::default(),
         }
     }
 
@@ -107,6 +148,26 @@ impl ProgressLog {
     pub(super) fn answering(self: &Arc<Self>) -> Answering {
         self.answering.fetch_add(1, Ordering::Acquire);
         Answering(self.clone())
+    }
+
+    /// Waits until no `notifications/cancelled` is on its way to the server
+    /// (at most [`CANCEL_WAIT`]): an answer to a server's request goes
+    /// after the cancellations of the calls given up on before it (see the
+    /// module). Costs one atomic load when none is.
+    pub(super) async fn after_cancels(&self) {
+        let cancels = &self.cancels;
+        let _ = tokio::time::timeout(CANCEL_WAIT, async {
+            loop {
+                let sent = cancels.sent.notified();
+                tokio::pin!(sent);
+                sent.as_mut().enable();
+                if cancels.sending.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                sent.await;
+            }
+        })
+        .await;
     }
 
     /// The latest moment the calls' silence can be counted from, besides
@@ -200,6 +261,7 @@ pub(super) async fn await_response(
     let mut pending = Pending {
         handle,
         armed: true,
+        log,
     };
     let started = Instant::now();
     let total_deadline = later(started, limits.total);
@@ -229,6 +291,7 @@ pub(super) async fn await_response(
                             (limits.idle, "request timeout")
                         };
                         pending.armed = false;
+                        let _cancelling = Cancelling::new(&log.cancels);
                         let _ = send_cancel(
                             &pending.handle.peer,
                             pending.handle.id.clone(),
@@ -267,12 +330,15 @@ impl std::fmt::Debug for ProgressLog {
 }
 
 /// A request in flight; tells the server to cancel it if dropped while armed.
-struct Pending {
+struct Pending<'a> {
     handle: RequestHandle<RoleClient>,
     armed: bool,
+    /// Where the cancellation is noted as on its way, from the drop on (so
+    /// an answer the caller gives after dropping the call goes after it).
+    log: &'a ProgressLog,
 }
 
-impl Drop for Pending {
+impl Drop for Pending<'_> {
     fn drop(&mut self) {
         if !self.armed {
             return;
@@ -282,8 +348,10 @@ impl Drop for Pending {
         };
         let peer = self.handle.peer.clone();
         let id = self.handle.id.clone();
+        let cancelling = Cancelling::new(&self.log.cancels);
         runtime.spawn(async move {
             let _ = send_cancel(&peer, id, "request abandoned by the caller").await;
+            drop(cancelling);
         });
     }
 }
