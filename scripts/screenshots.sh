@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Screenshots of the settings page's main views (servers, the add-server
-# form, presets, tools with an image result, the Import dialog, the menu at
-# 390 px, doctor's findings; Home, Activity, Logs and the
-# presets grid at 1280 and 390 px) in en, zh and ja, into
-# docs/screenshots/. Not run by CI: run it after changing the page.
+# Screenshots of the settings page, `<name>-<lang>-<width>.png` in en, zh
+# and ja, into docs/screenshots/: every view (Home, Servers, Tools with an
+# image result, Activity, Logs, Presets, Profiles and its editor, Doctor's
+# findings) at 1280 and 390 px; the add-server form, the Import dialog, a
+# remote server's card offering Sign in and an MCP App in the Tools view
+# at 1280 px; the menu at 390 px. Not run by CI: run it after changing
+# the page.
 #
-# Needs what the browser tests need (scripts/setup-test-deps.sh: .deps/web)
-# and a CJK font: without root, Debian's fonts-wqy-microhei .deb is unpacked
-# into .deps/fonts and Chromium's fontconfig pointed at it (FONTCONFIG_PATH).
-# Set FONTCONFIG_PATH yourself to use another (e.g. /etc/fonts with
-# fonts-noto-cjk installed).
+# Needs what the browser tests need (scripts/setup-test-deps.sh: .deps/web,
+# .deps/node, .deps/ext-apps) and a CJK font: without root, Debian's
+# fonts-wqy-microhei .deb is unpacked into .deps/fonts and Chromium's
+# fontconfig pointed at it (FONTCONFIG_PATH). Set FONTCONFIG_PATH yourself
+# to use another (e.g. /etc/fonts with fonts-noto-cjk installed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -17,7 +19,7 @@ deps="$root/.deps"
 out="$root/docs/screenshots"
 log() { printf 'screenshots: %s\n' "$*" >&2; }
 
-[ -d "$deps/web/node_modules/puppeteer-core" ] || scripts/setup-test-deps.sh
+[ -d "$deps/web/node_modules/puppeteer-core" ] && [ -d "$deps/ext-apps/node_modules" ] || scripts/setup-test-deps.sh
 
 if [ -z "${FONTCONFIG_PATH:-}" ]; then
   fonts="$deps/fonts"
@@ -56,6 +58,15 @@ cat > "$home/config.json" <<EOF
   "mcpServers": {
     "example": { "command": "toolbridge", "args": ["example-server"] },
     "time": { "command": "uvx", "args": ["mcp-server-time"], "env": { "TZ": "UTC" }, "disabled": true }
+  },
+  "profiles": {
+    "demo": {
+      "servers": ["example"],
+      "tools": ["example__echo", "example__tiny_*", "!example__tiny_audio"],
+      "rename": { "example__echo": "say" },
+      "descriptions": { "example__tiny_image": "A very small picture." }
+    },
+    "agent": { "discovery": "search" }
   }
 }
 EOF
@@ -78,5 +89,8 @@ done
 [ -n "$base" ] || { log "the gateway did not start"; cat "$home/serve.log" >&2; exit 1; }
 
 mkdir -p "$out"
-BASE_URL="$base" WEB_DEPS="$deps/web" NODE_DEPS="$deps/node" node crates/toolbridge-cli/tests/web/screenshots.cjs "$out"
+# Every shot is taken anew: a shot renamed or dropped leaves no old file.
+rm -f "$out"/*.png
+BASE_URL="$base" WEB_DEPS="$deps/web" NODE_DEPS="$deps/node" \
+  APPS_SERVER="$root/crates/toolbridge/tests/servers/apps_server.mjs" EXT_APPS_DEPS="$deps/ext-apps" node crates/toolbridge-cli/tests/web/screenshots.cjs "$out"
 du -ch "$out"/*.png | tail -1 >&2

@@ -313,7 +313,8 @@ function previewOf(result) {
     result.tools.length ? h('div', { class: 'table-wrap profile-preview' }, h('table', { 'aria-label': t('profiles.preview.table') },
       h('thead', {}, h('tr', {}, ['tool', 'name', 'why', 'description'].map((c) => h('th', { scope: 'col' }, t(`profiles.preview.column.${c}`))))),
       h('tbody', {}, result.tools.map((tool) => h('tr', { class: tool.included ? '' : 'muted', 'data-tool': `${tool.server}__${tool.tool}` },
-        h('td', {}, h('code', {}, `${tool.server}__${tool.tool}`)),
+        // A narrow column breaks the name after its server's "__".
+        h('td', {}, h('code', {}, `${tool.server}__`, h('wbr'), tool.tool)),
         h('td', {}, tool.included
           ? [h('code', {}, tool.name), tool.renamed ? h('span', { class: 'badge' }, t('profiles.preview.renamed')) : null]
           : h('span', {}, t('profiles.preview.notServed'))),
