@@ -316,9 +316,10 @@ fn interop_script(name: &str) -> std::path::PathBuf {
 }
 
 /// The TypeScript SDK (1.32.2), a 2025-11-25 session client, calls tools
-/// of a Python `mcp` 2.x server that the gateway reaches over 2026-07-28:
-/// the server asks in input-required results, which a 2025-11-25 client
-/// cannot read; the gateway asks the client with `elicitation/create` and
+/// of a Python `mcp` 2.x server that the gateway reaches over 2026-07-28
+/// only (it refuses `initialize`, so there is no 2025-11-25 connection to
+/// carry its questions): the server asks in input-required results, which
+/// a 2025-11-25 client cannot read; the gateway asks the client with `elicitation/create` and
 /// `sampling/createMessage` of its own and retries the call upstream with
 /// the answers, which the tools' results repeat. (One upstream: its tools
 /// keep their names.)
@@ -356,10 +357,10 @@ fn the_typescript_sdk_answers_a_2026_python_servers_elicitation_and_sampling() {
     assert_eq!(
         seen["results"],
         json!([
-            ["Hello, Ada!"],
-            ["The model said: ts model says: 2+2? (ts-model)"],
+            ["Hello, Ada! [over 2026-07-28]"],
+            ["The model said: ts model says: 2+2? (ts-model) [over 2026-07-28]"],
         ]),
-        "the server got the client's answers: {seen}"
+        "the server, reached over 2026-07-28, got the client's answers: {seen}"
     );
 }
 
