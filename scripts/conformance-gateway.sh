@@ -2,10 +2,13 @@
 # Runs the official MCP conformance suite's server scenarios (`--suite
 # active`) through `toolbridge serve`, in front of the suite's reference
 # server as its only upstream. Counts the checks and fails on any failure or
-# warning, on a suite failure, or when no check ran at all.
+# warning, on a suite failure, or when no check ran at all. Then the 0.2
+# suite's blocks below: tasks, input-required, `--requirements 2025-11-25` in
+# front of both reference servers, `--requirements 2026-07-28` (but tasks-*),
+# skills; each says what it allows and why.
 #
 # Usage: scripts/conformance-gateway.sh
-# Needs target/debug/toolbridge (or $TOOLBRIDGE) built. Takes about 15 s.
+# Needs target/debug/toolbridge (or $TOOLBRIDGE) built. Takes a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 setup=${CONFORMANCE_SETUP:-}
@@ -51,6 +54,7 @@ wait_for "$work/gateway.log" "listening on http://" 30
 url=$(grep -o 'listening on http://[^ ]*' "$work/gateway.log" | head -1 | sed 's/listening on //')
 # The suite's dns-rebinding scenario wants the gateway reached as localhost.
 url=${url/127.0.0.1/localhost}
+everything_url=$url  # the 2025-11-25 requirements block below uses it too
 
 log="$work/suite.log"
 set +e
@@ -69,6 +73,37 @@ if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$passed" -eq 0 ]; then
   exit 1
 fi
 echo "conformance-gateway: $passed checks passed"
+
+# count_checks RESULTS ALLOWED [SCENARIOS]: counts the checks of a suite run
+# saved with `-o RESULTS` (each scenario's checks.json; the summary hides
+# warnings). ALLOWED is space-separated SCENARIO/STATUS/CHECK_ID entries (a
+# check that may fail or warn there, and nowhere else). SCENARIOS, when
+# given, are the scenarios that must each have run a check. Prints
+# "PASSED FAILED WARNINGS ALLOWED UNEXPECTED" (UNEXPECTED "-" when none).
+count_checks() {
+  "$NODE22" -e '
+    const fs = require("fs"), path = require("path");
+    const [dir, allowed, wanted] = process.argv.slice(1);
+    const ok = new Set(allowed.split(" ").filter(Boolean));
+    let p = 0, f = 0, w = 0, a = 0; const bad = [], ran = new Set();
+    for (const run of fs.readdirSync(dir)) {
+      const file = path.join(dir, run, "checks.json");
+      if (!fs.existsSync(file)) continue;
+      const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+      const checks = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (checks.length > 0) ran.add(scenario);
+      for (const c of checks) {
+        if (c.status === "SUCCESS") { p++; continue; }
+        if (c.status !== "FAILURE" && c.status !== "WARNING") continue;
+        if (c.status === "FAILURE") f++; else w++;
+        if (ok.has(`${scenario}/${c.status}/${c.id}`)) a++;
+        else bad.push(`${scenario}/${c.status}/${c.id}`);
+      }
+    }
+    for (const s of (wanted || "").split(" ").filter(Boolean))
+      if (!ran.has(s)) bad.push(`${s}/NO-CHECKS`);
+    console.log(p, f, w, a, bad.join(",") || "-");' "$1" "$2" "${3:-}"
+}
 
 # run_scenarios LABEL URL GATEWAY_LOG PREFIX ALLOWED [NO_CHECKS]: runs every
 # scenario of the 0.2 suite whose name starts with PREFIX against URL and
@@ -232,23 +267,10 @@ JSON
   # (server-sse-polling, pending): the gateway's own endpoint (rmcp's) does
   # not close a call's event stream mid-call for the client to resume; the
   # reference server alone does. It was so before the 2025-11-25 connection.
-  local allowed="server-sse-disconnect-resume"
-  local passed failed warnings unexpected
-  read -r passed failed warnings unexpected < <("$NODE22" -e '
-    const fs = require("fs"), path = require("path");
-    const [dir, allowed] = process.argv.slice(1);
-    let p = 0, f = 0, w = 0, bad = [];
-    for (const run of fs.readdirSync(dir)) {
-      const file = path.join(dir, run, "checks.json");
-      if (!fs.existsSync(file)) continue;
-      for (const c of JSON.parse(fs.readFileSync(file, "utf8"))) {
-        if (c.status === "SUCCESS") p++;
-        else if (c.status === "FAILURE") { f++; bad.push(c.id); }
-        else if (c.status === "WARNING") { w++; if (c.id !== allowed) bad.push(c.id); }
-      }
-    }
-    console.log(p, f, w, bad.join(",") || "-");' "$results" "$allowed")
-  echo "conformance-gateway 2025-11-25: $passed checks passed, $failed failed, $warnings warnings (allowed: $allowed)"
+  local allowed="server-sse-polling/WARNING/server-sse-disconnect-resume"
+  local passed failed warnings allowed_n unexpected
+  read -r passed failed warnings allowed_n unexpected < <(count_checks "$results" "$allowed")
+  echo "conformance-gateway 2025-11-25: $passed checks passed, $failed failed, $warnings warnings, $allowed_n allowed ($allowed)"
   if [ "$code" -ne 0 ] || [ "$failed" -ne 0 ] || [ "$unexpected" != "-" ] || [ "$passed" -eq 0 ]; then
     echo "conformance-gateway 2025-11-25: FAILED (unexpected: $unexpected; suite exit $code)" >&2
     cat "$out" >&2
@@ -257,6 +279,101 @@ JSON
   fi
 }
 requirements_2025_block
+
+# ---------------------------------------------------------------------------
+# 2025-11-25 block, 2025-only upstream (issue 25): the 0.2 suite's
+# `--requirements 2025-11-25` through the first gateway above, in front of
+# $EVERYTHING_SERVER (the 0.1 reference server, 2025-11-25 sessions only).
+# Fails on any failure, on a warning but the one the block above allows too
+# (the server alone passes it: it closes a call's event stream mid-call for
+# the client to resume; the gateway's endpoint, rmcp's, does not), on a suite
+# failure, or when no check ran.
+# ---------------------------------------------------------------------------
+requirements_2025_only_block() {
+  local out="$work/r2025-only-suite.log" results="$work/r2025-only-results" code=0
+  "$NODE22" "$CONFORMANCE_02" server --url "$everything_url" --requirements 2025-11-25 -o "$results" >"$out" 2>&1 || code=$?
+  local allowed="server-sse-polling/WARNING/server-sse-disconnect-resume"
+  local passed failed warnings allowed_n unexpected
+  read -r passed failed warnings allowed_n unexpected < <(count_checks "$results" "$allowed")
+  echo "conformance-gateway 2025-11-25 (2025-only upstream): $passed checks passed, $failed failed, $warnings warnings, $allowed_n allowed ($allowed)"
+  if [ "$code" -ne 0 ] || [ "$unexpected" != "-" ] || [ "$passed" -eq 0 ]; then
+    echo "conformance-gateway 2025-11-25 (2025-only upstream): FAILED (unexpected: $unexpected; suite exit $code)" >&2
+    cat "$out" >&2
+    echo "--- gateway log" >&2; tail -50 "$work/gateway.log" >&2
+    exit 1
+  fi
+}
+requirements_2025_only_block
+
+# ---------------------------------------------------------------------------
+# 2026-07-28 block (issue 25): the scenarios of the 0.2 suite's
+# `--requirements 2026-07-28` that test a server (those it scores and those
+# it runs without scoring), a 2026-07-28 client of the gateway in front of
+# $EVERYTHING_SERVER_02, its only upstream. The suite has no way to skip a
+# scenario of a requirement set, so each runs alone as `--requirements` runs
+# it (`--spec-version 2026-07-28 --force`), but the `tasks-*` ones: that
+# upstream has no tasks and none of the tools they call; the tasks block above
+# runs them against the fixtures. Counted from the results (`-o`); fails on a
+# failure or warning not allowed below, on a scenario that ran no check, or
+# when no check ran at all.
+# ---------------------------------------------------------------------------
+requirements_2026_block() {
+  local log="$work/r2026-gateway.log" results="$work/r2026-results"
+  mkdir -p "$work/r2026-home" "$work/r2026-config/toolbridge" "$work/r2026-cache"
+  cat >"$work/r2026-config/toolbridge/config.json" <<JSON
+{ "mcpServers": { "everything": { "type": "http", "url": "http://localhost:$everything_port/mcp" } } }
+JSON
+  HOME="$work/r2026-home" XDG_CONFIG_HOME="$work/r2026-config" XDG_CACHE_HOME="$work/r2026-cache" \
+    XDG_DATA_HOME="$work/r2026-home/data" setsid "$toolbridge" serve --listen 127.0.0.1:0 2>"$log" &
+  pids+=($!)
+  wait_for "$log" "listening on http://" 30
+  local url scenarios scenario
+  url=$(grep -o 'listening on http://[^ ]*' "$log" | head -1 | sed 's/listening on //; s/127.0.0.1/localhost/')
+  # The required server scenarios, then the server ones run but not scored.
+  scenarios=$("$NODE22" "$CONFORMANCE_02" list --server --requirements 2026-07-28 \
+    | sed -n '/^Server scenarios/,/^Client scenarios/p; /\[server\]$/p' \
+    | sed -nE 's/^ *- ([a-z0-9-]+).*/\1/p' | grep -v '^tasks-' || true)
+  [[ " $(echo $scenarios) " == *" server-stateless "* ]] \
+    || { echo "conformance-gateway 2026-07-28: the suite lists no such server scenarios: $scenarios" >&2; exit 1; }
+  for scenario in $scenarios; do
+    "$NODE22" "$CONFORMANCE_02" server --url "$url" --scenario "$scenario" --spec-version 2026-07-28 \
+      --force -o "$results" >"$work/r2026-$scenario.log" 2>&1 || true
+  done
+  # What fails or warns through any proxy, each checked against the reference
+  # server alone (docs/gateway.md, "Conformance"):
+  # - server-stateless: its `test_streaming_elicitation` and `test_logging_tool`
+  #   answer with two JSON values in one `application/json` body, which is not
+  #   streamable HTTP (a proxy's client reads one JSON value: -32603, so the
+  #   two checks on those streams cannot run); its `test_trigger_tool_change`
+  #   and `test_trigger_prompt_change` are not in its tools/list, and the
+  #   gateway calls only listed tools, so the list never changes (two warnings).
+  # - http-custom-header-server-validation (pending, not scored): the server
+  #   has no tool with x-mcp-header annotations; alone it fails the same five.
+  # - input-required-result-validate-input: it accepts malformed
+  #   inputResponses, alone too, and the gateway passes them on as they came.
+  local allowed="
+    server-stateless/FAILURE/sep-2575-http-server-no-independent-requests-on-stream
+    server-stateless/FAILURE/sep-2575-server-no-log-without-loglevel
+    server-stateless/WARNING/sep-2575-server-sends-prompts-list-changed-on-subscription
+    server-stateless/WARNING/sep-2575-server-sends-tools-list-changed-on-subscription
+    http-custom-header-server-validation/FAILURE/sep-2243-server-no-xmcp-tool
+    http-custom-header-server-validation/FAILURE/sep-2243-server-decode-base64
+    http-custom-header-server-validation/FAILURE/sep-2243-server-validate-param-match
+    http-custom-header-server-validation/FAILURE/sep-2243-server-reject-invalid-param-chars
+    http-custom-header-server-validation/FAILURE/sep-2243-server-reject-param-mismatch
+    input-required-result-validate-input/WARNING/sep-2322-validate-input-responses"
+  local passed failed warnings allowed_n unexpected count
+  count=$(echo $scenarios | wc -w)
+  read -r passed failed warnings allowed_n unexpected < <(count_checks "$results" "$(echo $allowed)" "$(echo $scenarios)")
+  echo "conformance-gateway 2026-07-28: $count scenarios (tasks-* in the tasks block): $passed checks passed, $failed failed, $warnings warnings, $allowed_n of them allowed"
+  if [ "$unexpected" != "-" ] || [ "$passed" -eq 0 ]; then
+    echo "conformance-gateway 2026-07-28: FAILED (unexpected: $unexpected)" >&2
+    for scenario in $scenarios; do cat "$work/r2026-$scenario.log" >&2; done
+    echo "--- gateway log" >&2; tail -50 "$log" >&2
+    exit 1
+  fi
+}
+requirements_2026_block
 
 # ---------------------------------------------------------------------------
 # Skills block (issue 25, SEP-2640): the suite's skills server scenarios

@@ -277,3 +277,144 @@ async fn a_session_client_sees_and_calls_what_its_rights_allow_as_a_stateless_on
         .unwrap_or_else(|| panic!("no result text in {allowed:?}"));
     assert_eq!(text, "This is a simple text response for testing.");
 }
+
+/// Runs an interop client script (tests/interop/) with `plan` against the
+/// gateway at `gateway`; returns the JSON line it printed, or panics with
+/// its stderr and the gateway's.
+fn sdk_client(mut command: std::process::Command, plan: Value, gateway: &Gateway) -> Value {
+    let home = tempdir();
+    let home = home.path();
+    let out = command
+        .arg(plan.to_string())
+        .args(["http", &gateway.url])
+        .env("INTEROP_TOKEN", gateway_support::TOKEN)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the SDK client");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success(),
+        "the SDK client failed ({:?}):\n{stderr}\ngateway:\n{}",
+        out.status.code(),
+        gateway.log()
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON from the SDK client ({e}): {stdout}\n{stderr}"))
+}
+
+fn interop_script(name: &str) -> std::path::PathBuf {
+    common::root()
+        .join("crates/toolbridge-cli/tests/interop")
+        .join(name)
+}
+
+/// The TypeScript SDK (1.32.2), a 2025-11-25 session client, calls tools
+/// of a Python `mcp` 2.x server that the gateway reaches over 2026-07-28
+/// only (it refuses `initialize`, so there is no 2025-11-25 connection to
+/// carry its questions): the server asks in input-required results, which
+/// a 2025-11-25 client cannot read; the gateway asks the client with `elicitation/create` and
+/// `sampling/createMessage` of its own and retries the call upstream with
+/// the answers, which the tools' results repeat. (One upstream: its tools
+/// keep their names.)
+#[test]
+fn the_typescript_sdk_answers_a_2026_python_servers_elicitation_and_sampling() {
+    let home = tempdir();
+    let config = write_config(
+        home.path(),
+        json!({ "py": {
+            "command": common::python(),
+            "args": [common::test_server("asking_fixture_2026.py")],
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["ask_name", "ask_model"]);
+    let mut node = std::process::Command::new("node");
+    node.arg(interop_script("client.cjs"))
+        .env("NODE_DEPS", common::deps().join("node"));
+    let seen = sdk_client(
+        node,
+        json!({ "asks": [
+            { "name": "ask_name", "arguments": {} },
+            { "name": "ask_model", "arguments": { "prompt": "2+2?" } },
+        ] }),
+        &gateway,
+    );
+    assert_eq!(seen["protocolVersion"], "2025-11-25", "{seen}");
+    assert_eq!(
+        seen["elicitations"],
+        json!(["What is your name?"]),
+        "{seen}"
+    );
+    assert_eq!(seen["samplings"], json!(["2+2?"]), "{seen}");
+    assert_eq!(seen["isError"], json!([false, false]), "{seen}");
+    assert_eq!(
+        seen["results"],
+        json!([
+            ["Hello, Ada! [over 2026-07-28]"],
+            ["The model said: ts model says: 2+2? (ts-model) [over 2026-07-28]"],
+        ]),
+        "the server, reached over 2026-07-28, got the client's answers: {seen}"
+    );
+}
+
+/// The Python `mcp` 2.x SDK, pinned to 2026-07-28 (stateless: no
+/// `initialize`, no session), calls server-everything's sampling and
+/// elicitation tools; server-everything speaks 2025-11-25 and asks with
+/// requests of its own mid-call, which a stateless client can only be
+/// asked in its call's result: the gateway holds the upstream call, answers
+/// the client with input required, and passes the answers of its retry
+/// back to the upstream's requests.
+#[test]
+fn the_python_sdk_at_2026_answers_server_everythings_elicitation_and_sampling() {
+    let home = tempdir();
+    let config = write_config(
+        home.path(),
+        json!({ "everything": {
+            "command": "node", "args": [common::everything_js(), "stdio"],
+        } }),
+    );
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    gateway.wait_for_tools(&["trigger-elicitation-request", "trigger-sampling-request"]);
+    let mut python = std::process::Command::new(common::python());
+    python.arg(interop_script("client.py"));
+    let seen = sdk_client(
+        python,
+        json!({ "mode": "2026-07-28", "asks": [
+            { "name": "trigger-elicitation-request", "arguments": {} },
+            { "name": "trigger-sampling-request", "arguments": { "prompt": "2+2?" } },
+        ] }),
+        &gateway,
+    );
+    assert_eq!(seen["protocolVersion"], "2026-07-28", "{seen}");
+    assert_eq!(
+        seen["elicitations"],
+        json!(["Please provide inputs for the following fields:"]),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["samplings"],
+        json!(["Resource trigger-sampling-request context: 2+2?"]),
+        "{seen}"
+    );
+    assert_eq!(seen["isError"], json!([false, false]), "{seen}");
+    let results = &seen["results"];
+    let elicited = results[0].to_string();
+    assert!(
+        elicited.contains("User provided the requested information")
+            && elicited.contains("py answer to Please provide inputs"),
+        "server-everything never got the elicitation's answer: {seen}"
+    );
+    let sampled = results[1].to_string();
+    assert!(
+        sampled.contains(r#"\"model\": \"py-model\""#)
+            && sampled.contains("py model says: Resource trigger-sampling-request context: 2+2?"),
+        "server-everything never got the sampling answer: {seen}"
+    );
+}

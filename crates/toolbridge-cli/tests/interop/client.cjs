@@ -12,6 +12,12 @@
 //   -> {"tools": [names], "calls": [[texts]], "reads": [[texts]], "prompts": [[texts]]}
 // or    {"rendezvous": {"name", "tag", "expect"}}
 //   -> {"result": [texts], "progress": [messages], "logs": [data], "elicitations": [messages]}
+// or    {"asks": [{"name", "arguments"}]}: calls whose server asks the client mid-call;
+//   the client declares sampling too, answers an elicitation with `name` and `reply`
+//   ("ts answer to MESSAGE") and a sampling request with "ts model says: PROMPT" from
+//   the model "ts-model"
+//   -> {"protocolVersion", "results": [[texts]], "isError": [bool],
+//       "elicitations": [messages], "samplings": [prompts]}
 // or    {"progress": {"name", "arguments"}}
 //   -> {"result": [texts], "progress": [[progress, total]]}
 // or    {"search": {"query", "arguments", "noMatch", "outside", "pull", "pulled"}}: a
@@ -31,6 +37,7 @@ const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = sdk("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = sdk("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } = sdk("@modelcontextprotocol/sdk/types.js");
@@ -40,18 +47,33 @@ const texts = (content) => content.filter((c) => c.type === "text").map((c) => c
 async function main() {
   const [planJson, kind, ...target] = process.argv.slice(2);
   const plan = JSON.parse(planJson);
-  const client = new Client(
-    { name: "interop-ts", version: "1" },
-    { capabilities: { elicitation: { form: {} } } },
-  );
-  const seen = { progress: [], logs: [], elicitations: [] };
+  // Sampling only where a plan asks for it: server-everything lists tools
+  // by what its client can do, and the other plans expect its usual list.
+  const capabilities = plan.asks
+    ? { elicitation: { form: {} }, sampling: {} }
+    : { elicitation: { form: {} } };
+  const client = new Client({ name: "interop-ts", version: "1" }, { capabilities });
+  const seen = { progress: [], logs: [], elicitations: [], samplings: [] };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     seen.logs.push(n.params.data);
   });
   client.setRequestHandler(ElicitRequestSchema, async (r) => {
     seen.elicitations.push(r.params.message);
-    return { action: "accept", content: { reply: `ts answer to ${r.params.message}` } };
+    const reply = `ts answer to ${r.params.message}`;
+    return { action: "accept", content: plan.asks ? { name: "Ada", reply } : { reply } };
   });
+  if (plan.asks) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (r) => {
+      const first = r.params.messages[0]?.content;
+      const prompt = (Array.isArray(first) ? first[0] : first)?.text ?? "";
+      seen.samplings.push(prompt);
+      return {
+        role: "assistant",
+        content: { type: "text", text: `ts model says: ${prompt}` },
+        model: "ts-model",
+      };
+    });
+  }
   let transport;
   if (kind === "http") {
     const headers = process.env.INTEROP_TOKEN
@@ -63,7 +85,22 @@ async function main() {
   }
   await client.connect(transport);
   const out = {};
-  if (plan.progress) {
+  if (plan.asks) {
+    const results = [];
+    const isError = [];
+    for (const call of plan.asks) {
+      const result = await client.callTool(call, undefined, { timeout: 60000 });
+      results.push(texts(result.content));
+      isError.push(!!result.isError);
+    }
+    Object.assign(out, {
+      protocolVersion: transport.protocolVersion,
+      results,
+      isError,
+      elicitations: seen.elicitations,
+      samplings: seen.samplings,
+    });
+  } else if (plan.progress) {
     const steps = [];
     const result = await client.callTool(plan.progress, undefined, {
       onprogress: (p) => steps.push([p.progress, p.total]),

@@ -6,6 +6,12 @@ and output are those of client.cjs.
     python client.py PLAN_JSON stdio COMMAND ARGS...
 
 $INTEROP_TOKEN, when set, is sent as `Authorization: Bearer ...`.
+
+A plan with "asks" may also pin the protocol version with "mode" (the SDK's
+`Client(mode=...)`, e.g. "2026-07-28": stateless, no `initialize`); only such a
+plan declares sampling (server-everything lists tools by what its client can
+do, and the other plans expect its usual list). Sampling is answered with
+"py model says: PROMPT" from the model "py-model".
 """
 
 import json
@@ -28,7 +34,7 @@ def texts(content) -> list:
 async def main() -> None:
     plan = json.loads(sys.argv[1])
     kind, target = sys.argv[2], sys.argv[3:]
-    seen = {"progress": [], "logs": [], "elicitations": []}
+    seen = {"progress": [], "logs": [], "elicitations": [], "samplings": []}
 
     async def on_log(params: types.LoggingMessageNotificationParams) -> None:
         seen["logs"].append(params.data)
@@ -39,6 +45,19 @@ async def main() -> None:
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen["progress"].append(message)
+
+    async def on_sample(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        first = params.messages[0].content
+        first = first[0] if isinstance(first, list) else first
+        prompt = getattr(first, "text", "")
+        seen["samplings"].append(prompt)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=f"py model says: {prompt}"),
+            model="py-model",
+        )
+
+    asking = {"sampling_callback": on_sample, "mode": plan.get("mode", "auto")} if "asks" in plan else {}
 
     if kind == "http":
         token = os.environ.get("INTEROP_TOKEN")
@@ -53,6 +72,7 @@ async def main() -> None:
         elicitation_callback=on_elicit,
         log_level="info",
         raise_exceptions=True,
+        **asking,
     ) as client:
         out: dict = {}
         if "progress" in plan:
@@ -64,6 +84,20 @@ async def main() -> None:
             p = plan["progress"]
             result = await client.call_tool(p["name"], p.get("arguments"), progress_callback=on_step)
             out.update(result=texts(result.content), progress=steps)
+        elif "asks" in plan:
+            # Calls whose server asks the client something mid-call.
+            results, errors = [], []
+            for a in plan["asks"]:
+                result = await client.call_tool(a["name"], a.get("arguments"))
+                results.append(texts(result.content))
+                errors.append(bool(result.is_error))
+            out.update(
+                protocolVersion=client.protocol_version,
+                results=results,
+                isError=errors,
+                elicitations=seen["elicitations"],
+                samplings=seen["samplings"],
+            )
         elif "ask" in plan:
             # One call whose server asks the client something mid-call.
             a = plan["ask"]
