@@ -325,6 +325,7 @@ fn interop_script(name: &str) -> std::path::PathBuf {
 /// keep their names.)
 #[test]
 fn the_typescript_sdk_answers_a_2026_python_servers_elicitation_and_sampling() {
+    let _serial = crate::gateway_interop::one_at_a_time();
     let home = tempdir();
     let config = write_config(
         home.path(),
@@ -373,6 +374,7 @@ fn the_typescript_sdk_answers_a_2026_python_servers_elicitation_and_sampling() {
 /// back to the upstream's requests.
 #[test]
 fn the_python_sdk_at_2026_answers_server_everythings_elicitation_and_sampling() {
+    let _serial = crate::gateway_interop::one_at_a_time();
     let home = tempdir();
     let config = write_config(
         home.path(),

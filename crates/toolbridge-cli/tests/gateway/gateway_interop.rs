@@ -18,10 +18,11 @@ use serde_json::{Value, json};
 
 /// One test at a time: each starts a gateway, Node and Python servers and
 /// SDK clients, and three at once on two loaded cores made upstreams miss
-/// rmcp's 10 s `server/discover` window.
+/// rmcp's 10 s `server/discover` window. The SDK tests of
+/// `gateway_generations` take it too.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     SERIAL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
