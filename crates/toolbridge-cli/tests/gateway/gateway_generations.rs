@@ -14,7 +14,6 @@ use crate::gateway_support;
 use std::{
     path::Path,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 // Sampling is deprecated by SEP-2577 but 2025-11-25 carries it.
@@ -25,17 +24,17 @@ use rmcp::model::{
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt as _,
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-        ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
-        Implementation, ProtocolVersion, Role,
+        ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+        ProtocolVersion, Role,
     },
-    service::{RequestContext, RunningService},
+    service::RequestContext,
     transport::StreamableHttpClientTransport,
 };
 use serde_json::{Value, json};
 
 use common::{Sandbox, reference::reference_02_url, tempdir, toolbridge};
-use gateway_support::{Gateway, RawClient, write_config};
+use gateway_support::{Gateway, RawClient, call_text, write_config};
 
 /// A 2025-11-25 session client that declares sampling and elicitation,
 /// answers both, and keeps what it was asked.
@@ -104,21 +103,6 @@ impl ClientHandler for Asked {
     }
 }
 
-/// The text of `tool`'s result, called by `client` with `args`.
-async fn call(client: &RunningService<RoleClient, Asked>, tool: &str, args: Value) -> String {
-    let params = CallToolRequestParams::new(tool.to_owned())
-        .with_arguments(args.as_object().cloned().unwrap_or_default());
-    let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(params))
-        .await
-        .unwrap_or_else(|_| panic!("{tool} gave no answer within 60 s"))
-        .unwrap_or_else(|e| panic!("{tool}: {e}"));
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
 /// A gateway whose only upstream is the two-generation reference server,
 /// as `ref` (its tools keep their names).
 fn gateway(home: &Path) -> Gateway {
@@ -151,10 +135,10 @@ async fn a_session_client_is_asked_for_sampling_and_elicitation_by_an_upstream_o
     // not), so only the question is checked here; that the answer comes
     // back is elicitation's check below. Before the session connection,
     // the question never came: over 2026-07-28 the server cannot send it.
-    let sampled = call(&client, "test_sampling", json!({ "prompt": "2+2?" })).await;
+    let sampled = call_text(&client, "test_sampling", json!({ "prompt": "2+2?" })).await;
     assert_eq!(asked.questions(), ["sampling: 2+2?"], "{sampled}");
     assert_eq!(
-        call(&client, "test_elicitation", json!({ "message": "Go on?" })).await,
+        call_text(&client, "test_elicitation", json!({ "message": "Go on?" })).await,
         r#"User response: action=accept, content={"response":"yes"}"#,
         "the upstream's elicitation request reached the client and its answer came back"
     );

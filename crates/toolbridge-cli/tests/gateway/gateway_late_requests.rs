@@ -9,17 +9,15 @@ use crate::gateway_support;
 use std::{
     path::Path,
     sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use common::{Listening, deps, tempdir, test_server};
-use gateway_support::{Gateway, write_config};
+use gateway_support::{Gateway, call_text, write_config};
 use rmcp::{
     ClientHandler, RoleClient, ServiceExt as _,
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-        ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
-        Implementation,
+        ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
     },
     service::{RequestContext, RunningService},
     transport::StreamableHttpClientTransport,
@@ -102,20 +100,6 @@ async fn connect(gateway: &Gateway, who: &Answerer) -> RunningService<RoleClient
         .expect("connect to the gateway")
 }
 
-async fn call(client: &RunningService<RoleClient, Answerer>, tool: &str, args: Value) -> String {
-    let params = CallToolRequestParams::new(tool.to_owned())
-        .with_arguments(args.as_object().cloned().unwrap_or_default());
-    let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(params))
-        .await
-        .unwrap_or_else(|_| panic!("{tool} gave no answer within 60 s"))
-        .unwrap_or_else(|e| panic!("{tool}: {e}"));
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
@@ -138,13 +122,13 @@ async fn a_late_question_never_reaches_another_client(transport: &str) {
 
     let fifo_arg = fifo.to_string_lossy().into_owned();
     let holding = tokio::spawn(async move {
-        let text = call(&client_a, "hold", json!({ "fifo": fifo_arg })).await;
+        let text = call_text(&client_a, "hold", json!({ "fifo": fifo_arg })).await;
         (client_a, text)
     });
     // ask_late returns only once A's hold runs: A's call is in flight
     // while B's ends.
     assert_eq!(
-        call(&client_b, "ask_late", json!({})).await,
+        call_text(&client_b, "ask_late", json!({})).await,
         "will ask later"
     );
     let writer = fifo.clone();
@@ -187,7 +171,7 @@ async fn clients_in_turn_answer_their_own_questions(transport: &str) {
     let client_a = connect(&gateway, &a).await;
     let client_b = connect(&gateway, &b).await;
     for (client, name) in [(&client_b, "b"), (&client_a, "a"), (&client_b, "b")] {
-        let outcome = call(client, "ask_now", json!({ "who": name })).await;
+        let outcome = call_text(client, "ask_now", json!({ "who": name })).await;
         assert_eq!(
             outcome,
             format!("answered: accept {{\"answer\": \"{name}\"}}"),

@@ -749,3 +749,23 @@ pub async fn access_token(issuer: &Listening, resource: &str, scope: &str) -> St
         .unwrap_or_else(|| panic!("no access_token in {body}"))
         .to_owned()
 }
+
+/// The text of `tool`'s result, called by an rmcp `client` with `args`;
+/// panics naming the tool when it fails or gives no answer within 60 s.
+pub async fn call_text<H: rmcp::ClientHandler>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> String {
+    let params = rmcp::model::CallToolRequestParams::new(tool.to_owned())
+        .with_arguments(args.as_object().cloned().unwrap_or_default());
+    let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(params))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} gave no answer within 60 s"))
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
