@@ -61,6 +61,60 @@ pub fn process_table() -> Vec<ProcessInfo> {
         .collect()
 }
 
+/// This process and its descendants, found by following each process's
+/// `/proc/PID/task/TID/children` lists down from this one: a scan that reads
+/// as many files as this process's tree holds, not one per process on the
+/// machine (the tracker scans every half second; on a shared machine the
+/// whole table is hundreds of reads). Every process a server started is in
+/// it: a child of a server's process is in its tree, and an orphan is
+/// re-parented to this process when it [adopts orphans](adopt_orphans) (to
+/// init otherwise, where a scan of the whole table would not link it to its
+/// server either).
+///
+/// Falls back to [`process_table`] where the kernel has no `children` lists
+/// (built without `CONFIG_PROC_CHILDREN`, or not Linux). The lists are read
+/// while processes come and go, as the whole table is: a process born
+/// between two reads is found by the next scan.
+pub fn own_tree() -> Vec<ProcessInfo> {
+    static CHILDREN_LISTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let me = std::process::id();
+    let listed = *CHILDREN_LISTS
+        .get_or_init(|| std::fs::metadata(format!("/proc/{me}/task/{me}/children")).is_ok());
+    if !listed {
+        return process_table();
+    }
+    let Some(myself) = ProcessInfo::of(me) else {
+        return process_table();
+    };
+    let mut tree = vec![myself];
+    let mut parents = vec![me];
+    while let Some(parent) = parents.pop() {
+        // A process that exits meanwhile has no task folder: nothing below it
+        // to find (its children went to a subreaper, found there or next time).
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+                continue;
+            };
+            for pid in children
+                .split_ascii_whitespace()
+                .filter_map(|p| p.parse().ok())
+            {
+                if tree.iter().any(|p| p.pid == pid) {
+                    continue;
+                }
+                if let Some(child) = ProcessInfo::of(pid) {
+                    tree.push(child);
+                    parents.push(pid);
+                }
+            }
+        }
+    }
+    tree
+}
+
 /// The live descendants of `root` in `table` (children, their children, …),
 /// whatever their group or session; `root` itself is not included.
 pub fn descendants_of(root: u32, table: &[ProcessInfo]) -> Vec<ProcessInfo> {
@@ -161,6 +215,58 @@ mod tests {
         assert_eq!(
             (info.ppid, info.pgrp, info.session, info.start, info.dead),
             (10, 4242, 4242, 987654, false)
+        );
+    }
+
+    #[test]
+    fn this_processs_tree_holds_its_childrens_children_and_nothing_else() {
+        // A child that starts a grandchild in a session of its own (setsid),
+        // then waits: both must be in this process's tree, with the same
+        // identities the whole table gives them.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "setsid sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh starts");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().expect("piped")),
+            &mut line,
+        )
+        .expect("reads the grandchild's pid");
+        let grandchild: u32 = line.trim().parse().expect("a pid");
+        let tree = own_tree();
+        let whole = process_table();
+        let mut pids: Vec<u32> = descendants_of(std::process::id(), &tree)
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        let _ = child.kill();
+        let _ = std::process::Command::new("kill")
+            .arg(grandchild.to_string())
+            .status();
+        let _ = child.wait();
+        pids.sort();
+        let mut expected = vec![child.id(), grandchild];
+        expected.sort();
+        assert!(
+            expected.iter().all(|p| pids.contains(p)),
+            "tree {pids:?} lacks {expected:?}"
+        );
+        // The same identities (group and session may change meanwhile: the
+        // grandchild's setsid can run between the two reads).
+        for p in &tree {
+            let same = whole
+                .iter()
+                .find(|w| w.pid == p.pid)
+                .map(|w| (w.ppid, w.start));
+            assert_eq!(same, Some((p.ppid, p.start)), "pid {}", p.pid);
+        }
+        assert!(
+            !tree.iter().any(|p| p.pid == 1) && tree.len() < whole.len(),
+            "the tree holds only this process's own ({} of {})",
+            tree.len(),
+            whole.len()
         );
     }
 

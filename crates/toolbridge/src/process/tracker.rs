@@ -11,9 +11,7 @@ use std::{
 };
 
 use super::{
-    descendants::{
-        ADOPTING, ProcessInfo, descendants_of, process_table, signal_group, signal_same,
-    },
+    descendants::{ADOPTING, ProcessInfo, descendants_of, own_tree, signal_group, signal_same},
     reaper::Reaper,
 };
 
@@ -101,7 +99,7 @@ impl ProcessTracker {
         if leaders.is_empty() {
             return;
         }
-        let table = process_table();
+        let table = own_tree();
         let mut state = self.state();
         let mut found = Vec::new();
         for leader in leaders {
@@ -115,11 +113,10 @@ impl ProcessTracker {
             let mut known = known.clone();
             let mut lines = String::new();
             // Forget those that are gone (a process re-parented to init once
-            // its server died is still its server's: keep it).
+            // its server died is still its server's: keep it; it is not in
+            // this process's tree, so it is looked up by its pid).
             known.retain(|k| {
-                let alive = table
-                    .iter()
-                    .any(|p| p.pid == k.pid && p.start == k.start && !p.dead);
+                let alive = is_alive(k, &table);
                 if !alive {
                     lines.push_str(&format!("p-{}\n", k.pid));
                 }
@@ -163,11 +160,7 @@ impl ProcessTracker {
                     state.adopted.push(process);
                 }
             }
-            state.adopted.retain(|k| {
-                table
-                    .iter()
-                    .any(|p| p.pid == k.pid && p.start == k.start && !p.dead)
-            });
+            state.adopted.retain(|k| is_alive(k, &table));
             if !lines.is_empty() {
                 state.tell(&lines);
             }
@@ -194,6 +187,16 @@ impl ProcessTracker {
         self.track(&leaders);
         true
     }
+}
+
+/// Whether `known` is still the same live process: found in `tree`, or,
+/// outside it (re-parented to init), by its pid.
+fn is_alive(known: &ProcessInfo, tree: &[ProcessInfo]) -> bool {
+    let now = match tree.iter().find(|p| p.pid == known.pid) {
+        Some(p) => Some(*p),
+        None => ProcessInfo::of(known.pid),
+    };
+    now.is_some_and(|p| p.start == known.start && !p.dead)
 }
 
 /// The orphans this process adopted (its children in another process group
