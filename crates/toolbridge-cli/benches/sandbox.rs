@@ -21,6 +21,11 @@
 //! `"network": "none"`, `memoryMb`, `processes`.
 //!
 //! `cargo bench -p toolbridge-cli --bench sandbox [-- --rounds 7 --seq 2000] [parts]`
+//!
+//! On a 2-vCPU machine the calls rate of one configuration moves threefold
+//! between runs with where the scheduler puts the client's and the server's
+//! wake-ups; run the bench binary under `taskset -c 1` to hold that equal
+//! for every configuration (docs/performance.md, the sandbox's round 31).
 
 mod common;
 
