@@ -106,7 +106,8 @@ mod task_events;
 mod tasks;
 
 pub use client_features::{
-    ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider, SamplingHandler,
+    APP_MIME_TYPE, ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider,
+    SamplingHandler, UI_EXTENSION,
 };
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
