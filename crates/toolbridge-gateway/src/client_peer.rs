@@ -64,6 +64,8 @@ impl ClientPeer {
                 .then(|| me.clone() as Arc<dyn ElicitationHandler>),
             logs: Some(me as Arc<dyn LogHandler>),
             log_level: None,
+            // What the connection declares is the pool's (`Unrouted`).
+            renders_apps: false,
             client: None,
         }
     }
@@ -197,6 +199,8 @@ impl Unrouted {
             elicitation: Some(me),
             logs: None,
             log_level: None,
+            // The page renders MCP Apps (web/components/mcp-app.js).
+            renders_apps: true,
             client: None,
         }
     }

@@ -46,12 +46,27 @@ export function onLanguageChange(listener) {
   listeners.add(listener);
 }
 
-/** The string for `key` in the current language; the key itself when missing. */
-export function t(key, vars = {}) {
+/** The string for `key` in the current language, or undefined. */
+function lookup(key) {
   const [ns, ...path] = key.split('.');
   let value = strings[ns];
   for (const part of path) value = value && typeof value === 'object' ? value[part] : undefined;
-  if (typeof value !== 'string') {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Whether the current language has a string for `key`: for a kind the
+ * server names that this page may not know (a newer gateway's), said then
+ * as the server's own English.
+ */
+export function has(key) {
+  return lookup(key) !== undefined;
+}
+
+/** The string for `key` in the current language; the key itself when missing. */
+export function t(key, vars = {}) {
+  const value = lookup(key);
+  if (value === undefined) {
     console.warn(`missing string ${key} (${language})`);
     return key;
   }

@@ -3,7 +3,9 @@
 //! `ui://counter/app.html`. With both in the view, each `ui://` URI gets
 //! its server's name (`ui_resources`): in `resources/list`, in each tool's
 //! `_meta` link (both spellings), and in what a read answers, and a read of
-//! one reaches that server. A profile of one server keeps the URIs.
+//! one reaches that server. A profile of one server keeps the URIs. The
+//! gateway's pool declares the `io.modelcontextprotocol/ui` extension to
+//! its servers (its page renders apps); the CLI's does not.
 
 use crate::common;
 use crate::gateway_support;
@@ -122,4 +124,45 @@ async fn each_servers_ui_uris_stay_its_own_and_a_read_reaches_that_server() {
         read["result"]["contents"][0]["uri"], "ui://counter/app.html",
         "{read}"
     );
+}
+
+/// The `host_ui` tool's text: what the server saw declared of the MCP Apps
+/// extension (`ui: null` for nothing).
+fn host_ui_text(called: &Value) -> String {
+    called["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_declares_the_apps_extension_to_its_servers_and_the_cli_does_not() {
+    let home = tempfile::tempdir().unwrap();
+    let config = write_config(home.path(), json!({ "a": apps_server("server-a") }));
+    let gateway = Gateway::start(&config, home.path(), &[]);
+    let mut client = RawClient::new(&gateway.url);
+    client.initialize().await;
+    let called = client
+        .request("tools/call", json!({ "name": "host_ui", "arguments": {} }))
+        .await;
+    let called = called.body.expect("a tools/call answer");
+    assert_eq!(
+        host_ui_text(&called),
+        r#"ui: {"mimeTypes":["text/html;profile=mcp-app"]}"#,
+        "{called}"
+    );
+
+    // `toolbridge call` renders no app: nothing declared.
+    let run = std::process::Command::new(common::toolbridge())
+        .arg("--config")
+        .arg(&config)
+        .args(["call", "a", "host_ui"])
+        .env("XDG_CACHE_HOME", home.path().join("cli-cache"))
+        .env("XDG_DATA_HOME", home.path().join("cli-data"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run toolbridge call");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{run:?}");
+    assert!(stdout.contains("ui: null"), "{stdout}");
 }

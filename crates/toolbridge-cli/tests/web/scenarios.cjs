@@ -26,6 +26,34 @@ const HAN = /[\u4e00-\u9fff]/;
 const KANA = /[\u3040-\u30ff]/;
 const CJK = { zh: HAN, ja: /[\u3040-\u30ff\u4e00-\u9fff]/ };
 
+/**
+ * Clicks `signIn` (a "Sign in" button) on `page`, then in the tab it opens
+ * at the authorization server at `issuer` (an oidc-provider) logs in and
+ * consents; returns once the tab is back at the gateway's loopback
+ * listener, with the tab and the "Open the sign-in page" link's address.
+ */
+async function signInAtProvider(browser, page, signIn, issuer) {
+  const opened = new Promise(resolve => browser.once('targetcreated', resolve));
+  const shown = await signIn.evaluate(el => el.textContent.trim());
+  if (shown !== 'Sign in') b.fail(`the sign-in button reads "${shown}"`);
+  await signIn.click();
+  const tab = await (await opened).page();
+  if (!tab) b.fail('the click opened no tab');
+  await b.until('the tab at the authorization server', () => tab.url().startsWith(issuer));
+  const link = await b.button(page, 'Open the sign-in page');
+  const linked = await link.evaluate(a => a.href);
+  if (!linked.startsWith(issuer)) b.fail(`the link goes to ${linked}`);
+  // The provider's own login, then consent.
+  await tab.waitForSelector('input[name="login"]');
+  await tab.type('input[name="login"]', 'alice');
+  await tab.type('input[name="password"]', 'any');
+  await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
+  await tab.waitForSelector('button[type="submit"]');
+  await tab.click('button[type="submit"]');
+  await b.until('the tab back at the gateway\'s listener', () => /^http:\/\/127\.0\.0\.1:\d+\/callback\?/.test(tab.url()));
+  return { tab, linked };
+}
+
 /** Opens the add-server form from the servers view. */
 async function openAddForm(page) {
   await b.openView(page, BASE, 'servers');
@@ -713,6 +741,66 @@ const scenarios = {
   },
 
   /**
+   * Doctor's finding for a remote server that needs an OAuth sign-in
+   * (ISSUER's, as in remote_sign_in): its problem said in Chinese and
+   * Japanese (the library's English in English), and its Sign in button,
+   * the Servers view's flow: the provider's login in the tab the click
+   * opened, then Doctor checks again and finds the server working.
+   */
+  async doctor_sign_in(browser) {
+    const issuer = process.env.ISSUER;
+    const page = await b.openPage(browser);
+    const problem = async () => {
+      await page.waitForSelector('main article.card[aria-label="gw"] li');
+      return page.$eval('main article.card[aria-label="gw"] li > p', p => p.textContent.trim());
+    };
+    const problems = {};
+    for (const lang of ['zh', 'ja', 'en']) {
+      await b.openView(page, BASE, 'doctor', { lang });
+      problems[lang] = await problem();
+    }
+    const signIn = await b.button(page, 'Sign in to gw');
+    const violations = await b.axeViolations(page);
+    if (violations.length) b.fail(`axe finds on Doctor with Sign in: ${JSON.stringify(violations)}`);
+    const { tab } = await signInAtProvider(browser, page, signIn, issuer);
+    const status = () => page.evaluate(() => {
+      const card = document.querySelector('main article.card[aria-label="gw"]');
+      const badge = card && card.querySelector('.badge');
+      return badge ? badge.textContent.trim() : null;
+    });
+    await b.until('gw OK in Doctor', async () => (await status()) === 'OK', b.LIMIT * 2);
+    await b.settled(page);
+    b.check(page, 'sign-in from Doctor');
+    return { problems, status: await status(), backAt: new URL(tab.url()).pathname };
+  },
+
+  /**
+   * A server whose command is not installed, once a use has failed: its
+   * card says so in each language, the library's sentence in English and
+   * the page's, naming the command, in Chinese and Japanese.
+   */
+  async failure_on_card(browser) {
+    // A client's use of `missing` (the page's tool listing, from Node)
+    // fails: its card then says why.
+    await fetch(new URL('api/tools/missing', BASE));
+    const page = await b.openPage(browser);
+    const said = {};
+    for (const lang of LANGUAGES) {
+      await b.openView(page, BASE, 'servers', { lang });
+      said[lang] = await page.evaluate(() => {
+        const heading = [...document.querySelectorAll('main h2')].find(h => h.textContent.trim() === 'missing');
+        const error = heading && heading.closest('article').querySelector('p.error');
+        return error ? error.textContent.trim() : null;
+      });
+      if (!said[lang]) b.fail(`the card of missing shows no failure in ${lang}`);
+    }
+    const listed = await page.evaluate(async () => (await fetch('/api/servers')).json());
+    const missing = listed.servers.find(s => s.name === 'missing');
+    b.check(page, 'a failure on a card');
+    return { said, error: missing.error, errorKind: missing.errorKind };
+  },
+
+  /**
    * A remote server that needs an OAuth sign-in (ISSUER's, a real
    * oidc-provider): its card offers Sign in; the click opens the provider's
    * page in a new tab (and shows it as a link), the user logs in and
@@ -729,24 +817,7 @@ const scenarios = {
     const signIn = await b.button(page, 'Sign in to gw');
     const violations = await b.axeViolations(page);
     if (violations.length) b.fail(`axe finds on the card with Sign in: ${JSON.stringify(violations)}`);
-    const opened = new Promise(resolve => browser.once('targetcreated', resolve));
-    const shown = await signIn.evaluate(el => el.textContent.trim());
-    if (shown !== 'Sign in') b.fail(`the sign-in button reads "${shown}"`);
-    await signIn.click();
-    const tab = await (await opened).page();
-    if (!tab) b.fail('the click opened no tab');
-    await b.until('the tab at the authorization server', () => tab.url().startsWith(issuer));
-    const link = await b.button(page, 'Open the sign-in page');
-    const linked = await link.evaluate(a => a.href);
-    if (!linked.startsWith(issuer)) b.fail(`the link goes to ${linked}`);
-    // The provider's own login, then consent.
-    await tab.waitForSelector('input[name="login"]');
-    await tab.type('input[name="login"]', 'alice');
-    await tab.type('input[name="password"]', 'any');
-    await Promise.all([tab.waitForNavigation(), tab.click('button[type="submit"]')]);
-    await tab.waitForSelector('button[type="submit"]');
-    await tab.click('button[type="submit"]');
-    await b.until('the tab back at the gateway\'s listener', () => /^http:\/\/127\.0\.0\.1:\d+\/callback\?/.test(tab.url()));
+    const { tab, linked } = await signInAtProvider(browser, page, signIn, issuer);
     const status = () => page.evaluate(() => {
       const heading = [...document.querySelectorAll('main h2')].find(h => h.textContent.trim() === 'gw');
       const badge = heading && heading.closest('article').querySelector('.badge');

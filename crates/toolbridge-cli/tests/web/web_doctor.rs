@@ -102,3 +102,52 @@ fn installing_a_launcher_is_refused_without_an_explicit_confirmation() {
     assert_eq!(reply.status, 422, "{reply:?}");
     assert_eq!(reply.field(), Some("command"));
 }
+
+/// Issue 29: a failure is data beside its English sentence, so the page
+/// can say it in its reader's language: a server that exits before its
+/// handshake is `{"kind": "exited", "code": 3}`, in Doctor's finding
+/// (`reasonKind`) and on its card (`errorKind`, once a use failed); each
+/// of Doctor's servers carries the `ref` the page's sign-in addresses it by.
+#[test]
+fn a_start_failure_is_said_as_a_kind_beside_its_english() {
+    let (_gateway, api, _home) = start(json!({
+        "quits": {"command": "sh", "args": ["-c", "exit 3"]},
+    }));
+    let reply = api.post("/doctor", json!({}));
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let finding = &reply.json["findings"][0];
+    assert_eq!(finding["problem"]["kind"], "startFailed", "{reply:?}");
+    assert!(
+        finding["problem"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("exited with status 3")),
+        "{finding}"
+    );
+    assert_eq!(
+        finding["problem"]["reasonKind"],
+        json!({"kind": "exited", "code": 3}),
+        "{finding}"
+    );
+    let reference = reply.json["servers"][0]["ref"].as_str().unwrap_or_default();
+    assert!(reference.starts_with('~'), "{reply:?}");
+    assert_eq!(
+        api.get(&format!("/servers/{reference}")).json["name"],
+        "quits"
+    );
+
+    // The card, once a use of the server failed.
+    api.get("/tools/quits");
+    let card = api.get("/servers/quits");
+    assert_eq!(card.json["status"], "failed", "{card:?}");
+    assert!(
+        card.json["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("server \"quits\"") && e.contains("exited with status 3")),
+        "{card:?}"
+    );
+    assert_eq!(
+        card.json["errorKind"],
+        json!({"kind": "exited", "code": 3}),
+        "{card:?}"
+    );
+}

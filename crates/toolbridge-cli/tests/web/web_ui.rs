@@ -981,3 +981,65 @@ fn a_remote_server_is_signed_in_from_its_card_and_turns_running() {
         .unwrap_or(0);
     assert_eq!(kept, 1, "no tokens file in {}", tokens.display());
 }
+
+/// Issue 29: the library's failure on a server's card is said in the
+/// page's language: in English the library's own sentence, in Chinese and
+/// Japanese the page's, naming the command (it was English in all three).
+#[test]
+fn a_servers_failure_on_its_card_is_in_the_pages_language() {
+    let served = Served::start(
+        json!({ "missing": { "command": "toolbridge-no-such-command-29c", "args": [] } }),
+        None,
+    );
+    let facts = served.run("failure_on_card");
+    let said = |lang: &str| facts["said"][lang].as_str().unwrap_or_default().to_owned();
+    let error = facts["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("command \"toolbridge-no-such-command-29c\" not found on PATH"),
+        "{facts}"
+    );
+    assert_eq!(said("en"), error, "{facts}");
+    assert_eq!(facts["errorKind"]["kind"], "commandNotFound", "{facts}");
+    let zh = said("zh");
+    assert!(
+        zh.contains("toolbridge-no-such-command-29c") && zh.contains("找不到命令"),
+        "{facts}"
+    );
+    let ja = said("ja");
+    assert!(
+        ja.contains("toolbridge-no-such-command-29c") && ja.contains("見つかりません"),
+        "{facts}"
+    );
+    for other in [&zh, &ja] {
+        assert!(!other.contains("not found"), "{facts}");
+    }
+}
+
+/// Issue 29: Doctor's sign-in finding has the Servers view's Sign in: the
+/// provider's login in the tab the click opened, and Doctor then finds the
+/// server working; the finding's problem is said in Chinese and Japanese.
+#[test]
+fn doctors_sign_in_finding_signs_in_from_the_doctor_view() {
+    let protected = Protected::start();
+    let served = Served::start(json!({ "gw": { "url": protected.gateway.url } }), None);
+    let facts = served.run_with("doctor_sign_in", &[("ISSUER", &protected.issuer_url())]);
+    let problem = |lang: &str| {
+        facts["problems"][lang]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        problem("en").contains("run `toolbridge auth login gw`"),
+        "{facts}"
+    );
+    assert!(problem("zh").contains("需要你登录"), "{facts}");
+    assert!(problem("ja").contains("サインインが必要"), "{facts}");
+    assert_eq!(facts["status"], "OK", "{facts}");
+    assert_eq!(facts["backAt"], "/callback", "{facts}");
+    let tokens = served.home.path().join("data/toolbridge/oauth/tokens");
+    let kept = std::fs::read_dir(&tokens)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert_eq!(kept, 1, "no tokens file in {}", tokens.display());
+}

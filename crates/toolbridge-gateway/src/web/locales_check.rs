@@ -8,7 +8,8 @@
 //! - every message of the server's own the page says in its language has
 //!   its key: each preset's description (`presets.descriptions.ID`, English's
 //!   the catalogue's word for word) and each kind of doctor's fixes
-//!   (`doctor.fixes.KIND`) and of the changes made for a provider
+//!   (`doctor.fixes.KIND`), of a server's failures (`common.failures.KIND`)
+//!   and of the changes made for a provider
 //!   (`tools.changeKinds.KIND`), and every key the API says a message with
 //!   (`Said::new("servers.errors.…")`).
 //!
@@ -258,7 +259,8 @@ fn said_keys(source: &str) -> Vec<&str> {
 }
 
 /// The server's messages the page translates: every preset's description,
-/// every kind of doctor's fix, every kind of change a provider format makes,
+/// every kind of doctor's fix, every kind of a server's failure, every kind
+/// of change a provider format makes,
 /// every message the API says from the page's strings.
 fn server_messages() -> Vec<(String, Option<&'static str>)> {
     let descriptions = toolbridge::presets::all().iter().map(|p| {
@@ -270,6 +272,9 @@ fn server_messages() -> Vec<(String, Option<&'static str>)> {
     let fixes = toolbridge::doctor::Fix::KINDS
         .iter()
         .map(|kind| (format!("doctor.fixes.{kind}"), None));
+    let failures = toolbridge::pool::FailureKind::KINDS
+        .iter()
+        .map(|kind| (format!("common.failures.{kind}"), None));
     let changes = toolbridge::format::ChangeKind::ALL.into_iter().map(|kind| {
         let kind = serde_json::to_value(kind).expect("a kind serializes");
         let kind = kind.as_str().expect("a kind is a string");
@@ -281,6 +286,7 @@ fn server_messages() -> Vec<(String, Option<&'static str>)> {
         .map(|key| (key.to_owned(), None));
     descriptions
         .chain(fixes)
+        .chain(failures)
         .chain(changes)
         .chain(said)
         .collect()

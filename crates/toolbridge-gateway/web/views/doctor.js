@@ -4,7 +4,9 @@
 // exact command and runs it only after a confirmation in a dialog.
 //
 // Accessible names: button "Check again"; per finding with an install
-// command and per missing launcher, button "Install COMMAND"; dialog
+// command and per missing launcher, button "Install COMMAND"; per finding
+// whose fix is to sign in, button "Sign in to NAME" (the Servers view's
+// sign-in, components/sign-in.js); dialog
 // "Install COMMAND?" (showing the exact command) with buttons "Install" and
 // "Cancel".
 import { h, replace } from '../dom.js';
@@ -12,6 +14,7 @@ import { t } from '../i18n.js';
 import { get, post } from '../api.js';
 import { describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
+import { signInButton } from '../components/sign-in.js';
 
 export async function render(main) {
   const body = h('div', { 'aria-live': 'polite' });
@@ -52,7 +55,7 @@ export async function render(main) {
         server.status === 'ok'
           ? h('p', { class: 'ok' }, t('doctor.works', { count: server.toolCount, ms: server.startMs }))
           : null,
-        findings.length ? h('ul', {}, findings.map((f) => h('li', {}, finding(f)))) : null);
+        findings.length ? h('ul', {}, findings.map((f) => h('li', {}, finding(f, server)))) : null);
     });
     replace(body,
       h('h2', {}, t('doctor.launchers')), launchers,
@@ -63,14 +66,25 @@ export async function render(main) {
         : t('doctor.allGood')));
   }
 
-  function finding(f) {
+  function finding(f, server) {
     const command = f.problem.kind === 'commandNotFound' ? f.problem.command : null;
     return [
       h('p', { class: 'error' }, describeProblem(f.problem)),
       h('p', {}, t('doctor.fix', { fix: describeFix(f.fixKind) })),
       f.problem.stderr ? h('details', {}, h('summary', {}, t('doctor.stderr')), h('pre', {}, f.problem.stderr)) : null,
       command && f.installCommand ? installControl(command, f.installCommand) : null,
+      f.fixKind.kind === 'signIn' ? signInControl(server) : null,
     ];
+  }
+
+  /**
+   * The Servers view's Sign in, for a finding whose fix is a sign-in: once
+   * signed in, the servers are checked again.
+   */
+  function signInControl(server) {
+    const result = h('div', { role: 'status' });
+    const button = signInButton(server, result, { alive: () => body.isConnected, done: () => check() });
+    return h('div', {}, h('div', { class: 'actions' }, button), result);
   }
 
   /**

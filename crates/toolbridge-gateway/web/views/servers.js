@@ -30,9 +30,10 @@ import { t, currentLanguage } from '../i18n.js';
 import { get, post, put, del } from '../api.js';
 import { toast } from '../app.js';
 import { serverForm } from '../components/server-form.js';
-import { describeFix, describeProblem } from '../components/problem.js';
+import { describeFailure, describeFix, describeProblem } from '../components/problem.js';
 import { modal } from '../components/dialog.js';
 import { openImport } from '../components/import-dialog.js';
+import { signInButton } from '../components/sign-in.js';
 
 export async function render(main) {
   const list = h('div', { class: 'server-list', 'aria-busy': 'true' }, h('p', { class: 'muted' }, t('common.loading')));
@@ -117,13 +118,10 @@ export async function render(main) {
     toggle.dataset.server = server.name;
     toggle.dataset.action = 'enable';
     const signIn = server.signIn && server.signIn.needed
-      ? h('button', { type: 'button', class: 'primary', 'data-server': server.name, 'data-action': 'sign-in' }, t('servers.signIn.button')) : null;
-    if (signIn) {
-      signIn.setAttribute('aria-label', t('servers.signIn.label', { name: server.name }));
-      // The tab is opened in the click itself: one opened after the
-      // request comes back is no longer the user's doing, and is blocked.
-      signIn.addEventListener('click', () => runSignIn(server, signIn, result, window.open('', '_blank')));
-    }
+      ? signInButton(server, result, {
+        alive: () => list.isConnected,
+        done: async () => { await changed(); focusControl(server.name, 'sign-out'); },
+      }) : null;
     const signOut = server.signIn && server.signIn.signedIn
       ? h('button', { type: 'button', 'data-server': server.name, 'data-action': 'sign-out' }, t('servers.signIn.outButton')) : null;
     if (signOut) {
@@ -148,7 +146,7 @@ export async function render(main) {
       h('p', { class: 'row' }, facts),
       target ? h('p', {}, h('code', {}, target)) : null,
       server.sandboxUnavailable ? h('p', { class: 'error' }, t('servers.sandbox.unavailable', { why: server.sandboxUnavailable })) : null,
-      server.error ? h('p', { class: 'error' }, server.error) : null,
+      server.error ? h('p', { class: 'error' }, describeFailure(server.errorKind, server.error)) : null,
       signIn ? h('p', { class: 'muted' }, t('servers.signIn.needed')) : null,
       server.notServed ? whyNotServed(server) : null,
       server.stderr ? h('details', {}, h('summary', {}, t('servers.stderr')), h('pre', {}, server.stderr)) : null,
@@ -216,51 +214,6 @@ export async function render(main) {
     } catch (error) {
       replace(result, h('p', { class: 'error' }, error.message));
     } finally {
-      button.disabled = false;
-    }
-  }
-
-  /**
-   * Signs in to `server` (its OAuth): the gateway starts the library's
-   * sign-in and hands back the authorization server's URL, which `tab`
-   * (opened blank by the click) is sent to; the phase is then polled
-   * until the browser came back to the gateway, and the list shown again
-   * with the server started.
-   */
-  async function runSignIn(server, button, result, tab) {
-    const path = `/servers/${encodeURIComponent(server.ref)}/sign-in`;
-    const name = server.name;
-    button.disabled = true;
-    if (tab) {
-      // The authorization server's page gets no handle on this one.
-      try { tab.opener = null; tab.document.title = t('servers.signIn.starting', { name }); } catch { /* already gone */ }
-    }
-    replace(result, h('p', { class: 'muted' }, t('servers.signIn.starting', { name })));
-    const leave = () => { try { if (tab && !tab.closed) tab.close(); } catch { /* not ours any more */ } };
-    try {
-      let phase = await post(path);
-      while (phase.state === 'starting' && list.isConnected) phase = await later(() => get(path));
-      if (phase.state === 'waiting') {
-        const url = phase.authorizationUrl;
-        try { if (tab && !tab.closed) tab.location.href = url; } catch { /* the link below still works */ }
-        replace(result,
-          h('p', {}, t('servers.signIn.waiting', { name })),
-          tab ? null : h('p', { class: 'warn' }, t('servers.signIn.blocked')),
-          h('p', {}, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, t('servers.signIn.open'))));
-        while (phase.state === 'waiting' && list.isConnected) phase = await later(() => get(path));
-      } else {
-        // Signed in without a browser (an unattended grant): no page to show.
-        leave();
-      }
-      if (phase.state === 'failed') throw new Error(phase.message);
-      if (phase.state === 'signedIn') {
-        toast(t('servers.signIn.done', { name }));
-        await changed();
-        focusControl(name, 'sign-out');
-      }
-    } catch (error) {
-      leave();
-      replace(result, h('p', { class: 'error', role: 'alert' }, t('servers.signIn.failed', { name, message: error.message })));
       button.disabled = false;
     }
   }
@@ -343,11 +296,6 @@ function sandboxText(sandbox) {
   if (sandbox.memoryMb) parts.push(t('servers.sandbox.memory', { mb: sandbox.memoryMb }));
   if (sandbox.processes) parts.push(t('servers.sandbox.processes', { count: sandbox.processes }));
   return parts.join(', ');
-}
-
-/** `next()`'s answer a second from now (a sign-in's phase, polled). */
-function later(next) {
-  return new Promise((resolve) => setTimeout(resolve, 1000)).then(next);
 }
 
 function statusClass(status) {

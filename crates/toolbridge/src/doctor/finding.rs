@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use super::Fix;
-use crate::deps::InstallPlan;
+use crate::{deps::InstallPlan, pool::FailureKind};
 
 /// One problem with one server, and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,6 +79,9 @@ pub enum Problem {
     StartFailed {
         /// What went wrong (config secrets masked).
         reason: String,
+        /// What kind of failure that was, as data: the settings page says
+        /// it in its reader's language (`reason` is its English).
+        reason_kind: FailureKind,
         /// The HTTP status a remote server answered with, if that is why.
         #[serde(skip_serializing_if = "Option::is_none")]
         http_status: Option<u16>,

@@ -44,4 +44,5 @@ pub use finding::{Finding, Problem};
 pub use fix::Fix;
 pub use json::report_json;
 pub use report::{CheckOptions, ServerCheck, diagnose, diagnose_server};
+pub(crate) use start::is_certificate_error;
 pub use start::{START_TIMEOUT, Started};

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::{
     config::{ServerSpec, TransportKind, TransportSpec},
-    pool::{ConnectionInfo, Pool, PoolError},
+    pool::{ConnectionInfo, FailureKind, Pool, PoolError},
     redact::Redactor,
     transport::TransportError,
 };
@@ -134,6 +134,7 @@ fn finding_for(spec: &ServerSpec, error: &PoolError, running_stderr: Option<Stri
             (
                 Problem::StartFailed {
                     reason: scrub(&reason(spec, other)),
+                    reason_kind: FailureKind::of(other),
                     http_status: status,
                     stderr,
                 },
@@ -228,7 +229,7 @@ fn failure_fix(
 
 /// Whether `text` (a server's stderr, or an error) says a TLS certificate
 /// was not trusted, as rustls, OpenSSL, Node and Python say it.
-fn is_certificate_error(text: &str) -> bool {
+pub(crate) fn is_certificate_error(text: &str) -> bool {
     const SIGNS: &[&str] = &[
         "UnknownIssuer",
         "CERTIFICATE_VERIFY_FAILED",
@@ -291,6 +292,7 @@ mod tests {
         let start = |reason: &str| PoolError::Start {
             server: "s".into(),
             reason: reason.into(),
+            exit: None,
             stderr: None,
         };
         assert_eq!(
@@ -318,6 +320,7 @@ mod tests {
             let error = PoolError::Start {
                 server: "s".into(),
                 reason: "the server closed the connection during the handshake".into(),
+                exit: None,
                 stderr: Some(format!("starting\n{said}")),
             };
             let finding = finding_for(&spec, &error, None);
@@ -331,6 +334,7 @@ mod tests {
         let error = PoolError::Start {
             server: "s".into(),
             reason: "the server closed the connection during the handshake".into(),
+            exit: None,
             stderr: Some("Error: API_KEY is not set".into()),
         };
         assert!(
@@ -349,6 +353,7 @@ mod tests {
         let error = PoolError::Start {
             server: "s".into(),
             reason: "the server closed the connection during the handshake".into(),
+            exit: None,
             stderr: Some("bad key ak-SECRET-0001\nbad token tok-SECRET-0002".into()),
         };
         let finding = finding_for(&spec, &error, None);

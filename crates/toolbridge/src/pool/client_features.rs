@@ -1,5 +1,6 @@
 //! What the embedding application offers MCP servers as a client: roots,
-//! sampling, elicitation, and where server log messages go.
+//! sampling, elicitation, where server log messages go, and whether it
+//! renders MCP Apps.
 //!
 //! Each feature is declared to servers only when the application supplies a
 //! handler for it ([`ClientFeatures`] with the field set), because servers
@@ -40,6 +41,14 @@ use rmcp::model::{
     FormElicitationCapability, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
     RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
+
+/// The MCP Apps extension's id (SEP-1865), under a client's
+/// `capabilities.extensions`.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an MCP App's HTML, the one a host that renders apps
+/// declares.
+pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// Which server asks, for handlers that serve several.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +115,14 @@ pub struct ClientFeatures {
     /// The least severe level asked of servers (`logging/setLevel`, or per
     /// request on 2026-07-28); `None` leaves each server at its default.
     pub log_level: Option<LoggingLevel>,
+    /// The application renders MCP Apps (SEP-1865: a tool's `ui://`
+    /// resource, HTML of [`APP_MIME_TYPE`], run in a sandbox the
+    /// application hosts): declared as the `io.modelcontextprotocol/ui`
+    /// extension ([`UI_EXTENSION`]), as the spec has hosts declare it, so
+    /// servers that keep their app tools from clients that render none
+    /// list them. Only a program that renders apps sets it (the gateway,
+    /// whose page does); a plain CLI pool does not.
+    pub renders_apps: bool,
     /// Which of a program's clients these handlers answer for, when it
     /// serves several (the gateway's client sessions; see
     /// [`ClientFeatures::new_client`]). A request or log message a server
@@ -125,6 +142,7 @@ impl std::fmt::Debug for ClientFeatures {
             .field("elicitation", &self.elicitation.is_some())
             .field("logs", &self.logs.is_some())
             .field("log_level", &self.log_level)
+            .field("renders_apps", &self.renders_apps)
             .field("client", &self.client)
             .finish()
     }
@@ -143,6 +161,7 @@ impl ClientFeatures {
                 .or_else(|| fallback.elicitation.clone()),
             logs: self.logs.clone().or_else(|| fallback.logs.clone()),
             log_level: self.log_level.or(fallback.log_level),
+            renders_apps: self.renders_apps || fallback.renders_apps,
             client: self.client.or(fallback.client),
         }
     }
@@ -173,6 +192,11 @@ impl ClientFeatures {
                 declared.url = Some(UrlElicitationCapability::default());
             }
             capabilities.elicitation = Some(declared);
+        }
+        if self.renders_apps {
+            let mut ui = rmcp::model::JsonObject::new();
+            ui.insert("mimeTypes".to_owned(), serde_json::json!([APP_MIME_TYPE]));
+            capabilities.extensions = Some([(UI_EXTENSION.to_owned(), ui)].into());
         }
         capabilities
     }
@@ -263,6 +287,14 @@ mod tests {
     async fn a_request_without_a_handler_is_a_method_not_found_naming_the_server() {
         let none = ClientFeatures::default();
         assert_eq!(none.capabilities(), ClientCapabilities::default());
+        let apps = ClientFeatures {
+            renders_apps: true,
+            ..ClientFeatures::default()
+        };
+        assert_eq!(
+            serde_json::to_value(apps.capabilities()).unwrap()["extensions"],
+            serde_json::json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})
+        );
         let error = none.answer_roots("files").await.unwrap_err();
         assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
         assert!(

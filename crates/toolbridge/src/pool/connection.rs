@@ -771,17 +771,24 @@ async fn start_error(
         }
         None => (None, None),
     };
-    let reason = match (reason, exit) {
-        (Some(reason), _) => reason,
-        (None, Some(exit)) => format!(
-            "the server {} before the handshake finished",
-            crate::transport::describe_exit(&exit)
+    let (reason, exit) = match (reason, exit) {
+        (Some(reason), _) => (reason, None),
+        (None, Some(exit)) => (
+            format!(
+                "the server {} before the handshake finished",
+                crate::transport::describe_exit(&exit)
+            ),
+            Some(exit),
         ),
-        (None, None) => "the server closed the connection during the handshake".to_owned(),
+        (None, None) => (
+            "the server closed the connection during the handshake".to_owned(),
+            None,
+        ),
     };
     PoolError::Start {
         server,
         reason,
+        exit,
         stderr: lines,
     }
 }

@@ -100,6 +100,9 @@ pub enum PoolError {
         server: String,
         /// What went wrong.
         reason: String,
+        /// How the server's process ended, when that is why (it exited
+        /// before the handshake finished).
+        exit: Option<std::process::ExitStatus>,
         /// The last lines the server wrote to stderr.
         stderr: Option<String>,
     },
@@ -380,10 +383,12 @@ impl PoolError {
             PoolError::Start {
                 server,
                 reason,
+                exit,
                 stderr,
             } => PoolError::Start {
                 server,
                 reason: scrub(reason),
+                exit,
                 stderr: scrub_opt(stderr),
             },
             PoolError::StartTimeout {

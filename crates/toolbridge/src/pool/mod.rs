@@ -81,6 +81,7 @@ mod connection;
 mod disk_cache;
 mod elicitation_form;
 mod error;
+mod failure_kind;
 mod in_flight;
 mod input_required;
 mod list_events;
@@ -105,12 +106,14 @@ mod task_events;
 mod tasks;
 
 pub use client_features::{
-    ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider, SamplingHandler,
+    APP_MIME_TYPE, ClientFeatures, ElicitationHandler, LogHandler, RequestOrigin, RootsProvider,
+    SamplingHandler, UI_EXTENSION,
 };
 pub use connection::ConnectionInfo;
 pub use disk_cache::ToolCacheOptions;
 pub use elicitation_form::{Choice, FieldKind, Form, FormField};
 pub use error::{Feature, PoolError};
+pub use failure_kind::FailureKind;
 pub use listing::Listing;
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use logs::RELATED_REQUEST_META;

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::{
-    PoolError, PoolOptions,
+    FailureKind, PoolError, PoolOptions,
     cache::ToolCache,
     catalog::Catalog,
     connection::{self, Connection, Ended, Generation, Listeners, ProgressFeed},
@@ -319,6 +319,7 @@ impl Slot {
                 self.spec.name,
                 ended.lived.as_secs_f64()
             ),
+            kind: FailureKind::stopped_by_itself(ended.lived),
             stderr,
             at: SystemTime::now(),
             needs_sign_in: false,

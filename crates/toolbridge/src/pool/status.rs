@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use super::{ConnectionInfo, PoolError};
+use super::{ConnectionInfo, FailureKind, PoolError};
 
 /// One server's state in the pool, as of now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +26,12 @@ pub enum ServerStatus {
 /// Why a server's start failed or its connection ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    /// The error, naming the server (no secrets, as every pool error).
+    /// The error, naming the server (no secrets, as every pool error): the
+    /// library's English sentence.
     pub error: String,
+    /// What kind of failure it was, as data, for a program that says it in
+    /// its reader's language ([`FailureKind::of`] the same error).
+    pub kind: FailureKind,
     /// The last lines the server wrote to stderr, when it wrote any.
     pub stderr: Option<String>,
     /// When it happened.
@@ -51,6 +55,7 @@ impl Failure {
         };
         Failure {
             error: error.to_string(),
+            kind: FailureKind::of(error),
             stderr,
             at: SystemTime::now(),
             needs_sign_in: error.needs_sign_in(),

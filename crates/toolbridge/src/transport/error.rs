@@ -2,6 +2,15 @@
 //! running, naming the server (and, for network servers, the URL with its
 //! secrets masked).
 
+/// How a [`TransportError::Remote`] message about a failed TLS handshake
+/// starts (the HTTP and WebSocket transports say it so): what
+/// [`FailureKind::of`](crate::pool::FailureKind::of) tells one by.
+pub(crate) const TLS_FAILED: &str = "TLS handshake failed: ";
+
+/// How a [`TransportError::Remote`] message about a connection that could
+/// not be opened starts ("cannot connect: Connection refused ...").
+pub(crate) const CANNOT_CONNECT: &str = "cannot connect: ";
+
 /// Why a transport could not be created or failed while running.
 ///
 /// Messages never contain header values or other secrets.
@@ -17,14 +26,18 @@ pub enum TransportError {
         message: String,
     },
     /// A stdio server's command is not installed.
-    #[error("server \"{server}\": command \"{command}\" not found on PATH; {hint}")]
+    #[error(
+        "server \"{server}\": command \"{command}\" not found on PATH; {fix}; see `toolbridge doctor`"
+    )]
     CommandNotFound {
         /// The server's config name.
         server: String,
         /// The command as configured.
         command: String,
-        /// How to install it.
-        hint: String,
+        /// How to install it (doctor's advice, as data: the settings page
+        /// says it in its reader's language). Boxed: every `Result` of the
+        /// pool carries the largest variant's size.
+        fix: Box<crate::doctor::Fix>,
     },
     /// Starting the process or opening the connection failed.
     #[error("server \"{server}\": {message}")]

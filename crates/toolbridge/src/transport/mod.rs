@@ -52,4 +52,5 @@ pub mod websocket;
 pub use any::{AnyTransport, TransportContext, create_transport};
 pub use end_reason::EndReason;
 pub use error::TransportError;
+pub(crate) use error::{CANNOT_CONNECT, TLS_FAILED};
 pub use stdio::{StderrTail, describe_exit};

@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use url::Url;
 
 use super::{
-    TransportError,
+    CANNOT_CONNECT, TLS_FAILED, TransportError,
     redact::{Redactor, shown_url},
 };
 use crate::config::RemoteSpec;
@@ -248,11 +248,11 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         "timed out".to_owned()
     } else if is_tls_error(error) {
-        format!("TLS handshake failed: {cause}")
+        format!("{TLS_FAILED}{cause}")
     } else if error.is_connect() && cause.contains("refused") {
-        format!("cannot connect: {cause}; is the server running, and is the url right?")
+        format!("{CANNOT_CONNECT}{cause}; is the server running, and is the url right?")
     } else if error.is_connect() {
-        format!("cannot connect: {cause}")
+        format!("{CANNOT_CONNECT}{cause}")
     } else {
         format!("{}: {cause}", without_url(error))
     }

@@ -694,16 +694,15 @@ fn resolve_command(
     which::which_in(&spec.command, path, cwd).map_err(|_| TransportError::CommandNotFound {
         server: server.to_owned(),
         command: spec.command.clone(),
-        hint: install_hint(&spec.command, spec.env.contains_key("PATH")),
+        fix: Box::new(install_fix(&spec.command, spec.env.contains_key("PATH"))),
     })
 }
 
 /// What to tell a user whose server needs `command` (the same advice as
 /// `toolbridge doctor` gives).
-fn install_hint(command: &str, own_path: bool) -> String {
+fn install_fix(command: &str, own_path: bool) -> crate::doctor::Fix {
     let plan = crate::deps::install_plan(command, &crate::deps::Platform::current());
-    let fix = crate::deps::install_fix(command, plan.as_ref(), own_path);
-    format!("{fix}; see `toolbridge doctor`")
+    crate::doctor::Fix::install(command, plan.as_ref(), own_path)
 }
 
 async fn drain_stderr(server: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
@@ -810,13 +809,24 @@ mod tests {
 
     #[test]
     fn the_hint_for_a_missing_launcher_names_what_provides_it() {
-        let hint = install_hint("npx", false);
+        let hint = install_fix("npx", false).to_string();
         assert!(hint.starts_with("install Node.js"), "{hint}");
-        assert!(hint.ends_with("see `toolbridge doctor`"), "{hint}");
-        let hint = install_hint("uvx", true);
+        let hint = install_fix("uvx", true).to_string();
         assert!(hint.starts_with("install uv"), "{hint}");
         assert!(hint.contains("sets its own PATH"), "{hint}");
-        let hint = install_hint("my-server", false);
-        assert!(hint.starts_with("install \"my-server\""), "{hint}");
+        let fix = install_fix("my-server", false);
+        assert!(
+            fix.to_string().starts_with("install \"my-server\""),
+            "{fix}"
+        );
+        let error = TransportError::CommandNotFound {
+            server: "s".into(),
+            command: "my-server".into(),
+            fix: Box::new(fix),
+        };
+        assert!(
+            error.to_string().ends_with("PATH; see `toolbridge doctor`"),
+            "{error}"
+        );
     }
 }

@@ -34,7 +34,7 @@ use tokio_tungstenite::{
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
-    EndReason, TransportError,
+    CANNOT_CONNECT, EndReason, TLS_FAILED, TransportError,
     codec::{Decoded, MAX_MESSAGE_BYTES, decode, encode_client_json},
     remote::{CONNECT_TIMEOUT, Remote, is_tls_error},
     unreadable::{Unanswered, Unreadable, over_cap},
@@ -178,15 +178,15 @@ fn handshake_error(remote: &Remote, error: tungstenite::Error) -> TransportError
             remote.status_error(response.status(), body.as_deref())
         }
         tungstenite::Error::Io(e) if is_tls_error(&e) => {
-            remote.error(None, format!("TLS handshake failed: {e}"))
+            remote.error(None, format!("{TLS_FAILED}{e}"))
         }
         tungstenite::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => remote
             .error(
                 None,
-                format!("cannot connect: {e}; is the server running, and is the url right?"),
+                format!("{CANNOT_CONNECT}{e}; is the server running, and is the url right?"),
             ),
-        tungstenite::Error::Io(e) => remote.error(None, format!("cannot connect: {e}")),
-        tungstenite::Error::Tls(e) => remote.error(None, format!("TLS handshake failed: {e}")),
+        tungstenite::Error::Io(e) => remote.error(None, format!("{CANNOT_CONNECT}{e}")),
+        tungstenite::Error::Tls(e) => remote.error(None, format!("{TLS_FAILED}{e}")),
         tungstenite::Error::Protocol(ProtocolError::SecWebSocketSubProtocolError(
             SubProtocolError::NoSubProtocol | SubProtocolError::InvalidSubProtocol,
         )) => remote.error(

@@ -9,6 +9,7 @@
 // second button, "Try a model-only tool", asks the host to call it anyway
 // (a host must refuse). When the host tears the app down
 // (`ui/resource-teardown`), the app first calls `record_teardown`.
+// `host_ui` says what the client declared of the MCP Apps extension.
 // Given a folder after the SDK's, each click also appends a line to
 // clicks.txt there, so a test sees the call reached this process;
 // $APPS_LABEL names the server in the page's <meta name="served-by"> (two
@@ -31,7 +32,7 @@ const modules = join(deps, "node_modules");
 const load = (path) => import(pathToFileURL(join(modules, path)).href);
 const { McpServer } = await load("@modelcontextprotocol/sdk/dist/esm/server/mcp.js");
 const { StdioServerTransport } = await load("@modelcontextprotocol/sdk/dist/esm/server/stdio.js");
-const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = await load(
+const { registerAppTool, registerAppResource, getUiCapability, RESOURCE_MIME_TYPE } = await load(
   "@modelcontextprotocol/ext-apps/dist/src/server/index.js",
 );
 
@@ -188,6 +189,12 @@ registerAppTool(
 server.registerTool("clicks", { description: "How many clicks were recorded." }, async () => ({
   content: [{ type: "text", text: String(clicks) }],
   structuredContent: { clicks },
+}));
+
+// What the client declared of the MCP Apps extension, as the SDK reads it
+// (a host that renders apps declares `io.modelcontextprotocol/ui`).
+server.registerTool("host_ui", { description: "What the client declared of the MCP Apps extension." }, async () => ({
+  content: [{ type: "text", text: `ui: ${JSON.stringify(getUiCapability(server.server.getClientCapabilities()) ?? null)}` }],
 }));
 
 await server.connect(new StdioServerTransport());

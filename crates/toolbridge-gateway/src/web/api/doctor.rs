@@ -20,7 +20,10 @@ use serde_json::{Value, json};
 use toolbridge::deps::{self, InstallOutput, Platform, ProbeStatus};
 use toolbridge::doctor::{self, CheckOptions};
 
-use super::{ApiError, servers::load_config};
+use super::{
+    ApiError,
+    servers::{load_config, view},
+};
 use crate::web::WebState;
 
 /// The routes under `/api/doctor`.
@@ -54,7 +57,24 @@ async fn report(State(state): State<WebState>) -> Result<Json<Value>, ApiError> 
         deps::probe_all(&deps::KNOWN_COMMANDS, None, deps::PROBE_TIMEOUT),
         doctor::diagnose(&config, &platform, &options, |_| {}),
     );
-    Ok(Json(doctor::report_json(&config, &probes, &checks)))
+    let mut report = doctor::report_json(&config, &probes, &checks);
+    with_references(&mut report);
+    Ok(Json(report))
+}
+
+/// Each server of `report` with its `ref`, by which the page addresses it
+/// in `/api/servers/{ref}/...` (a finding's Sign in uses the Servers
+/// view's sign-in).
+fn with_references(report: &mut Value) {
+    let Some(servers) = report.get_mut("servers").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for server in servers.iter_mut().filter_map(Value::as_object_mut) {
+        if let Some(name) = server.get("name").and_then(Value::as_str) {
+            let reference = view::reference(name);
+            server.insert("ref".to_owned(), reference.into());
+        }
+    }
 }
 
 /// `GET /api/doctor/install/{command}`: what installing `command` would

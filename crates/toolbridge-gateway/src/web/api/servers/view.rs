@@ -8,7 +8,7 @@ use serde::Serialize;
 use toolbridge::{
     auth::TokenStore,
     config::{Config, ServerListing, ServerSpec, TransportSpec},
-    pool::ServerStatus,
+    pool::{FailureKind, ServerStatus},
     redact::Redactor,
 };
 
@@ -35,6 +35,10 @@ pub struct ServerView {
     /// Why it failed (status `failed`), secrets removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What kind of failure `error` says, as data (`{"kind", ...}`): the
+    /// page says it in its reader's language, `error` in English.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<FailureKind>,
     /// The last lines it wrote to stderr, secrets removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
@@ -88,6 +92,7 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                 },
                 config: listing,
                 error: None,
+                error_kind: None,
                 stderr: None,
                 tool_count: None,
                 started_at_ms: None,
@@ -123,6 +128,7 @@ pub fn views(config: &Config, gateway: &Gateway) -> Vec<ServerView> {
                 Some(ServerStatus::Failed(failure)) => {
                     view.status = "failed";
                     view.error = Some(clean(&failure.error));
+                    view.error_kind = Some(failure.kind);
                     view.stderr = failure.stderr.as_deref().map(clean).or(view.stderr);
                     if let Some(sign_in) = &mut view.sign_in {
                         sign_in.needed = failure.needs_sign_in;

@@ -79,6 +79,8 @@ impl PageClient {
             elicitation: Some(client.clone()),
             logs: Some(client.clone()),
             log_level: Some(LoggingLevel::Debug),
+            // Declared by the pool's own features (`Unrouted`).
+            renders_apps: false,
             // Each page call is a client of its own.
             client: Some(ClientFeatures::new_client()),
         }
