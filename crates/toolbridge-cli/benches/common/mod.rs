@@ -60,8 +60,8 @@ pub struct Options {
 }
 
 impl Options {
-    /// Parses `--rounds N --seq N --conc N --in-flight N --no-multi-thread`,
-    /// ignoring the `--bench` cargo passes.
+    /// Parses `--rounds N --seq N --conc N --in-flight N --no-multi-thread
+    /// --only PART[,PART...]`, ignoring the `--bench` cargo passes.
     pub fn from_args(defaults: Options) -> Options {
         let mut o = defaults;
         let mut args = std::env::args().skip(1);
@@ -78,6 +78,14 @@ impl Options {
                 "--conc" => o.conc_calls = num("--conc"),
                 "--in-flight" => o.in_flight = num("--in-flight"),
                 "--no-multi-thread" => o.multi_thread = false,
+                // The same as naming the parts after the options.
+                "--only" => o.only.extend(
+                    args.next()
+                        .expect("--only needs a part's name (or several, comma-separated)")
+                        .split(',')
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned),
+                ),
                 "--quick" => {
                     o.rounds = 3;
                     o.seq_calls /= 5;
