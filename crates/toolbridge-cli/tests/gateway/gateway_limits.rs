@@ -268,7 +268,10 @@ async fn a_request_reusing_the_id_of_one_in_flight_gets_an_error_answer() {
                 .header("accept", "application/json, text/event-stream")
                 .header("mcp-session-id", &session)
                 .header("mcp-protocol-version", "2025-11-25")
-                .json(&slow(42, 3_000))
+                // Long enough that the two pings below land while it is in
+                // flight on a loaded machine (3 s was not: CI's load can
+                // spend that on the upstream's start and the first pings).
+                .json(&slow(42, 15_000))
                 .send()
                 .await
                 .expect("the first request");
