@@ -46,6 +46,7 @@ mod profile;
 mod properties;
 mod rate_limits;
 mod record;
+mod resolve;
 mod rules;
 mod sandbox;
 mod secret;

@@ -1,37 +1,29 @@
 //! [`ServerRecord`]: one server as written in the file, with every field
-//! checked but no `${VAR}` expanded yet; and resolving it into a
-//! [`ServerSpec`].
+//! checked but no `${VAR}` expanded yet (the `resolve` module makes it a
+//! [`ServerSpec`](super::ServerSpec)).
 //!
 //! Checking happens when the file is loaded, so a typo anywhere is reported
 //! at once with its line and column. Expansion happens when a server is
 //! resolved, so a variable missing for one server does not stop the others.
 
-use std::{fmt, path::PathBuf, time::Duration};
+use std::{fmt, time::Duration};
 
 use serde_json::{Map, Value};
 
 use super::{
-    dotenv,
     error::ConfigError,
-    expand::{ExpandError, Scope, expand_in},
     fields::{Fields, Source, kind_of},
     sandbox::SandboxRecord,
-    secret::SecretMap,
-    settings::Settings,
     span::Step,
-    spec::{
-        ClientAuth, IdpSpec, OAuthGrant, OAuthSpec, RemoteSpec, SecretSource, ServerSpec,
-        StdioSpec, TransportKind, TransportSpec,
-    },
+    spec::{ClientAuth, OAuthGrant, StdioSpec, TransportKind},
 };
 use crate::{
     pins::PinPolicy,
     redact::{MASK, mask_args, mask_url},
-    sandbox::Sandbox,
 };
 
 /// One server as written in the config: checked, not yet expanded. The one
-/// model behind resolving ([`ServerSpec`]), listing
+/// model behind resolving ([`ServerSpec`](super::ServerSpec)), listing
 /// ([`ServerListing`](super::ServerListing)) and `doctor`.
 ///
 /// Its `Debug` masks what could be a secret written into the file as it is
@@ -328,14 +320,7 @@ impl ServerRecord {
                         .into(),
                 );
             }
-            (None, None, None) => {
-                return Err(src.invalid(
-                    Some(name),
-                    None,
-                    &[],
-                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
-                ));
-            }
+            (None, None, None) => return Err(needs_command_or_url(src, name)),
             _ => {}
         }
         if record
@@ -375,257 +360,20 @@ impl ServerRecord {
     pub(crate) fn auto_detect(&self) -> bool {
         self.declared.is_none() && self.kind() == TransportKind::Http
     }
+}
 
-    /// Expands every reference in `scope` and builds the runtime spec, the
-    /// global `settings` filling what the record leaves out. A relative
-    /// `cwd` or `envFile` is taken relative to the config file's directory.
-    ///
-    /// A disabled server is never started, so it is not resolved: its
-    /// values are kept as written (`${VAR}` unexpanded, no `envFile` read,
-    /// no input asked for), and an unset variable in it is no error.
-    pub(crate) fn resolve(
-        &self,
-        src: &Source<'_>,
-        scope: Scope<'_>,
-        settings: &Settings,
-    ) -> Result<ServerSpec, ConfigError> {
-        let name = self.name.as_str();
-        let relative = |path: &str| {
-            let path = PathBuf::from(path);
-            match src.path.parent() {
-                Some(dir) if path.is_relative() && !dir.as_os_str().is_empty() => dir.join(path),
-                _ => path,
-            }
-        };
-        let expand_at = |field: &str, label: &str, steps: &[Step<'_>], text: &str| {
-            if self.disabled {
-                return Ok(text.to_owned());
-            }
-            expand_in(text, scope).map_err(|error| match error {
-                ExpandError::Unset(variable) => ConfigError::UnsetVariable {
-                    at: src.locate(Some(name), steps),
-                    server: name.to_string(),
-                    field: field.to_string(),
-                    variable,
-                },
-                ExpandError::Input(input) => ConfigError::UnsetInput {
-                    at: src.locate(Some(name), steps),
-                    server: name.to_string(),
-                    field: field.to_string(),
-                    input,
-                },
-                ExpandError::Syntax(message) => {
-                    src.invalid(Some(name), Some(field), steps, format!("{label} {message}"))
-                }
-            })
-        };
-
-        let transport = match (self.declared, &self.command, &self.url) {
-            (Some(TransportKind::Stdio) | None, Some(command), _) => {
-                let steps = [Step::Key("command")];
-                let command = expand_at("command", "\"command\"", &steps, command)?;
-                if command.trim().is_empty() {
-                    return Err(src.invalid(
-                        Some(name),
-                        Some("command"),
-                        &steps,
-                        "\"command\" is empty after expanding variables",
-                    ));
-                }
-                let args = self
-                    .args
-                    .iter()
-                    .enumerate()
-                    .map(|(i, arg)| {
-                        let label = format!("\"args\"[{i}]");
-                        expand_at("args", &label, &[Step::Key("args"), Step::Index(i)], arg)
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut env = SecretMap::default();
-                if let Some(file) = self.env_file.as_ref().filter(|_| !self.disabled) {
-                    let steps = [Step::Key("envFile")];
-                    let file = relative(&expand_at("envFile", "\"envFile\"", &steps, file)?);
-                    let vars = dotenv::read(&file).map_err(|message| {
-                        src.invalid(Some(name), Some("envFile"), &steps, message)
-                    })?;
-                    env.extend(vars);
-                }
-                for (key, value) in &self.env {
-                    let label = format!("\"env\".\"{key}\"");
-                    let value =
-                        expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
-                    env.insert(key.clone(), value);
-                }
-                let cwd = self.cwd.as_deref().map(relative);
-                let mut inherit_env = self.inherit_env.clone();
-                for pattern in &settings.inherit_env {
-                    if !inherit_env.contains(pattern) {
-                        inherit_env.push(pattern.clone());
-                    }
-                }
-                let sandbox = match self.sandbox.as_ref().or(settings.sandbox.as_ref()) {
-                    Some(record) => record.resolve(
-                        &|label, steps, text| expand_at("sandbox", label, steps, text),
-                        &|path| relative(path),
-                    )?,
-                    None => Sandbox::Default,
-                };
-                TransportSpec::Stdio(StdioSpec {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                    inherit_env,
-                    sandbox,
-                })
-            }
-            (_, _, Some(url)) => {
-                let steps = [Step::Key(self.url_key)];
-                let url = expand_at("url", "\"url\"", &steps, url)?;
-                let kind = self.declared.unwrap_or_else(|| infer_remote(&url));
-                if !self.disabled {
-                    check_url(kind, &url)
-                        .map_err(|message| src.invalid(Some(name), Some("url"), &steps, message))?;
-                }
-                let headers = self
-                    .headers
-                    .iter()
-                    .map(|(key, value)| {
-                        let steps = [Step::Key("headers"), Step::Key(key)];
-                        let label = format!("\"headers\".\"{key}\"");
-                        let value = expand_at("headers", &label, &steps, value)?;
-                        if value.contains(['\r', '\n']) {
-                            return Err(src.invalid(
-                                Some(name),
-                                Some("headers"),
-                                &steps,
-                                format!("{label} must not contain a line break"),
-                            ));
-                        }
-                        Ok((key.clone(), value))
-                    })
-                    .collect::<Result<SecretMap, ConfigError>>()?;
-                let oauth = &self.oauth;
-                let expand_oauth = |key: &str, value: &Option<String>| {
-                    value
-                        .as_deref()
-                        .map(|value| {
-                            let steps = [Step::Key("oauth"), Step::Key(key)];
-                            expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)
-                        })
-                        .transpose()
-                };
-                // A secret by value, or a file; `key` names the value form.
-                let expand_source = |key: &str, value: &Option<(String, bool)>| {
-                    value
-                        .as_ref()
-                        .map(|(value, is_file)| {
-                            let key = if *is_file {
-                                format!("{key}File")
-                            } else {
-                                key.to_owned()
-                            };
-                            let steps = [Step::Key("oauth"), Step::Key(&key)];
-                            let value =
-                                expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)?;
-                            Ok::<_, ConfigError>(if *is_file {
-                                SecretSource::File(value.into())
-                            } else {
-                                SecretSource::Value(value)
-                            })
-                        })
-                        .transpose()
-                };
-                let remote = RemoteSpec {
-                    url,
-                    headers,
-                    auto_detect: self.declared.is_none() && kind == TransportKind::Http,
-                    oauth: OAuthSpec {
-                        client_id: expand_oauth("clientId", &oauth.client_id)?,
-                        client_secret: expand_oauth("clientSecret", &oauth.client_secret)?,
-                        client_metadata_url: expand_oauth(
-                            "clientMetadataUrl",
-                            &oauth.client_metadata_url,
-                        )?,
-                        scopes: oauth.scopes.clone(),
-                        grant: oauth.grant,
-                        client_auth: oauth.client_auth,
-                        private_key: expand_source("privateKey", &oauth.private_key)?,
-                        signing_algorithm: oauth.signing_algorithm.clone(),
-                        assertion: expand_source("assertion", &oauth.assertion)?,
-                        idp: oauth
-                            .idp
-                            .as_ref()
-                            .map(|idp| -> Result<IdpSpec, ConfigError> {
-                                let at = |key: &str, value: &str| {
-                                    let steps =
-                                        [Step::Key("oauth"), Step::Key("idp"), Step::Key(key)];
-                                    expand_at(
-                                        "oauth",
-                                        &format!("\"oauth\".\"idp\".\"{key}\""),
-                                        &steps,
-                                        value,
-                                    )
-                                };
-                                let (token, is_file) = &idp.id_token;
-                                let key = if *is_file { "idTokenFile" } else { "idToken" };
-                                let token = at(key, token)?;
-                                Ok(IdpSpec {
-                                    issuer: at("issuer", &idp.issuer)?,
-                                    token_endpoint: idp
-                                        .token_endpoint
-                                        .as_deref()
-                                        .map(|v| at("tokenEndpoint", v))
-                                        .transpose()?,
-                                    client_id: at("clientId", &idp.client_id)?,
-                                    client_secret: idp
-                                        .client_secret
-                                        .as_deref()
-                                        .map(|v| at("clientSecret", v))
-                                        .transpose()?,
-                                    id_token: if *is_file {
-                                        SecretSource::File(token.into())
-                                    } else {
-                                        SecretSource::Value(token)
-                                    },
-                                })
-                            })
-                            .transpose()?,
-                        dpop: oauth.dpop,
-                    },
-                };
-                match kind {
-                    TransportKind::Sse => TransportSpec::Sse(remote),
-                    TransportKind::WebSocket => TransportSpec::WebSocket(remote),
-                    TransportKind::Http | TransportKind::Stdio => TransportSpec::Http(remote),
-                }
-            }
-            // `parse` guarantees the field the transport needs.
-            _ => {
-                return Err(src.invalid(
-                    Some(name),
-                    None,
-                    &[],
-                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
-                ));
-            }
-        };
-        Ok(ServerSpec {
-            name: self.name.clone(),
-            transport,
-            timeout: self.timeout,
-            disabled: self.disabled,
-            startup_timeout: self.startup_timeout.or(settings.startup_timeout),
-            disabled_tools: self.disabled_tools.clone(),
-            enabled_tools: self.enabled_tools.clone(),
-            result_budget: self.result_budget.or(settings.result_budget),
-            pin: self.pin.or(settings.pin).unwrap_or_default(),
-        })
-    }
+/// The error for a record with neither `command` nor `url`.
+pub(super) fn needs_command_or_url(src: &Source<'_>, name: &str) -> ConfigError {
+    src.invalid(
+        Some(name),
+        None,
+        &[],
+        "needs \"command\" (a stdio server) or \"url\" (a network server)",
+    )
 }
 
 /// A WebSocket URL means the websocket transport; anything else, http.
-fn infer_remote(url: &str) -> TransportKind {
+pub(super) fn infer_remote(url: &str) -> TransportKind {
     let lower = url.get(..6).unwrap_or(url).to_ascii_lowercase();
     if lower.starts_with("ws://") || lower.starts_with("wss://") {
         TransportKind::WebSocket
@@ -636,7 +384,7 @@ fn infer_remote(url: &str) -> TransportKind {
 
 /// Checks that `url` parses and has a scheme `kind` can use. The message
 /// never repeats the URL, which may hold a token.
-fn check_url(kind: TransportKind, url: &str) -> Result<(), String> {
+pub(super) fn check_url(kind: TransportKind, url: &str) -> Result<(), String> {
     let parsed =
         url::Url::parse(url).map_err(|error| format!("\"url\" is not a valid URL ({error})"))?;
     let (schemes, expected): (&[&str], &str) = match kind {
