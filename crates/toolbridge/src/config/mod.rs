@@ -40,6 +40,7 @@ mod layout;
 mod listing;
 mod locate;
 mod new_server;
+mod oauth_record;
 mod patch;
 mod profile;
 #[cfg(test)]

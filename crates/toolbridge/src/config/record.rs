@@ -8,14 +8,15 @@
 
 use std::{fmt, time::Duration};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
     error::ConfigError,
     fields::{Fields, Source, kind_of},
+    oauth_record::OAuthRecord,
     sandbox::SandboxRecord,
     span::Step,
-    spec::{ClientAuth, OAuthGrant, StdioSpec, TransportKind},
+    spec::{StdioSpec, TransportKind},
 };
 use crate::{
     pins::PinPolicy,
@@ -72,127 +73,6 @@ pub(crate) struct ServerRecord {
     pub(crate) oauth: OAuthRecord,
     /// Stdio: the `sandbox`, when the record has one.
     pub(crate) sandbox: Option<SandboxRecord>,
-}
-
-/// A remote server's `oauth` object as written: checked, not yet expanded.
-#[derive(Clone, PartialEq, Default)]
-pub(crate) struct OAuthRecord {
-    /// `clientId`.
-    pub(crate) client_id: Option<String>,
-    /// `clientSecret`: a secret, masked by `Debug`.
-    pub(crate) client_secret: Option<String>,
-    /// `clientMetadataUrl`.
-    pub(crate) client_metadata_url: Option<String>,
-    /// `scopes`.
-    pub(crate) scopes: Vec<String>,
-    /// `grant`.
-    pub(crate) grant: OAuthGrant,
-    /// `clientAuth`.
-    pub(crate) client_auth: Option<ClientAuth>,
-    /// `privateKey` (a secret) or `privateKeyFile`: (value, is a file).
-    pub(crate) private_key: Option<(String, bool)>,
-    /// `signingAlgorithm`.
-    pub(crate) signing_algorithm: Option<String>,
-    /// `assertion` (a secret) or `assertionFile`: (value, is a file).
-    pub(crate) assertion: Option<(String, bool)>,
-    /// `idp`: issuer, tokenEndpoint, clientId, clientSecret, and idToken
-    /// or idTokenFile.
-    pub(crate) idp: Option<IdpRecord>,
-    /// `dpop`.
-    pub(crate) dpop: Option<bool>,
-}
-
-/// The `oauth.idp` object as written.
-#[derive(Clone, PartialEq, Default)]
-pub(crate) struct IdpRecord {
-    pub(crate) issuer: String,
-    pub(crate) token_endpoint: Option<String>,
-    pub(crate) client_id: String,
-    pub(crate) client_secret: Option<String>,
-    /// (value, is a file).
-    pub(crate) id_token: (String, bool),
-}
-
-impl OAuthRecord {
-    /// What the grant and the client authentication need is there: the
-    /// field to blame and the message when not.
-    fn check(&self) -> Result<(), (&'static str, String)> {
-        let grant_name = match self.grant {
-            OAuthGrant::AuthorizationCode => "authorization_code",
-            OAuthGrant::ClientCredentials => "client_credentials",
-            OAuthGrant::JwtBearer => "jwt_bearer",
-            OAuthGrant::IdJag => "id_jag",
-        };
-        let needs = |key: &'static str, what: &str| {
-            Err((key, format!("\"grant\": \"{grant_name}\" needs {what}")))
-        };
-        match self.grant {
-            OAuthGrant::ClientCredentials | OAuthGrant::IdJag if self.client_id.is_none() => {
-                return needs(
-                    "clientId",
-                    "\"clientId\" (the client registered with the authorization server)",
-                );
-            }
-            OAuthGrant::JwtBearer if self.assertion.is_none() => {
-                return needs(
-                    "assertion",
-                    "\"assertion\" or \"assertionFile\" (the workload's JWT)",
-                );
-            }
-            OAuthGrant::IdJag if self.idp.is_none() => {
-                return needs(
-                    "idp",
-                    "\"idp\" (the enterprise identity provider and the user's ID token)",
-                );
-            }
-            _ => {}
-        }
-        if self.grant == OAuthGrant::ClientCredentials
-            && self.client_secret.is_none()
-            && self.private_key.is_none()
-        {
-            return needs(
-                "clientSecret",
-                "\"clientSecret\", or \"privateKey\"/\"privateKeyFile\" for private_key_jwt",
-            );
-        }
-        match self.client_auth {
-            Some(ClientAuth::PrivateKeyJwt) if self.private_key.is_none() => Err((
-                "privateKey",
-                "\"clientAuth\": \"private_key_jwt\" needs \"privateKey\" or \"privateKeyFile\""
-                    .to_owned(),
-            )),
-            Some(method @ (ClientAuth::ClientSecretBasic | ClientAuth::ClientSecretPost))
-                if self.client_secret.is_none() =>
-            {
-                Err((
-                    "clientSecret",
-                    format!(
-                        "\"clientAuth\": \"{}\" needs \"clientSecret\"",
-                        method.as_str()
-                    ),
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-impl fmt::Debug for OAuthRecord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuthRecord")
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
-            .field("client_metadata_url", &self.client_metadata_url)
-            .field("scopes", &self.scopes)
-            .field("grant", &self.grant)
-            .field("client_auth", &self.client_auth)
-            .field("private_key", &self.private_key.as_ref().map(|_| MASK))
-            .field("assertion", &self.assertion.as_ref().map(|_| MASK))
-            .field("idp", &self.idp.as_ref().map(|idp| &idp.issuer))
-            .field("dpop", &self.dpop)
-            .finish()
-    }
 }
 
 impl fmt::Debug for ServerRecord {
@@ -299,7 +179,7 @@ impl ServerRecord {
             result_budget: fields.positive_integer("resultBudget")?,
             pin: fields.pin_policy("pin")?,
             disabled: fields.boolean("disabled")?,
-            oauth: fields.oauth()?,
+            oauth: OAuthRecord::parse(&fields)?,
             sandbox: SandboxRecord::parse(&fields)?,
         };
 
@@ -497,165 +377,5 @@ impl Fields<'_> {
             },
             other => other,
         })
-    }
-
-    /// The `oauth` object of a remote server: `clientId`, `clientSecret`,
-    /// `clientMetadataUrl` (strings) and `scopes` (an array of strings).
-    fn oauth(&self) -> Result<OAuthRecord, ConfigError> {
-        let obj = match self.get("oauth") {
-            None => return Ok(OAuthRecord::default()),
-            Some(Value::Object(obj)) => obj,
-            Some(other) => {
-                return Err(self.err(
-                    "oauth",
-                    &[Step::Key("oauth")],
-                    format!("\"oauth\" must be an object, not {}", kind_of(other)),
-                ));
-            }
-        };
-        let string = |key: &str| match obj.get(key).filter(|v| !v.is_null()) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(self.err(
-                "oauth",
-                &[Step::Key("oauth"), Step::Key(key)],
-                format!(
-                    "\"oauth\".\"{key}\" must be a string, not {}",
-                    kind_of(other)
-                ),
-            )),
-        };
-        let scopes = match obj.get("scopes").filter(|v| !v.is_null()) {
-            None => Vec::new(),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-                .iter()
-                .filter_map(|item| item.as_str().map(str::to_owned))
-                .collect(),
-            Some(_) => {
-                return Err(self.err(
-                    "oauth",
-                    &[Step::Key("oauth"), Step::Key("scopes")],
-                    "\"oauth\".\"scopes\" must be an array of strings",
-                ));
-            }
-        };
-        let invalid = |keys: &[&str], message: String| {
-            let mut steps = vec![Step::Key("oauth")];
-            steps.extend(keys.iter().map(|key| Step::Key(key)));
-            self.err("oauth", &steps, message)
-        };
-        let named = |key: &str, names: &str| {
-            invalid(
-                &[key],
-                format!("\"oauth\".\"{key}\" must be one of {names}"),
-            )
-        };
-        // A secret given by value (`key`) or as a file (`{key}File`), not both.
-        let value_or_file = |obj: &Map<String, Value>, prefix: &str, key: &str| {
-            let file_key = format!("{key}File");
-            let get = |k: &str| match obj.get(k).filter(|v| !v.is_null()) {
-                None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(invalid(
-                    &[k],
-                    format!("{prefix}\"{k}\" must be a string, not {}", kind_of(other)),
-                )),
-            };
-            match (get(key)?, get(&file_key)?) {
-                (Some(_), Some(_)) => Err(invalid(
-                    &[key],
-                    format!(
-                        "{prefix}\"{key}\" and \"{file_key}\" are two ways to give one secret: keep one"
-                    ),
-                )),
-                (Some(value), None) => Ok(Some((value, false))),
-                (None, Some(path)) => Ok(Some((path, true))),
-                (None, None) => Ok(None),
-            }
-        };
-        let grant = match string("grant")? {
-            None => OAuthGrant::default(),
-            Some(name) => OAuthGrant::parse(&name).ok_or_else(|| {
-                named(
-                    "grant",
-                    "\"authorization_code\", \"client_credentials\", \"jwt_bearer\" or \"id_jag\"",
-                )
-            })?,
-        };
-        let client_auth = match string("clientAuth")? {
-            None => None,
-            Some(name) => Some(ClientAuth::parse(&name).ok_or_else(|| {
-                named(
-                    "clientAuth",
-                    "\"client_secret_basic\", \"client_secret_post\" or \"private_key_jwt\"",
-                )
-            })?),
-        };
-        let dpop = match obj.get("dpop").filter(|v| !v.is_null()) {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(other) => {
-                return Err(invalid(
-                    &["dpop"],
-                    format!(
-                        "\"oauth\".\"dpop\" must be true or false, not {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
-        };
-        let idp = match obj.get("idp").filter(|v| !v.is_null()) {
-            None => None,
-            Some(Value::Object(idp)) => {
-                let text = |key: &str| match idp.get(key).filter(|v| !v.is_null()) {
-                    None => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(invalid(
-                        &["idp", key],
-                        format!(
-                            "\"oauth\".\"idp\".\"{key}\" must be a string, not {}",
-                            kind_of(other)
-                        ),
-                    )),
-                };
-                let needed = |key: &str| {
-                    invalid(&["idp", key], format!("\"oauth\".\"idp\" needs \"{key}\""))
-                };
-                Some(IdpRecord {
-                    issuer: text("issuer")?.ok_or_else(|| needed("issuer"))?,
-                    token_endpoint: text("tokenEndpoint")?,
-                    client_id: text("clientId")?.ok_or_else(|| needed("clientId"))?,
-                    client_secret: text("clientSecret")?,
-                    id_token: value_or_file(idp, "\"oauth\".\"idp\".", "idToken")?
-                        .ok_or_else(|| needed("idToken\" or \"idTokenFile"))?,
-                })
-            }
-            Some(other) => {
-                return Err(invalid(
-                    &["idp"],
-                    format!(
-                        "\"oauth\".\"idp\" must be an object, not {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
-        };
-        let record = OAuthRecord {
-            client_id: string("clientId")?,
-            client_secret: string("clientSecret")?,
-            client_metadata_url: string("clientMetadataUrl")?,
-            scopes,
-            grant,
-            client_auth,
-            private_key: value_or_file(obj, "\"oauth\".", "privateKey")?,
-            signing_algorithm: string("signingAlgorithm")?,
-            assertion: value_or_file(obj, "\"oauth\".", "assertion")?,
-            idp,
-            dpop,
-        };
-        record
-            .check()
-            .map_err(|(key, message)| invalid(&[key], message))?;
-        Ok(record)
     }
 }
