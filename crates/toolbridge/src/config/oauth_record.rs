@@ -8,11 +8,11 @@ use serde_json::{Map, Value};
 
 use super::{
     error::ConfigError,
-    fields::{Fields, kind_of},
+    fields::Fields,
     span::Step,
     spec::{ClientAuth, OAuthGrant},
 };
-use crate::redact::MASK;
+use crate::{json_kind::kind_of, redact::MASK};
 
 /// A remote server's `oauth` object as written: checked, not yet expanded.
 #[derive(Clone, PartialEq, Default)]

@@ -12,13 +12,14 @@ use serde_json::Value;
 
 use super::{
     error::ConfigError,
-    fields::{Fields, Source, kind_of},
+    fields::{Fields, Source},
     oauth_record::OAuthRecord,
     sandbox::SandboxRecord,
     span::Step,
     spec::{StdioSpec, TransportKind},
 };
 use crate::{
+    json_kind::kind_of,
     pins::PinPolicy,
     redact::{MASK, mask_args, mask_url},
 };
