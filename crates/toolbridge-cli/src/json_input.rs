@@ -5,6 +5,7 @@ use std::io::Read;
 
 use anyhow::Context as _;
 use serde_json::{Map, Value};
+use toolbridge::json_kind::kind_of;
 
 /// Where a command's input comes from.
 #[derive(Debug, Clone, Copy)]
@@ -68,19 +69,7 @@ pub fn tool_arguments(raw: Option<&str>) -> anyhow::Result<Option<Map<String, Va
         Value::Object(map) => Ok(Some(map)),
         other => anyhow::bail!(
             "{origin} must be a JSON object of arguments, got {}",
-            kind(&other)
+            kind_of(&other)
         ),
-    }
-}
-
-/// A JSON value's kind, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -9,8 +9,8 @@ use std::time::Instant;
 use rmcp::{
     ErrorData,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientCapabilities, ListToolsResult,
-        PaginatedRequestParams,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+        ListToolsResult, PaginatedRequestParams,
     },
 };
 use tokio_util::sync::CancellationToken;
@@ -21,8 +21,10 @@ use crate::{
     gateway::{Gateway, page, to_mcp_error},
     held_calls,
     identity::ClientIdentity,
-    profile::{self, ViewName},
+    names::Route,
+    profile::{self, View, ViewName},
     progress_relay::{ProgressRelay, relaying_progress},
+    rate_limits::UpstreamSlot,
     request_errors::cancelled,
     stateless_calls::{held_request, relay_call, tool_request, tool_response},
     trace_context::TraceContext,
@@ -77,7 +79,7 @@ pub(crate) async fn list_tools(
 pub(crate) async fn call_tool(
     gateway: &Gateway,
     requester: Requester<'_>,
-    mut request: CallToolRequestParams,
+    request: CallToolRequestParams,
     mut options: CallOptions,
     caller: Caller,
     progress: Option<ProgressRelay>,
@@ -89,61 +91,161 @@ pub(crate) async fn call_tool(
         gateway
             .tracing()
             .request(client, requester.view, requester.trace, &request.name);
-    let mut through_call_tool = false;
-    if view.searches() {
-        match request.name.as_ref() {
-            toolbridge::adapter::search::SEARCH_TOOL => {
-                let arguments = request.arguments.unwrap_or_default();
-                if client.is_none() {
-                    over_rate(gateway, None)?;
-                }
-                let rights = gateway.rights();
-                let mut result = gateway
-                    .tools(&view)
-                    .await
-                    .search_where(&arguments, |route| {
-                        rights.check(client, &view.name, route).is_ok()
-                    });
-                result.result_type = Some(rmcp::model::ResultType::COMPLETE);
-                trace.finish(Outcome::Ok);
-                return Ok(CallToolResponse::Complete(result));
-            }
-            toolbridge::adapter::search::CALL_TOOL => match profile::unwrap_call(request) {
-                Ok(inner) => {
-                    request = inner;
-                    through_call_tool = true;
-                }
-                Err(message) => {
-                    let mut result = profile::error_result(message);
-                    result.result_type = Some(rmcp::model::ResultType::COMPLETE);
-                    trace.finish(Outcome::ToolError);
-                    return Ok(CallToolResponse::Complete(result));
-                }
-            },
-            _ => {}
+    let (request, through_call_tool) = match unwrap_search(gateway, client, &view, request).await? {
+        Unwrapped::Answered(result, outcome) => {
+            trace.finish(outcome);
+            return Ok(answered_here(result));
         }
-    }
-    let Some(route) = gateway.resolve_tool(&view, &request.name).await else {
-        if through_call_tool {
-            // The model's mistake, for the model to read.
-            let mut result = profile::error_result(format!(
-                "no tool is named `{}`; search_tools gives the names of the tools there are",
-                request.name
-            ));
-            result.result_type = Some(rmcp::model::ResultType::COMPLETE);
-            trace.finish(Outcome::ToolError);
-            return Ok(CallToolResponse::Complete(result));
-        }
-        return Err(ErrorData::invalid_params(
-            format!(
-                "the gateway has no tool named {:?}; list the tools to see their names",
-                request.name
-            ),
-            None,
-        ));
+        Unwrapped::Call {
+            request,
+            through_call_tool,
+        } => (request, through_call_tool),
     };
-    // Rights always; rates here over stdio only (over HTTP they were
-    // taken before the request was dispatched, `admission`).
+    let Some(route) = gateway.resolve_tool(&view, &request.name).await else {
+        return unknown_tool(&mut trace, &request.name, through_call_tool);
+    };
+    let _upstream_slot = admit(gateway, client, &view, &route, ct).await?;
+    audit::arguments(&route.server, &route.name, request.arguments.as_ref());
+    options_for_upstream(&mut options, &caller, &mut trace, &route);
+    // A held call relays its own progress (it outlives this request).
+    let (progress, held_progress) = match caller {
+        Caller::Stateless { .. } => (None, progress),
+        _ => (progress, None),
+    };
+    let activity = gateway
+        .activity()
+        .start(&route.server, &route.name, &requester.who());
+    let mut audited = Audited {
+        gateway,
+        route: &route,
+        started: Instant::now(),
+        outcome: Outcome::Cancelled,
+        client,
+        activity,
+        view: requester.view,
+        trace,
+    };
+    // Pinned here, once: a future this size moved into each layer above
+    // was copied each time (docs/performance.md, "Fourth round").
+    let call = std::pin::pin!(call_upstream(
+        gateway,
+        &route,
+        request,
+        &options,
+        caller,
+        held_progress
+    ));
+    let result = tokio::select! {
+        result = relaying_progress(progress, gateway.activity().tap(activity), call) => result,
+        () = ct.cancelled() => return Err(cancelled()),
+    };
+    audited.outcome = match &result {
+        Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
+        Ok(_) => Outcome::Ok,
+        Err(_) => Outcome::Failed,
+    };
+    result.map(|response| match response {
+        CallToolResponse::Complete(mut result) => {
+            result
+                .result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
+            CallToolResponse::Complete(result)
+        }
+        other => other,
+    })
+}
+
+/// A call through a view, past search mode.
+enum Unwrapped {
+    /// Answered here, with the outcome to trace.
+    Answered(CallToolResult, Outcome),
+    /// The call of a tool of the view: `request`, made through the call
+    /// tool when `through_call_tool`.
+    Call {
+        request: CallToolRequestParams,
+        through_call_tool: bool,
+    },
+}
+
+/// In search mode, the search tool is answered here (with the tools the
+/// client may call), and a call of the call tool becomes the call of the
+/// tool it names (one that names none properly is answered here, for the
+/// model to read). Any other call goes on as it is.
+async fn unwrap_search(
+    gateway: &Gateway,
+    client: Option<&ClientIdentity>,
+    view: &View,
+    request: CallToolRequestParams,
+) -> Result<Unwrapped, ErrorData> {
+    if !view.searches() {
+        return Ok(Unwrapped::Call {
+            request,
+            through_call_tool: false,
+        });
+    }
+    match request.name.as_ref() {
+        toolbridge::adapter::search::SEARCH_TOOL => {
+            let arguments = request.arguments.unwrap_or_default();
+            if client.is_none() {
+                over_rate(gateway, None)?;
+            }
+            let rights = gateway.rights();
+            let result = gateway.tools(view).await.search_where(&arguments, |route| {
+                rights.check(client, &view.name, route).is_ok()
+            });
+            Ok(Unwrapped::Answered(result, Outcome::Ok))
+        }
+        toolbridge::adapter::search::CALL_TOOL => Ok(match profile::unwrap_call(request) {
+            Ok(inner) => Unwrapped::Call {
+                request: inner,
+                through_call_tool: true,
+            },
+            Err(message) => Unwrapped::Answered(profile::error_result(message), Outcome::ToolError),
+        }),
+        _ => Ok(Unwrapped::Call {
+            request,
+            through_call_tool: false,
+        }),
+    }
+}
+
+/// A result the gateway answers itself: complete, nothing to wait for.
+fn answered_here(mut result: CallToolResult) -> CallToolResponse {
+    result.result_type = Some(rmcp::model::ResultType::COMPLETE);
+    CallToolResponse::Complete(result)
+}
+
+/// The answer to a call of tool `name`, which the view does not have:
+/// through the call tool it is the model's mistake, in a result for the
+/// model to read; else the client's, an invalid-params error.
+fn unknown_tool(
+    trace: &mut RequestTrace,
+    name: &str,
+    through_call_tool: bool,
+) -> Result<CallToolResponse, ErrorData> {
+    if through_call_tool {
+        trace.finish(Outcome::ToolError);
+        return Ok(answered_here(profile::error_result(format!(
+            "no tool is named `{name}`; search_tools gives the names of the tools there are"
+        ))));
+    }
+    Err(ErrorData::invalid_params(
+        format!("the gateway has no tool named {name:?}; list the tools to see their names"),
+        None,
+    ))
+}
+
+/// Lets the call of `route` go ahead: rights always; rates here over stdio
+/// only (over HTTP they were taken before the request was dispatched,
+/// `admission`); then a place among the calls its upstream may have at
+/// once, held for the call. A refusal is audited; a cancelled wait ends it.
+async fn admit(
+    gateway: &Gateway,
+    client: Option<&ClientIdentity>,
+    view: &View,
+    route: &Route,
+    ct: &CancellationToken,
+) -> Result<Option<UpstreamSlot>, ErrorData> {
     let refused = |error: ErrorData| {
         audit::call(
             &route.server,
@@ -157,24 +259,32 @@ pub(crate) async fn call_tool(
     };
     gateway
         .rights()
-        .check(client, &view.name, &route)
+        .check(client, &view.name, route)
         .map_err(|denied| refused(denied.error()))?;
     if client.is_none() {
-        over_rate(gateway, Some(&route))?;
+        over_rate(gateway, Some(route))?;
     }
-    let pool = gateway.pool();
-    let _upstream_slot = tokio::select! {
+    tokio::select! {
         slot = gateway.rate_limits().enter_upstream(&route.server) => {
-            slot.map_err(|limited| refused(limited.error()))?
+            slot.map_err(|limited| refused(limited.error()))
         }
-        () = ct.cancelled() => return Err(cancelled()),
-    };
-    audit::arguments(&route.server, &route.name, request.arguments.as_ref());
-    // The upstream's W3C trace context, in its request's `_meta`.
+        () = ct.cancelled() => Err(cancelled()),
+    }
+}
+
+/// `options` as `route`'s upstream is to get them from `caller`: the W3C
+/// trace context in its request's `_meta`, and what this client can be
+/// asked (a 2026-07-28 upstream is told that, not what the gateway's pool
+/// could answer for anyone), its questions relayed in the result unless
+/// the client has a session to ask them on.
+fn options_for_upstream(
+    options: &mut CallOptions,
+    caller: &Caller,
+    trace: &mut RequestTrace,
+    route: &Route,
+) {
     options.meta = trace.upstream(&route.server, &route.name);
-    // A 2026-07-28 upstream is told what this client can be asked, not what
-    // the gateway's pool could answer for anyone.
-    options.client_capabilities = Some(match &caller {
+    options.client_capabilities = Some(match caller {
         Caller::Session => options
             .client_features
             .as_ref()
@@ -184,79 +294,49 @@ pub(crate) async fn call_tool(
         Caller::Direct => ClientCapabilities::default(),
     });
     options.relay_input_required = !matches!(caller, Caller::Session);
-    // A held call relays its own progress (it outlives this request).
-    let (progress, held_progress) = match caller {
-        Caller::Stateless { .. } => (None, progress),
-        _ => (progress, None),
-    };
-    let who = match (requester.app, client) {
-        (Some(app), Some(c)) => format!("{app} ({})", c.name),
-        (Some(app), None) => app.to_owned(),
-        (None, Some(c)) => c.name.clone(),
-        (None, None) => "local".to_owned(),
-    };
-    let activity = gateway.activity().start(&route.server, &route.name, &who);
-    let mut audited = Audited {
-        gateway,
-        route: &route,
-        started: Instant::now(),
-        outcome: Outcome::Cancelled,
-        client,
-        activity,
-        view: requester.view,
-        trace,
-    };
-    // Pinned here, once: a future this size moved into each layer above
-    // was copied each time (docs/performance.md, "Fourth round").
-    let call = std::pin::pin!(async {
-        match caller {
-            Caller::Session => pool
-                .call_tool(
-                    &route.server,
-                    &route.name,
-                    request.arguments,
-                    options.clone(),
-                )
-                .await
-                .map(CallToolResponse::Complete)
-                .map_err(to_mcp_error),
-            Caller::Stateless { declared } => {
-                let held = held_calls::Client {
-                    declared: declared.as_deref(),
-                    progress: held_progress.as_ref(),
-                };
-                let request = tool_request(&route.name, request);
-                let result =
-                    held_request(gateway, pool, &route.server, request, options.clone(), held)
-                        .await?;
-                tool_response(&route.server, result)
-            }
-            Caller::Direct => relay_call(pool, &route.server, &route.name, request, &options).await,
+}
+
+/// The call of `route`'s tool upstream, as `caller` makes it: through the
+/// pool with a session; held open while its questions go back in results
+/// for a stateless client that can be asked ([`held_calls`], its progress
+/// relayed by `held_progress`); else relayed as it is.
+async fn call_upstream(
+    gateway: &Gateway,
+    route: &Route,
+    request: CallToolRequestParams,
+    options: &CallOptions,
+    caller: Caller,
+    held_progress: Option<ProgressRelay>,
+) -> Result<CallToolResponse, ErrorData> {
+    let pool = gateway.pool();
+    match caller {
+        Caller::Session => pool
+            .call_tool(
+                &route.server,
+                &route.name,
+                request.arguments,
+                options.clone(),
+            )
+            .await
+            .map(CallToolResponse::Complete)
+            .map_err(to_mcp_error),
+        Caller::Stateless { declared } => {
+            let held = held_calls::Client {
+                declared: declared.as_deref(),
+                progress: held_progress.as_ref(),
+            };
+            let request = tool_request(&route.name, request);
+            let result =
+                held_request(gateway, pool, &route.server, request, options.clone(), held).await?;
+            tool_response(&route.server, result)
         }
-    });
-    let result = tokio::select! {
-        result = relaying_progress(progress, gateway.activity().tap(activity), call) => result,
-        () = ct.cancelled() => return Err(cancelled()),
-    };
-    audited.outcome = match &result {
-        Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) => Outcome::ToolError,
-        Ok(_) => Outcome::Ok,
-        Err(_) => Outcome::Failed,
-    };
-    match result {
-        Ok(CallToolResponse::Complete(mut result)) => {
-            result
-                .result_type
-                .get_or_insert(rmcp::model::ResultType::COMPLETE);
-            Ok(CallToolResponse::Complete(result))
-        }
-        other => other,
+        Caller::Direct => relay_call(pool, &route.server, &route.name, request, options).await,
     }
 }
 
 /// A call of the stdio client (no HTTP identity) taken from the rate
 /// limits' buckets: `route`'s tool, or the search tool (`None`).
-fn over_rate(gateway: &Gateway, route: Option<&crate::names::Route>) -> Result<(), ErrorData> {
+fn over_rate(gateway: &Gateway, route: Option<&Route>) -> Result<(), ErrorData> {
     let limits = gateway.rate_limits();
     if !limits.limits_calls() {
         return Ok(());
@@ -272,7 +352,7 @@ fn over_rate(gateway: &Gateway, route: Option<&crate::names::Route>) -> Result<(
 /// away).
 struct Audited<'a> {
     gateway: &'a Gateway,
-    route: &'a crate::names::Route,
+    route: &'a Route,
     started: Instant,
     outcome: Outcome,
     client: Option<&'a ClientIdentity>,
@@ -332,4 +412,17 @@ pub(crate) struct Requester<'a> {
     pub app: Option<&'a str>,
     /// The W3C trace context the client sent with the request.
     pub trace: Option<&'a TraceContext>,
+}
+
+impl Requester<'_> {
+    /// Who makes the call, as the page's Activity names them: the
+    /// application and the client, as far as known.
+    fn who(&self) -> String {
+        match (self.app, self.client) {
+            (Some(app), Some(c)) => format!("{app} ({})", c.name),
+            (Some(app), None) => app.to_owned(),
+            (None, Some(c)) => c.name.clone(),
+            (None, None) => "local".to_owned(),
+        }
+    }
 }

@@ -117,6 +117,7 @@
 //! - [`adapter`]: executable tools for an agent engine, and the registry.
 //! - [`hidden_chars`]: characters a person cannot see in a definition,
 //!   reported and kept from providers.
+//! - [`json_kind`]: what kind of JSON value a value is, as messages say it.
 //! - [`pins`]: trust on first use of tool definitions: pinned, and a
 //!   changed or new one withheld until approved.
 //! - [`search`]: a BM25 index over tool definitions, to find the tools for a
@@ -160,6 +161,7 @@ pub mod doctor;
 pub mod example_server;
 pub mod format;
 pub mod hidden_chars;
+pub mod json_kind;
 #[cfg(feature = "client")]
 pub mod loader;
 pub mod lock;

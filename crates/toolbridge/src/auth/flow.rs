@@ -19,7 +19,8 @@ use std::{
 };
 
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationRequest, AuthorizationSession, WWWAuthenticateParams,
+    AuthorizationCallback, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, StoredCredentials, WWWAuthenticateParams,
 };
 use serde::Serialize;
 use url::Url;
@@ -198,6 +199,8 @@ impl From<AuthError> for Attempt {
     }
 }
 
+/// One sign-in in the browser: discovery, the scopes, which client
+/// toolbridge is, the browser's answer and the code exchange.
 async fn attempt(
     server: &str,
     url: &Url,
@@ -207,16 +210,15 @@ async fn attempt(
     browser: &Browser,
     prompt: &SignInPrompt,
 ) -> Result<SignedIn, Attempt> {
-    let fail = |step, e| Attempt::Failed(AuthError::protocol(server, step, e));
-    // A 401 means the server takes OAuth, even without metadata (2025-03-26);
-    // without one, the sign-in needs metadata to go on.
     // DPoP when the config asks, or (unless it forbids) when the server's
     // challenge is in the DPoP scheme: the token is then bound to a new key.
     let dpop = super::dpop::wanted(oauth, challenge)
         .then(DpopKey::generate)
         .transpose()
-        .map_err(|e| fail("making a DPoP key", e))?
+        .map_err(|e| fail(server, "making a DPoP key", e))?
         .map(Arc::new);
+    // A 401 means the server takes OAuth, even without metadata (2025-03-26);
+    // without one, the sign-in needs metadata to go on.
     let (mut manager, metadata) = discover(
         server,
         url,
@@ -227,36 +229,102 @@ async fn attempt(
     )
     .await?;
     let issuer = issuer_of(&metadata);
-
-    // The scopes: the config's, else what the server asks for; a step-up
-    // keeps what was granted before.
     let held = store
         .load_credentials(url)?
         .map(|c| c.granted_scopes)
         .unwrap_or_default();
+    let scopes = scopes_to_ask(&manager, oauth, held, challenge, url).await;
+    let client = choose_client(
+        server,
+        &mut manager,
+        &metadata,
+        &issuer,
+        oauth,
+        store,
+        &scopes,
+    )
+    .await?;
+    let session = AuthorizationSession::new(manager, client.request)
+        .await
+        .map_err(|(_, e)| fail(server, "starting the sign-in", e))?;
+    let callback = browser_answer(server, &session, &client.listener, browser, prompt).await?;
+    exchange_code(server, &session, &callback, client.using_kept, &issuer).await?;
+    let stored = store.load_credentials(url)?;
+    if let Some(key) = &dpop {
+        keep_dpop_key(server, store, url, key, stored.as_ref())?;
+    }
+    Ok(SignedIn {
+        issuer: stored
+            .as_ref()
+            .and_then(|c| c.issuer.clone())
+            .or(Some(issuer)),
+        scopes: stored.map(|c| c.granted_scopes).unwrap_or(scopes),
+    })
+}
+
+/// `server`'s sign-in failed at `step`.
+fn fail(server: &str, step: &'static str, error: impl std::fmt::Display) -> Attempt {
+    Attempt::Failed(AuthError::protocol(server, step, error))
+}
+
+/// The scopes to ask for: the config's, else what the server asks for. A
+/// step-up (403 `insufficient_scope`) keeps what was granted before (`held`)
+/// and adds the scopes the challenge names, each scope once.
+async fn scopes_to_ask(
+    manager: &AuthorizationManager,
+    oauth: &OAuthSpec,
+    held: Vec<String>,
+    challenge: Option<&str>,
+    url: &Url,
+) -> Vec<String> {
     let params = challenge.map(|c| WWWAuthenticateParams::parse(c, url));
-    let mut scopes = if !oauth.scopes.is_empty() {
+    let scopes = if !oauth.scopes.is_empty() {
         oauth.scopes.clone()
     } else {
         manager.select_initial_scopes(&[]).await
     };
-    if let Some(params) = params.as_ref().filter(|p| p.is_insufficient_scope()) {
-        let mut union = held;
-        union.extend(scopes);
-        union.extend(
-            params
-                .scope
-                .as_deref()
-                .unwrap_or_default()
-                .split_whitespace()
-                .map(str::to_owned),
-        );
-        let mut seen = std::collections::HashSet::new();
-        union.retain(|s| seen.insert(s.clone()));
-        scopes = union;
-    }
+    let Some(params) = params.filter(|p| p.is_insufficient_scope()) else {
+        return scopes;
+    };
+    let mut union = held;
+    union.extend(scopes);
+    union.extend(
+        params
+            .scope
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned),
+    );
+    let mut seen = std::collections::HashSet::new();
+    union.retain(|s| seen.insert(s.clone()));
+    union
+}
 
-    // Which client toolbridge is, and where the browser comes back to.
+/// Which client toolbridge is for one sign-in, and where the browser comes
+/// back to.
+struct SignInClient {
+    /// The authorization request, as that client.
+    request: AuthorizationRequest,
+    /// Where the browser comes back to.
+    listener: RedirectListener,
+    /// The client is a registration kept from before, which the
+    /// authorization server may have revoked since.
+    using_kept: bool,
+}
+
+/// Which client toolbridge is, in the order the module's doc gives, and a
+/// listener for the browser on the kept registration's port when there is
+/// one (its redirect URI must match). A new registration is kept.
+async fn choose_client(
+    server: &str,
+    manager: &mut AuthorizationManager,
+    metadata: &AuthorizationMetadata,
+    issuer: &str,
+    oauth: &OAuthSpec,
+    store: &TokenStore,
+    scopes: &[String],
+) -> Result<SignInClient, Attempt> {
     let supports_cimd = metadata
         .additional_fields
         .get("client_id_metadata_document_supported")
@@ -264,75 +332,106 @@ async fn attempt(
         .unwrap_or(false);
     let kept = match (&oauth.client_id, &oauth.client_metadata_url) {
         (None, Some(_)) if supports_cimd => None,
-        (None, _) => store.registration(&issuer)?,
+        (None, _) => store.registration(issuer)?,
         (Some(_), _) => None,
     };
     let listener = RedirectListener::bind(kept.as_ref().and_then(|r| port_of(&r.redirect_uri)))
         .await
-        .map_err(|e| fail("listening for the browser on 127.0.0.1", e.to_string()))?;
+        .map_err(|e| fail(server, "listening for the browser on 127.0.0.1", e))?;
     let redirect_uri = listener.redirect_uri().to_owned();
-    let mut request = AuthorizationRequest::new(redirect_uri.clone())
+    let request = AuthorizationRequest::new(redirect_uri.clone())
         .with_client_name(CLIENT_NAME)
         .with_scopes(scopes.iter().map(String::as_str));
     let mut using_kept = false;
-    if let Some(client_id) = &oauth.client_id {
-        request = request.with_preregistered_client(client_id);
-        if let Some(secret) = &oauth.client_secret {
-            request = request.with_client_secret(secret);
-        }
+    let request = if let Some(client_id) = &oauth.client_id {
+        as_client(request, client_id, oauth.client_secret.as_deref())
     } else if let (Some(document), true) = (&oauth.client_metadata_url, supports_cimd) {
-        request = request.with_client_metadata_url(document);
+        request.with_client_metadata_url(document)
     } else {
         let registration = match kept.filter(|r| r.redirect_uri == redirect_uri) {
             Some(registration) => {
                 using_kept = true;
                 registration
             }
-            None => {
-                let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
-                let config = manager
-                    .register_client(CLIENT_NAME, &redirect_uri, &scope_refs)
-                    .await
-                    .map_err(|e| match e {
-                        rmcp::transport::auth::AuthError::RegistrationFailed(m)
-                            if m.contains("not supported") =>
-                        {
-                            Attempt::Failed(AuthError::Protocol {
-                                server: server.to_owned(),
-                                step: "registering toolbridge",
-                                message: "its authorization server does not let clients \
-                                          register themselves; register one there and set \
-                                          \"oauth\": {\"clientId\": ...} in the config"
-                                    .to_owned(),
-                            })
-                        }
-                        other => fail("registering toolbridge", other.to_string()),
-                    })?;
-                let registration = Registration {
-                    issuer: issuer.clone(),
-                    client_id: config.client_id,
-                    client_secret: config.client_secret,
-                    redirect_uri: redirect_uri.clone(),
-                };
-                store.save_registration(&registration)?;
-                registration
-            }
+            None => register(server, manager, issuer, &redirect_uri, scopes, store).await?,
         };
-        request = request.with_preregistered_client(&registration.client_id);
-        if let Some(secret) = &registration.client_secret {
-            request = request.with_client_secret(secret);
-        }
-    }
+        as_client(
+            request,
+            &registration.client_id,
+            registration.client_secret.as_deref(),
+        )
+    };
+    Ok(SignInClient {
+        request,
+        listener,
+        using_kept,
+    })
+}
 
-    let session = AuthorizationSession::new(manager, request)
+/// `request` made by the client `client_id`, with its secret if it has one.
+fn as_client(
+    request: AuthorizationRequest,
+    client_id: &str,
+    secret: Option<&str>,
+) -> AuthorizationRequest {
+    let request = request.with_preregistered_client(client_id);
+    match secret {
+        Some(secret) => request.with_client_secret(secret),
+        None => request,
+    }
+}
+
+/// Registers toolbridge with `issuer` (dynamic client registration) for
+/// `redirect_uri`, and keeps the registration for the next sign-in.
+async fn register(
+    server: &str,
+    manager: &mut AuthorizationManager,
+    issuer: &str,
+    redirect_uri: &str,
+    scopes: &[String],
+    store: &TokenStore,
+) -> Result<Registration, Attempt> {
+    let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+    let config = manager
+        .register_client(CLIENT_NAME, redirect_uri, &scope_refs)
         .await
-        .map_err(|(_, e)| fail("starting the sign-in", e.to_string()))?;
+        .map_err(|e| match e {
+            rmcp::transport::auth::AuthError::RegistrationFailed(m)
+                if m.contains("not supported") =>
+            {
+                Attempt::Failed(AuthError::Protocol {
+                    server: server.to_owned(),
+                    step: "registering toolbridge",
+                    message: "its authorization server does not let clients \
+                              register themselves; register one there and set \
+                              \"oauth\": {\"clientId\": ...} in the config"
+                        .to_owned(),
+                })
+            }
+            other => fail(server, "registering toolbridge", other),
+        })?;
+    let registration = Registration {
+        issuer: issuer.to_owned(),
+        client_id: config.client_id,
+        client_secret: config.client_secret,
+        redirect_uri: redirect_uri.to_owned(),
+    };
+    store.save_registration(&registration)?;
+    Ok(registration)
+}
+
+/// Opens the sign-in page in the browser (telling `prompt` its URL) and
+/// waits for the browser to come back: the answer, when it grants the
+/// request and carries the state toolbridge sent.
+async fn browser_answer(
+    server: &str,
+    session: &AuthorizationSession,
+    listener: &RedirectListener,
+    browser: &Browser,
+    prompt: &SignInPrompt,
+) -> Result<AuthorizationCallback, Attempt> {
     let auth_url = session.get_authorization_url().to_owned();
-    let sent_state = Url::parse(&auth_url).ok().and_then(|u| {
-        u.query_pairs()
-            .find(|(k, _)| k == "state")
-            .map(|(_, v)| v.into_owned())
-    });
+    let sent_state = query_value(&auth_url, "state");
     let opened = browser.open(&auth_url);
     prompt(server, &auth_url, opened);
 
@@ -345,7 +444,7 @@ async fn attempt(
                     after: SIGN_IN_TIMEOUT,
                 })
             })?
-            .map_err(|e| fail("waiting for the browser", e.to_string()))?;
+            .map_err(|e| fail(server, "waiting for the browser", e))?;
     let refused = |reason: String| {
         Attempt::Failed(AuthError::Refused {
             server: server.to_owned(),
@@ -359,7 +458,7 @@ async fn attempt(
         return Err(refused(format!("{error}{description}")));
     }
     let callback = AuthorizationCallback::from_redirect_url(&callback_url)
-        .map_err(|e| fail("reading the browser's answer", e.to_string()))?;
+        .map_err(|e| fail(server, "reading the browser's answer", e))?;
     if sent_state.as_deref() != Some(callback.csrf_token.as_str()) {
         return Err(refused(
             "the answer's state is not the one toolbridge sent (another sign-in, or a forged \
@@ -367,6 +466,19 @@ async fn attempt(
                 .to_owned(),
         ));
     }
+    Ok(callback)
+}
+
+/// Exchanges the browser's code for tokens, which the session stores. A
+/// kept registration refused as `invalid_client` has been revoked by
+/// `issuer`.
+async fn exchange_code(
+    server: &str,
+    session: &AuthorizationSession,
+    callback: &AuthorizationCallback,
+    using_kept: bool,
+    issuer: &str,
+) -> Result<(), Attempt> {
     match session
         .handle_callback_with_issuer(
             &callback.code,
@@ -375,30 +487,32 @@ async fn attempt(
         )
         .await
     {
-        Ok(_) => {}
+        Ok(_) => Ok(()),
         Err(e) if using_kept && e.to_string().contains("invalid_client") => {
-            return Err(Attempt::RegistrationRevoked(issuer));
+            Err(Attempt::RegistrationRevoked(issuer.to_owned()))
         }
-        Err(e) => return Err(fail("exchanging the code for tokens", e.to_string())),
+        Err(e) => Err(fail(server, "exchanging the code for tokens", e)),
     }
-    let stored = store.load_credentials(url)?;
-    if let Some(key) = &dpop {
-        if stored.as_ref().is_some_and(store::is_dpop_bound) {
-            store.save_dpop_key(url, key)?;
-        } else {
-            tracing::debug!(
-                server,
-                "the authorization server gave a bearer token, not a DPoP-bound one"
-            );
-        }
+}
+
+/// Keeps the DPoP `key` when the tokens `stored` are bound to it; an
+/// authorization server may give a bearer token instead.
+fn keep_dpop_key(
+    server: &str,
+    store: &TokenStore,
+    url: &Url,
+    key: &DpopKey,
+    stored: Option<&StoredCredentials>,
+) -> Result<(), AuthError> {
+    if stored.is_some_and(store::is_dpop_bound) {
+        store.save_dpop_key(url, key)?;
+    } else {
+        tracing::debug!(
+            server,
+            "the authorization server gave a bearer token, not a DPoP-bound one"
+        );
     }
-    Ok(SignedIn {
-        issuer: stored
-            .as_ref()
-            .and_then(|c| c.issuer.clone())
-            .or(Some(issuer)),
-        scopes: stored.map(|c| c.granted_scopes).unwrap_or(scopes),
-    })
+    Ok(())
 }
 
 /// The `WWW-Authenticate` challenge `url` answers an unauthenticated MCP
@@ -475,7 +589,7 @@ async fn revoke(
     server: &str,
     url: &Url,
     store: &TokenStore,
-    credentials: &rmcp::transport::auth::StoredCredentials,
+    credentials: &StoredCredentials,
 ) -> Result<bool, AuthError> {
     let (_, metadata) = discover(server, url, store, None, true, None).await?;
     let Some(endpoint) = metadata

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{
     error::{ConfigError, Location},
-    fields::{Source, kind_of},
+    fields::Source,
     jsonc,
     layout::{Layout, detect},
     patch,
@@ -17,7 +17,10 @@ use super::{
     settings_keys::{GATEWAY_KEY, SETTINGS_KEY},
     span,
 };
-use crate::redact::{mask_args, mask_url};
+use crate::{
+    json_kind::kind_of,
+    redact::{mask_args, mask_url},
+};
 
 /// The config file as a JSON document, for [`edit`](super::edit).
 ///

@@ -1,8 +1,8 @@
 //! Reading a config's JSON records with located errors: [`Source`] (where a
-//! record is, to say where a value is wrong), [`Fields`] (typed access to an
-//! object's fields: strings, arrays, maps, numbers, timeouts) and
-//! [`kind_of`]. Every part of the config reads its records through these:
-//! servers (`record`), settings, sandboxes, profiles, rules and limits.
+//! record is, to say where a value is wrong) and [`Fields`] (typed access to
+//! an object's fields: strings, arrays, maps, numbers, timeouts). Every part
+//! of the config reads its records through these: servers (`record`),
+//! settings, sandboxes, profiles, rules and limits.
 
 use std::{path::Path, time::Duration};
 
@@ -12,7 +12,7 @@ use super::{
     error::{ConfigError, Location},
     span::{self, Step},
 };
-use crate::pins::PinPolicy;
+use crate::{json_kind::kind_of, pins::PinPolicy};
 
 /// Where records come from, so errors can say where a value is.
 #[derive(Debug, Clone, Copy)]
@@ -61,18 +61,6 @@ impl Source<'_> {
             field: field.map(str::to_string),
             message: message.into(),
         }
-    }
-}
-
-/// "a number", "an array", ...: for messages.
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -14,13 +14,13 @@
 use serde_json::Value;
 
 use super::{
-    fields::{Source, kind_of},
+    fields::Source,
     rate_limits::{LIMITS_KEY, RateLimitSettings},
     rules::{RULES_KEY, Rule, parse_rules},
     settings_keys::GATEWAY_KEY,
     span::Step,
 };
-use crate::config::ConfigError;
+use crate::{config::ConfigError, json_kind::kind_of};
 
 /// The gateway's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -12,11 +12,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{
-    error::ConfigError,
-    fields::{Source, kind_of},
-    span::Step,
-};
+use super::{error::ConfigError, fields::Source, span::Step};
+use crate::json_kind::kind_of;
 
 /// Where a file keeps its servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

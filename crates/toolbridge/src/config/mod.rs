@@ -40,12 +40,14 @@ mod layout;
 mod listing;
 mod locate;
 mod new_server;
+mod oauth_record;
 mod patch;
 mod profile;
 #[cfg(test)]
 mod properties;
 mod rate_limits;
 mod record;
+mod resolve;
 mod rules;
 mod sandbox;
 mod secret;

@@ -24,13 +24,8 @@ use std::{collections::BTreeSet, fmt, path::Path};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::{Map, Value};
 
-use super::{
-    error::ConfigError,
-    fields::{Source, kind_of},
-    span::Step,
-    warning::nearest,
-};
-use crate::format::names::is_valid_name;
+use super::{error::ConfigError, fields::Source, span::Step, warning::nearest};
+use crate::{format::names::is_valid_name, json_kind::kind_of};
 
 /// The key of the profiles in a config file.
 pub const PROFILES_KEY: &str = "profiles";

@@ -29,12 +29,9 @@
 use serde_json::{Map, Value};
 
 use super::{
-    error::ConfigError,
-    fields::{Source, kind_of},
-    settings_keys::GATEWAY_KEY,
-    span::Step,
-    warning::nearest,
+    error::ConfigError, fields::Source, settings_keys::GATEWAY_KEY, span::Step, warning::nearest,
 };
+use crate::json_kind::kind_of;
 
 /// The key of the limits in `"gateway"`.
 pub const LIMITS_KEY: &str = "limits";

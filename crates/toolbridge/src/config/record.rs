@@ -1,37 +1,31 @@
 //! [`ServerRecord`]: one server as written in the file, with every field
-//! checked but no `${VAR}` expanded yet; and resolving it into a
-//! [`ServerSpec`].
+//! checked but no `${VAR}` expanded yet (the `resolve` module makes it a
+//! [`ServerSpec`](super::ServerSpec)).
 //!
 //! Checking happens when the file is loaded, so a typo anywhere is reported
 //! at once with its line and column. Expansion happens when a server is
 //! resolved, so a variable missing for one server does not stop the others.
 
-use std::{fmt, path::PathBuf, time::Duration};
+use std::{fmt, time::Duration};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{
-    dotenv,
     error::ConfigError,
-    expand::{ExpandError, Scope, expand_in},
-    fields::{Fields, Source, kind_of},
+    fields::{Fields, Source},
+    oauth_record::OAuthRecord,
     sandbox::SandboxRecord,
-    secret::SecretMap,
-    settings::Settings,
     span::Step,
-    spec::{
-        ClientAuth, IdpSpec, OAuthGrant, OAuthSpec, RemoteSpec, SecretSource, ServerSpec,
-        StdioSpec, TransportKind, TransportSpec,
-    },
+    spec::{StdioSpec, TransportKind},
 };
 use crate::{
+    json_kind::kind_of,
     pins::PinPolicy,
     redact::{MASK, mask_args, mask_url},
-    sandbox::Sandbox,
 };
 
 /// One server as written in the config: checked, not yet expanded. The one
-/// model behind resolving ([`ServerSpec`]), listing
+/// model behind resolving ([`ServerSpec`](super::ServerSpec)), listing
 /// ([`ServerListing`](super::ServerListing)) and `doctor`.
 ///
 /// Its `Debug` masks what could be a secret written into the file as it is
@@ -80,127 +74,6 @@ pub(crate) struct ServerRecord {
     pub(crate) oauth: OAuthRecord,
     /// Stdio: the `sandbox`, when the record has one.
     pub(crate) sandbox: Option<SandboxRecord>,
-}
-
-/// A remote server's `oauth` object as written: checked, not yet expanded.
-#[derive(Clone, PartialEq, Default)]
-pub(crate) struct OAuthRecord {
-    /// `clientId`.
-    pub(crate) client_id: Option<String>,
-    /// `clientSecret`: a secret, masked by `Debug`.
-    pub(crate) client_secret: Option<String>,
-    /// `clientMetadataUrl`.
-    pub(crate) client_metadata_url: Option<String>,
-    /// `scopes`.
-    pub(crate) scopes: Vec<String>,
-    /// `grant`.
-    pub(crate) grant: OAuthGrant,
-    /// `clientAuth`.
-    pub(crate) client_auth: Option<ClientAuth>,
-    /// `privateKey` (a secret) or `privateKeyFile`: (value, is a file).
-    pub(crate) private_key: Option<(String, bool)>,
-    /// `signingAlgorithm`.
-    pub(crate) signing_algorithm: Option<String>,
-    /// `assertion` (a secret) or `assertionFile`: (value, is a file).
-    pub(crate) assertion: Option<(String, bool)>,
-    /// `idp`: issuer, tokenEndpoint, clientId, clientSecret, and idToken
-    /// or idTokenFile.
-    pub(crate) idp: Option<IdpRecord>,
-    /// `dpop`.
-    pub(crate) dpop: Option<bool>,
-}
-
-/// The `oauth.idp` object as written.
-#[derive(Clone, PartialEq, Default)]
-pub(crate) struct IdpRecord {
-    pub(crate) issuer: String,
-    pub(crate) token_endpoint: Option<String>,
-    pub(crate) client_id: String,
-    pub(crate) client_secret: Option<String>,
-    /// (value, is a file).
-    pub(crate) id_token: (String, bool),
-}
-
-impl OAuthRecord {
-    /// What the grant and the client authentication need is there: the
-    /// field to blame and the message when not.
-    fn check(&self) -> Result<(), (&'static str, String)> {
-        let grant_name = match self.grant {
-            OAuthGrant::AuthorizationCode => "authorization_code",
-            OAuthGrant::ClientCredentials => "client_credentials",
-            OAuthGrant::JwtBearer => "jwt_bearer",
-            OAuthGrant::IdJag => "id_jag",
-        };
-        let needs = |key: &'static str, what: &str| {
-            Err((key, format!("\"grant\": \"{grant_name}\" needs {what}")))
-        };
-        match self.grant {
-            OAuthGrant::ClientCredentials | OAuthGrant::IdJag if self.client_id.is_none() => {
-                return needs(
-                    "clientId",
-                    "\"clientId\" (the client registered with the authorization server)",
-                );
-            }
-            OAuthGrant::JwtBearer if self.assertion.is_none() => {
-                return needs(
-                    "assertion",
-                    "\"assertion\" or \"assertionFile\" (the workload's JWT)",
-                );
-            }
-            OAuthGrant::IdJag if self.idp.is_none() => {
-                return needs(
-                    "idp",
-                    "\"idp\" (the enterprise identity provider and the user's ID token)",
-                );
-            }
-            _ => {}
-        }
-        if self.grant == OAuthGrant::ClientCredentials
-            && self.client_secret.is_none()
-            && self.private_key.is_none()
-        {
-            return needs(
-                "clientSecret",
-                "\"clientSecret\", or \"privateKey\"/\"privateKeyFile\" for private_key_jwt",
-            );
-        }
-        match self.client_auth {
-            Some(ClientAuth::PrivateKeyJwt) if self.private_key.is_none() => Err((
-                "privateKey",
-                "\"clientAuth\": \"private_key_jwt\" needs \"privateKey\" or \"privateKeyFile\""
-                    .to_owned(),
-            )),
-            Some(method @ (ClientAuth::ClientSecretBasic | ClientAuth::ClientSecretPost))
-                if self.client_secret.is_none() =>
-            {
-                Err((
-                    "clientSecret",
-                    format!(
-                        "\"clientAuth\": \"{}\" needs \"clientSecret\"",
-                        method.as_str()
-                    ),
-                ))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-impl fmt::Debug for OAuthRecord {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuthRecord")
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| MASK))
-            .field("client_metadata_url", &self.client_metadata_url)
-            .field("scopes", &self.scopes)
-            .field("grant", &self.grant)
-            .field("client_auth", &self.client_auth)
-            .field("private_key", &self.private_key.as_ref().map(|_| MASK))
-            .field("assertion", &self.assertion.as_ref().map(|_| MASK))
-            .field("idp", &self.idp.as_ref().map(|idp| &idp.issuer))
-            .field("dpop", &self.dpop)
-            .finish()
-    }
 }
 
 impl fmt::Debug for ServerRecord {
@@ -307,7 +180,7 @@ impl ServerRecord {
             result_budget: fields.positive_integer("resultBudget")?,
             pin: fields.pin_policy("pin")?,
             disabled: fields.boolean("disabled")?,
-            oauth: fields.oauth()?,
+            oauth: OAuthRecord::parse(&fields)?,
             sandbox: SandboxRecord::parse(&fields)?,
         };
 
@@ -328,14 +201,7 @@ impl ServerRecord {
                         .into(),
                 );
             }
-            (None, None, None) => {
-                return Err(src.invalid(
-                    Some(name),
-                    None,
-                    &[],
-                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
-                ));
-            }
+            (None, None, None) => return Err(needs_command_or_url(src, name)),
             _ => {}
         }
         if record
@@ -375,257 +241,20 @@ impl ServerRecord {
     pub(crate) fn auto_detect(&self) -> bool {
         self.declared.is_none() && self.kind() == TransportKind::Http
     }
+}
 
-    /// Expands every reference in `scope` and builds the runtime spec, the
-    /// global `settings` filling what the record leaves out. A relative
-    /// `cwd` or `envFile` is taken relative to the config file's directory.
-    ///
-    /// A disabled server is never started, so it is not resolved: its
-    /// values are kept as written (`${VAR}` unexpanded, no `envFile` read,
-    /// no input asked for), and an unset variable in it is no error.
-    pub(crate) fn resolve(
-        &self,
-        src: &Source<'_>,
-        scope: Scope<'_>,
-        settings: &Settings,
-    ) -> Result<ServerSpec, ConfigError> {
-        let name = self.name.as_str();
-        let relative = |path: &str| {
-            let path = PathBuf::from(path);
-            match src.path.parent() {
-                Some(dir) if path.is_relative() && !dir.as_os_str().is_empty() => dir.join(path),
-                _ => path,
-            }
-        };
-        let expand_at = |field: &str, label: &str, steps: &[Step<'_>], text: &str| {
-            if self.disabled {
-                return Ok(text.to_owned());
-            }
-            expand_in(text, scope).map_err(|error| match error {
-                ExpandError::Unset(variable) => ConfigError::UnsetVariable {
-                    at: src.locate(Some(name), steps),
-                    server: name.to_string(),
-                    field: field.to_string(),
-                    variable,
-                },
-                ExpandError::Input(input) => ConfigError::UnsetInput {
-                    at: src.locate(Some(name), steps),
-                    server: name.to_string(),
-                    field: field.to_string(),
-                    input,
-                },
-                ExpandError::Syntax(message) => {
-                    src.invalid(Some(name), Some(field), steps, format!("{label} {message}"))
-                }
-            })
-        };
-
-        let transport = match (self.declared, &self.command, &self.url) {
-            (Some(TransportKind::Stdio) | None, Some(command), _) => {
-                let steps = [Step::Key("command")];
-                let command = expand_at("command", "\"command\"", &steps, command)?;
-                if command.trim().is_empty() {
-                    return Err(src.invalid(
-                        Some(name),
-                        Some("command"),
-                        &steps,
-                        "\"command\" is empty after expanding variables",
-                    ));
-                }
-                let args = self
-                    .args
-                    .iter()
-                    .enumerate()
-                    .map(|(i, arg)| {
-                        let label = format!("\"args\"[{i}]");
-                        expand_at("args", &label, &[Step::Key("args"), Step::Index(i)], arg)
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut env = SecretMap::default();
-                if let Some(file) = self.env_file.as_ref().filter(|_| !self.disabled) {
-                    let steps = [Step::Key("envFile")];
-                    let file = relative(&expand_at("envFile", "\"envFile\"", &steps, file)?);
-                    let vars = dotenv::read(&file).map_err(|message| {
-                        src.invalid(Some(name), Some("envFile"), &steps, message)
-                    })?;
-                    env.extend(vars);
-                }
-                for (key, value) in &self.env {
-                    let label = format!("\"env\".\"{key}\"");
-                    let value =
-                        expand_at("env", &label, &[Step::Key("env"), Step::Key(key)], value)?;
-                    env.insert(key.clone(), value);
-                }
-                let cwd = self.cwd.as_deref().map(relative);
-                let mut inherit_env = self.inherit_env.clone();
-                for pattern in &settings.inherit_env {
-                    if !inherit_env.contains(pattern) {
-                        inherit_env.push(pattern.clone());
-                    }
-                }
-                let sandbox = match self.sandbox.as_ref().or(settings.sandbox.as_ref()) {
-                    Some(record) => record.resolve(
-                        &|label, steps, text| expand_at("sandbox", label, steps, text),
-                        &|path| relative(path),
-                    )?,
-                    None => Sandbox::Default,
-                };
-                TransportSpec::Stdio(StdioSpec {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                    inherit_env,
-                    sandbox,
-                })
-            }
-            (_, _, Some(url)) => {
-                let steps = [Step::Key(self.url_key)];
-                let url = expand_at("url", "\"url\"", &steps, url)?;
-                let kind = self.declared.unwrap_or_else(|| infer_remote(&url));
-                if !self.disabled {
-                    check_url(kind, &url)
-                        .map_err(|message| src.invalid(Some(name), Some("url"), &steps, message))?;
-                }
-                let headers = self
-                    .headers
-                    .iter()
-                    .map(|(key, value)| {
-                        let steps = [Step::Key("headers"), Step::Key(key)];
-                        let label = format!("\"headers\".\"{key}\"");
-                        let value = expand_at("headers", &label, &steps, value)?;
-                        if value.contains(['\r', '\n']) {
-                            return Err(src.invalid(
-                                Some(name),
-                                Some("headers"),
-                                &steps,
-                                format!("{label} must not contain a line break"),
-                            ));
-                        }
-                        Ok((key.clone(), value))
-                    })
-                    .collect::<Result<SecretMap, ConfigError>>()?;
-                let oauth = &self.oauth;
-                let expand_oauth = |key: &str, value: &Option<String>| {
-                    value
-                        .as_deref()
-                        .map(|value| {
-                            let steps = [Step::Key("oauth"), Step::Key(key)];
-                            expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)
-                        })
-                        .transpose()
-                };
-                // A secret by value, or a file; `key` names the value form.
-                let expand_source = |key: &str, value: &Option<(String, bool)>| {
-                    value
-                        .as_ref()
-                        .map(|(value, is_file)| {
-                            let key = if *is_file {
-                                format!("{key}File")
-                            } else {
-                                key.to_owned()
-                            };
-                            let steps = [Step::Key("oauth"), Step::Key(&key)];
-                            let value =
-                                expand_at("oauth", &format!("\"oauth\".\"{key}\""), &steps, value)?;
-                            Ok::<_, ConfigError>(if *is_file {
-                                SecretSource::File(value.into())
-                            } else {
-                                SecretSource::Value(value)
-                            })
-                        })
-                        .transpose()
-                };
-                let remote = RemoteSpec {
-                    url,
-                    headers,
-                    auto_detect: self.declared.is_none() && kind == TransportKind::Http,
-                    oauth: OAuthSpec {
-                        client_id: expand_oauth("clientId", &oauth.client_id)?,
-                        client_secret: expand_oauth("clientSecret", &oauth.client_secret)?,
-                        client_metadata_url: expand_oauth(
-                            "clientMetadataUrl",
-                            &oauth.client_metadata_url,
-                        )?,
-                        scopes: oauth.scopes.clone(),
-                        grant: oauth.grant,
-                        client_auth: oauth.client_auth,
-                        private_key: expand_source("privateKey", &oauth.private_key)?,
-                        signing_algorithm: oauth.signing_algorithm.clone(),
-                        assertion: expand_source("assertion", &oauth.assertion)?,
-                        idp: oauth
-                            .idp
-                            .as_ref()
-                            .map(|idp| -> Result<IdpSpec, ConfigError> {
-                                let at = |key: &str, value: &str| {
-                                    let steps =
-                                        [Step::Key("oauth"), Step::Key("idp"), Step::Key(key)];
-                                    expand_at(
-                                        "oauth",
-                                        &format!("\"oauth\".\"idp\".\"{key}\""),
-                                        &steps,
-                                        value,
-                                    )
-                                };
-                                let (token, is_file) = &idp.id_token;
-                                let key = if *is_file { "idTokenFile" } else { "idToken" };
-                                let token = at(key, token)?;
-                                Ok(IdpSpec {
-                                    issuer: at("issuer", &idp.issuer)?,
-                                    token_endpoint: idp
-                                        .token_endpoint
-                                        .as_deref()
-                                        .map(|v| at("tokenEndpoint", v))
-                                        .transpose()?,
-                                    client_id: at("clientId", &idp.client_id)?,
-                                    client_secret: idp
-                                        .client_secret
-                                        .as_deref()
-                                        .map(|v| at("clientSecret", v))
-                                        .transpose()?,
-                                    id_token: if *is_file {
-                                        SecretSource::File(token.into())
-                                    } else {
-                                        SecretSource::Value(token)
-                                    },
-                                })
-                            })
-                            .transpose()?,
-                        dpop: oauth.dpop,
-                    },
-                };
-                match kind {
-                    TransportKind::Sse => TransportSpec::Sse(remote),
-                    TransportKind::WebSocket => TransportSpec::WebSocket(remote),
-                    TransportKind::Http | TransportKind::Stdio => TransportSpec::Http(remote),
-                }
-            }
-            // `parse` guarantees the field the transport needs.
-            _ => {
-                return Err(src.invalid(
-                    Some(name),
-                    None,
-                    &[],
-                    "needs \"command\" (a stdio server) or \"url\" (a network server)",
-                ));
-            }
-        };
-        Ok(ServerSpec {
-            name: self.name.clone(),
-            transport,
-            timeout: self.timeout,
-            disabled: self.disabled,
-            startup_timeout: self.startup_timeout.or(settings.startup_timeout),
-            disabled_tools: self.disabled_tools.clone(),
-            enabled_tools: self.enabled_tools.clone(),
-            result_budget: self.result_budget.or(settings.result_budget),
-            pin: self.pin.or(settings.pin).unwrap_or_default(),
-        })
-    }
+/// The error for a record with neither `command` nor `url`.
+pub(super) fn needs_command_or_url(src: &Source<'_>, name: &str) -> ConfigError {
+    src.invalid(
+        Some(name),
+        None,
+        &[],
+        "needs \"command\" (a stdio server) or \"url\" (a network server)",
+    )
 }
 
 /// A WebSocket URL means the websocket transport; anything else, http.
-fn infer_remote(url: &str) -> TransportKind {
+pub(super) fn infer_remote(url: &str) -> TransportKind {
     let lower = url.get(..6).unwrap_or(url).to_ascii_lowercase();
     if lower.starts_with("ws://") || lower.starts_with("wss://") {
         TransportKind::WebSocket
@@ -636,7 +265,7 @@ fn infer_remote(url: &str) -> TransportKind {
 
 /// Checks that `url` parses and has a scheme `kind` can use. The message
 /// never repeats the URL, which may hold a token.
-fn check_url(kind: TransportKind, url: &str) -> Result<(), String> {
+pub(super) fn check_url(kind: TransportKind, url: &str) -> Result<(), String> {
     let parsed =
         url::Url::parse(url).map_err(|error| format!("\"url\" is not a valid URL ({error})"))?;
     let (schemes, expected): (&[&str], &str) = match kind {
@@ -749,165 +378,5 @@ impl Fields<'_> {
             },
             other => other,
         })
-    }
-
-    /// The `oauth` object of a remote server: `clientId`, `clientSecret`,
-    /// `clientMetadataUrl` (strings) and `scopes` (an array of strings).
-    fn oauth(&self) -> Result<OAuthRecord, ConfigError> {
-        let obj = match self.get("oauth") {
-            None => return Ok(OAuthRecord::default()),
-            Some(Value::Object(obj)) => obj,
-            Some(other) => {
-                return Err(self.err(
-                    "oauth",
-                    &[Step::Key("oauth")],
-                    format!("\"oauth\" must be an object, not {}", kind_of(other)),
-                ));
-            }
-        };
-        let string = |key: &str| match obj.get(key).filter(|v| !v.is_null()) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(self.err(
-                "oauth",
-                &[Step::Key("oauth"), Step::Key(key)],
-                format!(
-                    "\"oauth\".\"{key}\" must be a string, not {}",
-                    kind_of(other)
-                ),
-            )),
-        };
-        let scopes = match obj.get("scopes").filter(|v| !v.is_null()) {
-            None => Vec::new(),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-                .iter()
-                .filter_map(|item| item.as_str().map(str::to_owned))
-                .collect(),
-            Some(_) => {
-                return Err(self.err(
-                    "oauth",
-                    &[Step::Key("oauth"), Step::Key("scopes")],
-                    "\"oauth\".\"scopes\" must be an array of strings",
-                ));
-            }
-        };
-        let invalid = |keys: &[&str], message: String| {
-            let mut steps = vec![Step::Key("oauth")];
-            steps.extend(keys.iter().map(|key| Step::Key(key)));
-            self.err("oauth", &steps, message)
-        };
-        let named = |key: &str, names: &str| {
-            invalid(
-                &[key],
-                format!("\"oauth\".\"{key}\" must be one of {names}"),
-            )
-        };
-        // A secret given by value (`key`) or as a file (`{key}File`), not both.
-        let value_or_file = |obj: &Map<String, Value>, prefix: &str, key: &str| {
-            let file_key = format!("{key}File");
-            let get = |k: &str| match obj.get(k).filter(|v| !v.is_null()) {
-                None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(invalid(
-                    &[k],
-                    format!("{prefix}\"{k}\" must be a string, not {}", kind_of(other)),
-                )),
-            };
-            match (get(key)?, get(&file_key)?) {
-                (Some(_), Some(_)) => Err(invalid(
-                    &[key],
-                    format!(
-                        "{prefix}\"{key}\" and \"{file_key}\" are two ways to give one secret: keep one"
-                    ),
-                )),
-                (Some(value), None) => Ok(Some((value, false))),
-                (None, Some(path)) => Ok(Some((path, true))),
-                (None, None) => Ok(None),
-            }
-        };
-        let grant = match string("grant")? {
-            None => OAuthGrant::default(),
-            Some(name) => OAuthGrant::parse(&name).ok_or_else(|| {
-                named(
-                    "grant",
-                    "\"authorization_code\", \"client_credentials\", \"jwt_bearer\" or \"id_jag\"",
-                )
-            })?,
-        };
-        let client_auth = match string("clientAuth")? {
-            None => None,
-            Some(name) => Some(ClientAuth::parse(&name).ok_or_else(|| {
-                named(
-                    "clientAuth",
-                    "\"client_secret_basic\", \"client_secret_post\" or \"private_key_jwt\"",
-                )
-            })?),
-        };
-        let dpop = match obj.get("dpop").filter(|v| !v.is_null()) {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(other) => {
-                return Err(invalid(
-                    &["dpop"],
-                    format!(
-                        "\"oauth\".\"dpop\" must be true or false, not {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
-        };
-        let idp = match obj.get("idp").filter(|v| !v.is_null()) {
-            None => None,
-            Some(Value::Object(idp)) => {
-                let text = |key: &str| match idp.get(key).filter(|v| !v.is_null()) {
-                    None => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(invalid(
-                        &["idp", key],
-                        format!(
-                            "\"oauth\".\"idp\".\"{key}\" must be a string, not {}",
-                            kind_of(other)
-                        ),
-                    )),
-                };
-                let needed = |key: &str| {
-                    invalid(&["idp", key], format!("\"oauth\".\"idp\" needs \"{key}\""))
-                };
-                Some(IdpRecord {
-                    issuer: text("issuer")?.ok_or_else(|| needed("issuer"))?,
-                    token_endpoint: text("tokenEndpoint")?,
-                    client_id: text("clientId")?.ok_or_else(|| needed("clientId"))?,
-                    client_secret: text("clientSecret")?,
-                    id_token: value_or_file(idp, "\"oauth\".\"idp\".", "idToken")?
-                        .ok_or_else(|| needed("idToken\" or \"idTokenFile"))?,
-                })
-            }
-            Some(other) => {
-                return Err(invalid(
-                    &["idp"],
-                    format!(
-                        "\"oauth\".\"idp\" must be an object, not {}",
-                        kind_of(other)
-                    ),
-                ));
-            }
-        };
-        let record = OAuthRecord {
-            client_id: string("clientId")?,
-            client_secret: string("clientSecret")?,
-            client_metadata_url: string("clientMetadataUrl")?,
-            scopes,
-            grant,
-            client_auth,
-            private_key: value_or_file(obj, "\"oauth\".", "privateKey")?,
-            signing_algorithm: string("signingAlgorithm")?,
-            assertion: value_or_file(obj, "\"oauth\".", "assertion")?,
-            idp,
-            dpop,
-        };
-        record
-            .check()
-            .map_err(|(key, message)| invalid(&[key], message))?;
-        Ok(record)
     }
 }

@@ -25,13 +25,10 @@
 use serde_json::{Map, Value};
 
 use super::{
-    error::ConfigError,
-    fields::{Source, kind_of},
-    profile::ToolGlobs,
-    settings_keys::GATEWAY_KEY,
-    span::Step,
+    error::ConfigError, fields::Source, profile::ToolGlobs, settings_keys::GATEWAY_KEY, span::Step,
     warning::nearest,
 };
+use crate::json_kind::kind_of;
 
 /// The key of the rules in `"gateway"`.
 pub const RULES_KEY: &str = "rules";

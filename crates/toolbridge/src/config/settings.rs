@@ -6,11 +6,12 @@ use serde_json::Value;
 
 use super::{
     error::ConfigError,
-    fields::{Fields, Source, kind_of},
+    fields::{Fields, Source},
     gateway::GatewaySettings,
     sandbox::SandboxRecord,
     settings_keys::{GATEWAY_KEY, SETTINGS_KEY},
 };
+use crate::json_kind::kind_of;
 
 /// Global settings, from the config file's top-level `"toolbridge"` object:
 ///

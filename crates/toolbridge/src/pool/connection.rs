@@ -40,7 +40,9 @@ use super::{
 };
 use crate::{
     config::{ServerSpec, TransportKind},
-    transport::{EndReason, StderrTail, TransportContext, TransportError, create_transport},
+    transport::{
+        AnyTransport, EndReason, StderrTail, TransportContext, TransportError, create_transport,
+    },
 };
 
 /// How many stderr lines an error shows.
@@ -415,6 +417,36 @@ pub(super) struct Listeners {
 }
 
 impl Handler {
+    /// The handler of connection `number` to `server`, fed by its slot's
+    /// `listeners`: `generation` says which version `initialize` asks for.
+    fn new(
+        server: &str,
+        generation: Generation,
+        listeners: Listeners,
+        progress: Arc<ProgressLog>,
+        number: u64,
+        roots: Arc<RootsAsked>,
+    ) -> Self {
+        Handler {
+            roots,
+            server: server.to_owned(),
+            lists: ListEvents {
+                server: server.to_owned(),
+                cache: listeners.cache,
+                catalog: listeners.catalog,
+            },
+            progress,
+            feed: listeners.progress,
+            features: listeners.features,
+            in_flight: listeners.in_flight,
+            number,
+            logs: listeners.logs,
+            task_events: listeners.task_events,
+            initialize_version: (generation == Generation::Sessions)
+                .then_some(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
+        }
+    }
+
     fn wake_task(&self, task_id: String) {
         if self.task_events.receiver_count() > 0 {
             let _ = self.task_events.send(task_id);
@@ -534,18 +566,13 @@ pub(super) async fn connect(
     on_end: impl FnOnce(Ended) + Send + 'static,
 ) -> Result<Arc<Connection>, PoolError> {
     let started = Instant::now();
-    // Capped so that no configured value can overflow the clock.
-    let deadline = tokio::time::Instant::now() + start_timeout.min(crate::config::MAX_TIMEOUT);
-    let server = spec.name.clone();
-    let timed_out = |stderr: Option<String>| PoolError::StartTimeout {
-        server: spec.name.clone(),
+    let start = Starting {
+        server: &spec.name,
         after: start_timeout,
-        stderr,
+        // Capped so that no configured value can overflow the clock.
+        deadline: tokio::time::Instant::now() + start_timeout.min(crate::config::MAX_TIMEOUT),
     };
-    let transport = match tokio::time::timeout_at(deadline, create_transport(spec, ctx)).await {
-        Ok(transport) => transport?,
-        Err(_) => return Err(timed_out(None)),
-    };
+    let transport = start.open(spec, ctx).await?;
     let kind = transport.kind();
     let stderr = transport.stderr_tail();
     let end_reason = transport.end_reason();
@@ -553,75 +580,37 @@ pub(super) async fn connect(
     let number = listeners.in_flight.new_connection();
     let log_router = listeners.logs.clone();
     let listen = listeners.listen;
-    let lists = ListEvents {
-        server: server.clone(),
-        cache: listeners.cache,
-        catalog: listeners.catalog,
-    };
     let offers_roots = listeners.features.roots.is_some();
     let roots = Arc::new(RootsAsked::default());
-    let handler = Handler {
-        roots: roots.clone(),
-        server: server.clone(),
-        lists: lists.clone(),
-        progress: progress.clone(),
-        feed: listeners.progress,
-        features: listeners.features,
-        in_flight: listeners.in_flight,
+    let handler = Handler::new(
+        &spec.name,
+        generation,
+        listeners,
+        progress.clone(),
         number,
-        logs: listeners.logs,
-        task_events: listeners.task_events,
-        initialize_version: (generation == Generation::Sessions)
-            .then_some(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
-    };
-    let handshake = tokio::time::timeout_at(deadline, async {
-        match generation {
-            Generation::Latest => handshake::start(handler, transport).await,
-            Generation::Sessions => handshake::start_session(handler, transport).await,
-        }
-    });
-    let service: RunningService<RoleClient, Handler> = match handshake.await {
-        Err(_) => {
-            // What a hung server said so far (a prompt, a download) is why.
-            let tail = stderr.as_ref().and_then(|t| t.last(ERROR_STDERR_LINES));
-            return Err(timed_out(tail));
-        }
-        Ok(result) => match result {
-            Ok(service) => service,
-            Err(e) => {
-                // The transport's own reason, when it ended the handshake,
-                // says more than "the server closed the connection".
-                let ended = end_reason.as_ref().and_then(EndReason::get);
-                return Err(start_error(server, e, ended, stderr.as_ref()).await);
-            }
-        },
-    };
-    let peer = service.peer().clone();
-    // Before any call, so that its messages come at the level asked; a
-    // server that refuses still logs, filtered here.
-    if logs::wants_set_level(&peer) {
-        match tokio::time::timeout_at(deadline, log_router.send_level(&peer)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::debug!(server = %server, "logging/setLevel failed: {e}"),
-            Err(_) => {
-                return Err(timed_out(
-                    stderr.as_ref().and_then(|t| t.last(ERROR_STDERR_LINES)),
-                ));
-            }
-        }
-    }
-    if offers_roots {
-        settle_roots(&peer, &roots, deadline).await;
-    }
-    let log_level_per_request = logs::per_request_level(&peer);
-    let info = peer_info(&peer, kind, started.elapsed());
-    tracing::debug!(
-        server = %server,
-        transport = %kind,
-        protocol = %info.protocol_version,
-        ms = info.start_time.as_millis() as u64,
-        "connected"
+        roots.clone(),
     );
+    let lists = handler.lists.clone();
+    let service = start
+        .handshake(
+            generation,
+            handler,
+            transport,
+            stderr.as_ref(),
+            end_reason.as_ref(),
+        )
+        .await?;
+    let peer = service.peer().clone();
+    start
+        .before_calls(
+            &peer,
+            &log_router,
+            offers_roots.then_some(&*roots),
+            stderr.as_ref(),
+        )
+        .await?;
+    let log_level_per_request = logs::per_request_level(&peer);
+    let info = start.connected(&peer, kind, started.elapsed());
     let param_headers = ParamHeaders::for_connection(info.transport, &info.protocol_version);
     // Whether the server also speaks 2025-11-25 is known only by asking: a
     // server of both may list 2026-07-28 alone in its `server/discover`
@@ -630,46 +619,164 @@ pub(super) async fn connect(
     let sessions = (generation == Generation::Latest && log_level_per_request)
         .then(SessionConnection::default);
     let ended = CancellationToken::new();
-    let close = CancellationToken::new();
     let listen = listen
         .then(|| Listen::start(&peer, lists, ended.clone()))
         .flatten();
-    let conn = Arc::new_cyclic(|me| {
+    let conn = Arc::new(Connection {
+        peer,
+        info,
+        stderr,
+        end_reason,
+        progress,
+        number,
+        log_level_per_request,
+        ended,
+        listen,
+        param_headers,
+        sessions,
+        close: CancellationToken::new(),
+        supervisor: Mutex::new(None),
+    });
+    conn.start_supervisor(service, started, on_end);
+    // Once the connection owns it (dropped, it ends the stream's task).
+    if let Some(listen) = &conn.listen {
+        let wait = tokio::time::Instant::now() + listen::FIRST_OPEN_WAIT;
+        listen.opened(wait.min(start.deadline)).await;
+    }
+    Ok(conn)
+}
+
+/// A start under way: the server, and the deadline all its steps share.
+struct Starting<'a> {
+    /// The server's name.
+    server: &'a str,
+    /// The time the start may take, as configured.
+    after: Duration,
+    /// When that time is up.
+    deadline: tokio::time::Instant,
+}
+
+impl Starting<'_> {
+    /// The start took too long: the error, with what a hung server said
+    /// on stderr so far (a prompt, a download), which is why.
+    fn timed_out(&self, stderr: Option<&StderrTail>) -> PoolError {
+        PoolError::StartTimeout {
+            server: self.server.to_owned(),
+            after: self.after,
+            stderr: stderr.and_then(|t| t.last(ERROR_STDERR_LINES)),
+        }
+    }
+
+    /// `spec`'s transport: its process started, or its endpoint reached.
+    async fn open(
+        &self,
+        spec: &ServerSpec,
+        ctx: &TransportContext,
+    ) -> Result<AnyTransport, PoolError> {
+        match tokio::time::timeout_at(self.deadline, create_transport(spec, ctx)).await {
+            Ok(transport) => Ok(transport?),
+            Err(_) => Err(self.timed_out(None)),
+        }
+    }
+
+    /// The MCP handshake of `generation` over `transport`; when it fails,
+    /// why, as [`start_error`] says it.
+    async fn handshake(
+        &self,
+        generation: Generation,
+        handler: Handler,
+        transport: AnyTransport,
+        stderr: Option<&StderrTail>,
+        end_reason: Option<&EndReason>,
+    ) -> Result<RunningService<RoleClient, Handler>, PoolError> {
+        let handshake = async {
+            match generation {
+                Generation::Latest => handshake::start(handler, transport).await,
+                Generation::Sessions => handshake::start_session(handler, transport).await,
+            }
+        };
+        match tokio::time::timeout_at(self.deadline, handshake).await {
+            Err(_) => Err(self.timed_out(stderr)),
+            Ok(Ok(service)) => Ok(service),
+            Ok(Err(e)) => {
+                // The transport's own reason, when it ended the handshake,
+                // says more than "the server closed the connection".
+                let ended = end_reason.and_then(EndReason::get);
+                Err(start_error(self.server.to_owned(), e, ended, stderr).await)
+            }
+        }
+    }
+
+    /// What is done before any call: the log level set, so that the
+    /// server's messages come at the level asked (a server that refuses
+    /// still logs, filtered here); and, when the pool offers `roots`, the
+    /// server's roots settled ([`settle_roots`]).
+    async fn before_calls(
+        &self,
+        peer: &Peer<RoleClient>,
+        log_router: &ServerLogs,
+        roots: Option<&RootsAsked>,
+        stderr: Option<&StderrTail>,
+    ) -> Result<(), PoolError> {
+        if logs::wants_set_level(peer) {
+            match tokio::time::timeout_at(self.deadline, log_router.send_level(peer)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    tracing::debug!(server = %self.server, "logging/setLevel failed: {e}")
+                }
+                Err(_) => return Err(self.timed_out(stderr)),
+            }
+        }
+        if let Some(roots) = roots {
+            settle_roots(peer, roots, self.deadline).await;
+        }
+        Ok(())
+    }
+
+    /// What the server told of itself, after a start that took `took`
+    /// over `kind`: logged, and kept for `servers test`.
+    fn connected(
+        &self,
+        peer: &Peer<RoleClient>,
+        kind: TransportKind,
+        took: Duration,
+    ) -> ConnectionInfo {
+        let info = peer_info(peer, kind, took);
+        tracing::debug!(
+            server = %self.server,
+            transport = %kind,
+            protocol = %info.protocol_version,
+            ms = info.start_time.as_millis() as u64,
+            "connected"
+        );
+        info
+    }
+}
+
+impl Connection {
+    /// Hands `service` to the connection's supervisor task ([`supervise`]),
+    /// which [`Connection::close`] awaits.
+    fn start_supervisor(
+        self: &Arc<Self>,
+        service: RunningService<RoleClient, Handler>,
+        started: Instant,
+        on_end: impl FnOnce(Ended) + Send + 'static,
+    ) {
         let supervisor = tokio::spawn(
             supervise(
                 service,
-                close.clone(),
-                ended.clone(),
-                stderr.clone(),
-                me.clone(),
+                self.close.clone(),
+                self.ended.clone(),
+                self.stderr.clone(),
+                Arc::downgrade(self),
                 started,
                 on_end,
             )
             // The caller's span names the server.
             .instrument(tracing::Span::current()),
         );
-        Connection {
-            peer,
-            info,
-            stderr,
-            end_reason,
-            progress,
-            number,
-            log_level_per_request,
-            ended,
-            listen,
-            param_headers,
-            sessions,
-            close,
-            supervisor: Mutex::new(Some(supervisor)),
-        }
-    });
-    // Once the connection owns it (dropped, it ends the stream's task).
-    if let Some(listen) = &conn.listen {
-        let wait = tokio::time::Instant::now() + listen::FIRST_OPEN_WAIT;
-        listen.opened(wait.min(deadline)).await;
+        *self.supervisor.lock_unpoisoned() = Some(supervisor);
     }
-    Ok(conn)
 }
 
 /// Owns the running service until it ends by itself or `close` is cancelled.

@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use rmcp::model::ServerResult;
 
-use crate::transport::{TransportError, describe_exit};
+use crate::{
+    tools::McpTool,
+    transport::{TransportError, describe_exit},
+};
 
 /// The error for a `result` that is not what `method` answers.
 pub(super) fn unexpected(server: &str, method: &str, result: &ServerResult) -> PoolError {
@@ -360,6 +363,15 @@ fn scrub_strings(value: serde_json::Value, scrub: &impl Fn(String) -> String) ->
 }
 
 impl PoolError {
+    /// `server` has no tool `tool`: the error, naming the `tools` it lists.
+    pub(super) fn unknown_tool(server: &str, tool: impl Into<String>, tools: &[McpTool]) -> Self {
+        PoolError::UnknownTool {
+            server: server.to_owned(),
+            tool: tool.into(),
+            known: tools.iter().map(|t| t.name.clone()).collect(),
+        }
+    }
+
     /// True when the server refused toolbridge for want of an OAuth
     /// sign-in (its 401 asked for a bearer token), so signing in is the
     /// fix.

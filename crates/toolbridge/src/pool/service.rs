@@ -572,11 +572,7 @@ impl Pool {
             return Ok(Vec::new());
         };
         let approved = pins.approve(&listed, tools).map_err(|e| match e {
-            ApproveError::NoSuchTool(tool) => PoolError::UnknownTool {
-                server: server.to_owned(),
-                tool,
-                known: listed.iter().map(|t| t.name.clone()).collect(),
-            },
+            ApproveError::NoSuchTool(tool) => PoolError::unknown_tool(server, tool, &listed),
             ApproveError::Write(message) => PoolError::Pins {
                 server: server.to_owned(),
                 message,
@@ -954,11 +950,7 @@ impl Pool {
         if tools.iter().any(|t| t.name == tool) {
             return Ok(());
         }
-        Err(PoolError::UnknownTool {
-            server: slot.spec.name.clone(),
-            tool: tool.to_owned(),
-            known: tools.iter().map(|t| t.name.clone()).collect(),
-        })
+        Err(PoolError::unknown_tool(&slot.spec.name, tool, &tools))
     }
 
     /// Turns an rmcp error into a [`PoolError`], forgetting the connection

@@ -41,10 +41,6 @@ impl Pool {
         if tools.iter().any(|t| t.name == tool) {
             return Ok(());
         }
-        Err(PoolError::UnknownTool {
-            server: slot.spec.name.clone(),
-            tool: tool.to_owned(),
-            known: tools.iter().map(|t| t.name.clone()).collect(),
-        })
+        Err(PoolError::unknown_tool(&slot.spec.name, tool, &tools))
     }
 }
