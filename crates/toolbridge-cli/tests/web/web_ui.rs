@@ -975,6 +975,11 @@ fn a_remote_server_is_signed_in_from_its_card_and_turns_running() {
     let facts = served.run_with("remote_sign_in", &[("ISSUER", &protected.issuer_url())]);
     assert_eq!(facts["status"], "Running", "{facts}");
     assert_eq!(facts["backAt"], "/callback", "{facts}");
+    assert_signed_in_once(&served);
+}
+
+/// The sign-in left one tokens file where `toolbridge auth` keeps them.
+fn assert_signed_in_once(served: &Served) {
     let tokens = served.home.path().join("data/toolbridge/oauth/tokens");
     let kept = std::fs::read_dir(&tokens)
         .map(|entries| entries.count())
@@ -1037,9 +1042,5 @@ fn doctors_sign_in_finding_signs_in_from_the_doctor_view() {
     assert!(problem("ja").contains("サインインが必要"), "{facts}");
     assert_eq!(facts["status"], "OK", "{facts}");
     assert_eq!(facts["backAt"], "/callback", "{facts}");
-    let tokens = served.home.path().join("data/toolbridge/oauth/tokens");
-    let kept = std::fs::read_dir(&tokens)
-        .map(|entries| entries.count())
-        .unwrap_or(0);
-    assert_eq!(kept, 1, "no tokens file in {}", tokens.display());
+    assert_signed_in_once(&served);
 }
