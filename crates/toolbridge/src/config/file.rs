@@ -1305,6 +1305,19 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_id_token_of_the_idp_is_located_at_its_own_line() {
+        // Line 5 holds the idp's idToken, a number: the error points there,
+        // not at the `oauth` object on line 4 (as it did).
+        let text = "{\n  \"mcpServers\": {\n    \"s\": {\"url\": \"https://h/mcp\",\n      \"oauth\": {\"grant\": \"id_jag\", \"clientId\": \"c\", \"idp\": {\"issuer\": \"https://i\", \"clientId\": \"x\",\n        \"idToken\": 5}}}\n  }\n}";
+        let error = parse(text).unwrap_err();
+        assert!(
+            error.to_string().contains("\"idToken\" must be a string"),
+            "{error}"
+        );
+        assert_eq!(error.line_col().map(|(line, _)| line), Some(5), "{error}");
+    }
+
+    #[test]
     fn the_unattended_grants_are_read_with_their_secrets_expanded_and_masked() {
         use crate::config::{ClientAuth, OAuthGrant, SecretSource};
         let text = r#"{"mcpServers": {

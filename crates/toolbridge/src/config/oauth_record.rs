@@ -83,9 +83,9 @@ impl OAuthRecord {
             scopes,
             grant,
             client_auth,
-            private_key: oauth.value_or_file(obj, OAUTH, "privateKey")?,
+            private_key: oauth.value_or_file(obj, OAUTH, &[], "privateKey")?,
             signing_algorithm: oauth.text("signingAlgorithm")?,
-            assertion: oauth.value_or_file(obj, OAUTH, "assertion")?,
+            assertion: oauth.value_or_file(obj, OAUTH, &[], "assertion")?,
             idp,
             dpop,
         };
@@ -310,25 +310,31 @@ impl OAuthFields<'_> {
             client_id: text("clientId")?.ok_or_else(|| needed("clientId"))?,
             client_secret: text("clientSecret")?,
             id_token: self
-                .value_or_file(idp, IDP, "idToken")?
+                .value_or_file(idp, IDP, &["idp"], "idToken")?
                 .ok_or_else(|| needed("idToken\" or \"idTokenFile"))?,
         }))
     }
 
-    /// A secret of `obj` (named `prefix` in messages) given by value
-    /// (`key`) or as a file (`{key}File`), not both: (value, is a file).
+    /// A secret of `obj` (named `prefix` in messages, found at `within`
+    /// inside `oauth`: `[]` for `oauth` itself) given by value (`key`) or as
+    /// a file (`{key}File`), not both: (value, is a file). Errors are
+    /// located at the key itself.
     fn value_or_file(
         &self,
         obj: &Map<String, Value>,
         prefix: &str,
+        within: &[&str],
         key: &str,
     ) -> Result<Option<(String, bool)>, ConfigError> {
         let file_key = format!("{key}File");
-        let value = self.string(obj, prefix, &[key], key)?;
-        let file = self.string(obj, prefix, &[file_key.as_str()], &file_key)?;
+        fn at<'k>(within: &[&'k str], key: &'k str) -> Vec<&'k str> {
+            within.iter().copied().chain([key]).collect()
+        }
+        let value = self.string(obj, prefix, &at(within, key), key)?;
+        let file = self.string(obj, prefix, &at(within, &file_key), &file_key)?;
         match (value, file) {
             (Some(_), Some(_)) => Err(self.invalid(
-                &[key],
+                &at(within, key),
                 format!(
                     "{prefix}\"{key}\" and \"{file_key}\" are two ways to give one secret: keep one"
                 ),
